@@ -1,0 +1,31 @@
+"""Shared fixtures: the compiled tables, a CLI runner, and broken copies of the data file."""
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from wsim import tables as tables_mod
+from wsim.cli import main
+
+
+@pytest.fixture(scope="session")
+def tables():
+    return tables_mod.load()
+
+
+@pytest.fixture(scope="session")
+def data_doc():
+    """The packaged data file as a Python document, to mutate into broken copies."""
+    with open(tables_mod.data_path(), encoding="utf-8") as f:
+        return yaml.safe_load(f)
+
+
+def run_cli(*args, env=None):
+    """Run `wsim ARGS` in-process; returns click's Result (exit_code, stdout, stderr)."""
+    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
+
+
+def last_error_line(result) -> str:
+    """The last line of stderr, which INTERFACES section 0 requires to be `Error: ...`."""
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    return lines[-1] if lines else ""

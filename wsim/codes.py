@@ -1,0 +1,65 @@
+"""Integer codes shared by the tables, the reference engine and the kernels.
+
+Plain ints only, so numba folds them into compiled code as constants (they never change at run
+time; data-dependent values live in the tables, which kernels take as arguments).
+"""
+
+RESOURCES = ("wood", "stone", "clay", "ore", "glass", "loom", "papyrus")
+N_RES = 7
+RAW_MASK = 0b0001111  # wood stone clay ore
+MANUF_MASK = 0b1110000  # glass loom papyrus
+
+COLORS = ("brown", "grey", "blue", "green", "yellow", "red", "purple")
+BROWN, GREY, BLUE, GREEN, YELLOW, RED, PURPLE = range(7)
+STAGE_KIND = 7  # ent_kind of a wonder stage (cards use their colour index)
+
+SCIENCE = ("compass", "gear", "tablet", "any")
+SCI_NONE = -1
+SCI_ANY = 3
+
+# ent_discount bits: which goods are bought for 1 coin from which neighbour.
+DISC_RAW_LEFT = 1
+DISC_RAW_RIGHT = 2
+DISC_MANUF_LEFT = 4
+DISC_MANUF_RIGHT = 8
+
+# "count" field of ent_coins_per / ent_points_per: a colour bitmask (bits 0..6), or one of these.
+COUNT_STAGES = 1 << 7
+COUNT_DEFEATS = 1 << 8
+
+# "in" (scope) field: whose cities are counted.
+SCOPE_SELF = 1
+SCOPE_LEFT = 2
+SCOPE_RIGHT = 4
+SCOPES = {"self": SCOPE_SELF, "left": SCOPE_LEFT, "right": SCOPE_RIGHT}
+
+# ent_power: named wonder-stage powers.
+POWERS = (
+    "none",
+    "play_seventh_card",
+    "free_build_once_per_age",
+    "copy_neighbor_guild",
+    "build_from_discard",
+    "copy_neighbor_stage",
+)
+POW_NONE, POW_SEVENTH, POW_FREE_BUILD, POW_COPY_GUILD, POW_DISCARD_BUILD, POW_COPY_STAGE = range(6)
+
+# ent_copy[:, 1]: which neighbour a copy_neighbor_stage stage copies.
+COPY_LEFT, COPY_RIGHT, COPY_CHOICE = 0, 1, 2
+COPY_OF = ("left", "right", "left_or_right")
+
+# Fixed rules (RULES.md): not card facts, so not in the data file.
+START_COINS = 3
+TRADE_PRICE = 2
+DISCOUNT_PRICE = 1
+DISCARD_COINS = 3
+HAND_SIZE = 7
+TURNS_PER_AGE = 6
+MIN_PLAYERS = 3
+MAX_PLAYERS = 7
+MILITARY_WIN = (1, 3, 5)  # by age
+MILITARY_LOSS = -1
+MAX_STAGES = 4
+
+# Score categories, in the order of INTERFACES section 1.
+CATEGORIES = ("military", "treasury", "wonder", "civilian", "science", "commercial", "guild")

@@ -1,0 +1,535 @@
+"""Load, validate and compile the card data file into frozen integer tables.
+
+Layout of every table (C cards, S wonder stages, E = C + S "entities", B boards, K name ids)
+--------------------------------------------------------------------------------------------
+Cards and wonder stages share one id space, the *entities*: ids 0..C-1 are the cards in data-file
+order, ids C..E-1 the stages of every board and side. Anything that carries effects is an
+entity, so the engines compute production, points, coins and powers the same way for both.
+
+Names (Python side only, never passed to kernels)
+  card_names[C]            printed name of each card entry (Age I and II Loom are two entries)
+  names[K]                 distinct building names; the one-copy-per-name rule works on these
+  board_ids[B]             wonder ids ("rhodes", ..., "manneken_pis")
+
+Cards                      (all numpy, read-only)
+  card_name_id[C]   int16  index into names
+  card_age[C]       int8   1..3
+  card_copies[C,8]  int8   copies used in an N-player game, indexed by N (0 for guilds)
+  card_chain[C,2]   uint64 bitmask over name ids (bit k of word k>>6): owning any of these
+                           buildings makes the card free (RULES.md section 3)
+
+Entities (cards and stages)
+  ent_kind[E]        int8  card colour 0..6 (codes.COLORS), 7 for a wonder stage
+  ent_coin_cost[E]   int8  coins paid to the bank
+  ent_cost[E,7]      int8  resource cost, by codes.RESOURCES
+  ent_prod[E,7]      int8  fixed production units
+  ent_choice[E]      int8  one extra production unit chosen among these resources (bitmask), 0 = none
+  ent_tradeable[E]   int8  1 if neighbours may buy the entity's production
+  ent_points[E]      int8  flat points at the end
+  ent_shields[E]     int8  military strength
+  ent_coins[E]       int8  coins taken once, when built
+  ent_science[E]     int8  -1 none, 0 compass, 1 gear, 2 tablet, 3 any (wildcard)
+  ent_discount[E]    int8  codes.DISC_* bits: goods bought for 1 coin from that neighbour
+  ent_coins_per[E,3] int16 (amount, count, scope): coins when built = amount x count over scope
+  ent_points_per[E,3] int16 same, points at final scoring; count is a colour bitmask or
+                           codes.COUNT_STAGES / COUNT_DEFEATS, scope codes.SCOPE_* bits
+  ent_power[E]       int8  codes.POW_*
+  ent_copy[E,2]      int8  for POW_COPY_STAGE: (stage index from 0, codes.COPY_LEFT/RIGHT/CHOICE)
+
+Boards (side index 0 = A, 1 = B)
+  board_resource[B]      int8  starting resource, -1 for none (Manneken Pis)
+  board_coins[B]         int8  starting coins (3 + extra)
+  board_promo[B]         int8  1 for a promo board, out of the random pool unless asked for
+  board_stages[B,2]      int8  number of stages of each side
+  board_stage_ent[B,2,4] int16 entity id of each stage, -1 past the last one
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from importlib import resources as importlib_resources
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from wsim import codes
+
+DEFAULT_DATA = "cards.yaml"
+
+
+class DataError(ValueError):
+    """A card data file that cannot be used; the message names the entry, the field and the problem."""
+
+
+def normalize_name(name: str) -> str:
+    """Matching key for names typed by users: case, spaces and punctuation ignored."""
+    return re.sub(r"[^a-z0-9]", "", str(name).lower())
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Compiled, read-only tables (see the module docstring for the layout)."""
+
+    data_sha256: str
+    source: str
+    card_names: tuple
+    names: tuple
+    board_ids: tuple
+    board_names: tuple
+    card_players: tuple  # per card, the printed player counts (for display)
+    card_name_id: np.ndarray
+    card_age: np.ndarray
+    card_copies: np.ndarray
+    card_chain: np.ndarray
+    ent_kind: np.ndarray
+    ent_coin_cost: np.ndarray
+    ent_cost: np.ndarray
+    ent_prod: np.ndarray
+    ent_choice: np.ndarray
+    ent_tradeable: np.ndarray
+    ent_points: np.ndarray
+    ent_shields: np.ndarray
+    ent_coins: np.ndarray
+    ent_science: np.ndarray
+    ent_discount: np.ndarray
+    ent_coins_per: np.ndarray
+    ent_points_per: np.ndarray
+    ent_power: np.ndarray
+    ent_copy: np.ndarray
+    board_resource: np.ndarray
+    board_coins: np.ndarray
+    board_promo: np.ndarray
+    board_stages: np.ndarray
+    board_stage_ent: np.ndarray
+    lookup: dict = field(repr=False, compare=False)
+
+    @property
+    def n_cards(self) -> int:
+        return len(self.card_names)
+
+    @property
+    def n_boards(self) -> int:
+        return len(self.board_ids)
+
+    def card_id(self, name: str) -> int:
+        """Id of a card by printed name or alias (case, spaces, punctuation ignored).
+
+        Loom, Glassworks and Press name the Age I entry; both ages' copies are one building.
+        """
+        key = normalize_name(name)
+        if key not in self.lookup:
+            raise KeyError(f"unknown card {name!r}")
+        return self.lookup[key]
+
+    def board_id(self, wonder: str) -> int:
+        """Index of a board by its wonder id (e.g. "rhodes", "manneken_pis")."""
+        try:
+            return self.board_ids.index(str(wonder).strip().lower())
+        except ValueError:
+            raise KeyError(
+                f"unknown wonder {wonder!r} (one of: {' '.join(self.board_ids)})"
+            ) from None
+
+    def stage_entity(self, board: int, side: int, stage: int) -> int:
+        """Entity id of stage `stage` (0-based) of a board side, -1 if the side has no such stage."""
+        if stage >= self.board_stages[board, side]:
+            return -1
+        return int(self.board_stage_ent[board, side, stage])
+
+    def kernel_args(self) -> tuple:
+        """The tables a kernel takes, in the order kernels/ functions declare them."""
+        return (
+            self.card_name_id, self.card_age, self.card_copies, self.card_chain,
+            self.ent_kind, self.ent_coin_cost, self.ent_cost, self.ent_prod, self.ent_choice,
+            self.ent_tradeable, self.ent_points, self.ent_shields, self.ent_coins,
+            self.ent_science, self.ent_discount, self.ent_coins_per, self.ent_points_per,
+            self.ent_power, self.ent_copy, self.board_resource, self.board_coins,
+            self.board_promo, self.board_stages, self.board_stage_ent,
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+
+def data_path(path: str | os.PathLike | None = None) -> Path:
+    """The data file to use: `path`, else $WSIM_DATA, else the packaged cards.yaml."""
+    if path is None:
+        path = os.environ.get("WSIM_DATA") or None
+    if path is None:
+        return Path(str(importlib_resources.files("wsim") / "data" / DEFAULT_DATA))
+    return Path(path)
+
+
+_CACHE: dict = {}
+
+
+def load(path: str | os.PathLike | None = None) -> Tables:
+    """Read, validate and compile a data file (memoised per path and content hash)."""
+    p = data_path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise DataError(f"{p}: cannot read the data file ({e.strerror or e})") from None
+    digest = hashlib.sha256(raw).hexdigest()
+    key = (str(p), digest)
+    if key not in _CACHE:
+        _CACHE[key] = compile_text(raw, source=p.name, digest=digest)
+    return _CACHE[key]
+
+
+def compile_text(raw: bytes | str, source: str = "data", digest: str | None = None) -> Tables:
+    """Validate and compile the text of a data file into Tables."""
+    if isinstance(raw, str):
+        raw = raw.encode()
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10x faster
+    try:
+        doc = yaml.load(raw, Loader=loader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise DataError(f"{source}: not valid YAML{where}") from None
+    return _Compiler(doc, source, digest or hashlib.sha256(raw).hexdigest()).run()
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation and compilation
+
+_CARD_KEYS = {"name", "aliases", "age", "color", "players", "cost", "chain_from"}
+_EFFECT_KEYS = {
+    "produces", "tradeable", "points", "shields", "coins", "science", "discount",
+    "coins_per", "points_per", "power", "copies",
+}
+_WONDER_KEYS = {"id", "name", "promo", "resource", "extra_coins", "sides"}
+_STAGE_KEYS = {"cost"} | _EFFECT_KEYS
+
+
+class _Compiler:
+    def __init__(self, doc, source: str, digest: str):
+        self.doc = doc
+        self.source = source
+        self.digest = digest
+
+    def fail(self, where: str, fld: str, problem: str):
+        raise DataError(f"{self.source}: {where}: field '{fld}': {problem}")
+
+    # -- small field parsers ------------------------------------------------------------------
+    def _int(self, where, fld, value, lo, hi):
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            self.fail(where, fld, f"expected a whole number from {lo} to {hi}, got {value!r}")
+        return value
+
+    def _resource(self, where, fld, name):
+        if name not in codes.RESOURCES:
+            self.fail(where, fld, f"unknown resource {name!r} (one of: {' '.join(codes.RESOURCES)})")
+        return codes.RESOURCES.index(name)
+
+    def _cost(self, where, cost, allow_coins):
+        if cost is None:
+            cost = {}
+        if not isinstance(cost, dict):
+            self.fail(where, "cost", "expected a mapping such as {coins: 1, wood: 2}")
+        coins = 0
+        vec = [0] * codes.N_RES
+        for k, v in cost.items():
+            if k == "coins" and allow_coins:
+                coins = self._int(where, "cost", v, 0, 20)
+            else:
+                vec[self._resource(where, "cost", k)] = self._int(where, "cost", v, 1, 9)
+        return coins, vec
+
+    def _scope_count(self, where, fld, spec):
+        if not isinstance(spec, dict) or set(spec) != {"amount", "count", "in"}:
+            self.fail(where, fld, "expected {amount: N, count: [...], in: [...]}")
+        amount = self._int(where, fld, spec["amount"], 1, 9)
+        what = spec["count"]
+        if not isinstance(what, list) or not what:
+            self.fail(where, fld, "count must be a non-empty list")
+        if what == ["wonder_stage"]:
+            count = codes.COUNT_STAGES
+        elif what == ["defeat_token"]:
+            count = codes.COUNT_DEFEATS
+        else:
+            count = 0
+            for c in what:
+                if c not in codes.COLORS:
+                    self.fail(where, fld, f"unknown colour {c!r} (one of: {' '.join(codes.COLORS)}, "
+                              "or [wonder_stage], or [defeat_token])")
+                count |= 1 << codes.COLORS.index(c)
+        scope = 0
+        if not isinstance(spec["in"], list) or not spec["in"]:
+            self.fail(where, fld, "'in' must be a non-empty list of self/left/right")
+        for s in spec["in"]:
+            if s not in codes.SCOPES:
+                self.fail(where, fld, f"unknown scope {s!r} (one of: self left right)")
+            scope |= codes.SCOPES[s]
+        return [amount, count, scope]
+
+    def _effects(self, where, entry, row):
+        """Fill the effect columns of one entity from a card or stage entry."""
+        prod = entry.get("produces")
+        if prod is not None:
+            if not isinstance(prod, list) or not prod:
+                self.fail(where, "produces", "expected a list such as [wood] or [wood/clay]")
+            for unit in prod:
+                parts = str(unit).split("/")
+                if len(parts) == 1:
+                    row["prod"][self._resource(where, "produces", parts[0])] += 1
+                    continue
+                if row["choice"]:
+                    self.fail(where, "produces", "at most one choice unit (a/b) per entry")
+                mask = 0
+                for part in parts:
+                    if part == "":
+                        self.fail(where, "produces", f"malformed choice {unit!r}")
+                    bit = 1 << self._resource(where, "produces", part)
+                    if mask & bit:
+                        self.fail(where, "produces", f"malformed choice {unit!r}: {part} twice")
+                    mask |= bit
+                row["choice"] = mask
+            if "tradeable" not in entry:
+                self.fail(where, "tradeable", "required with 'produces' (true or false)")
+        if "tradeable" in entry:
+            if not isinstance(entry["tradeable"], bool):
+                self.fail(where, "tradeable", "expected true or false")
+            if prod is None:
+                self.fail(where, "tradeable", "only meaningful with 'produces'")
+            row["tradeable"] = int(entry["tradeable"])
+        for fld, hi in (("points", 20), ("shields", 9), ("coins", 20)):
+            if fld in entry:
+                row[fld] = self._int(where, fld, entry[fld], 0, hi)
+        if "science" in entry:
+            if entry["science"] not in codes.SCIENCE:
+                self.fail(where, "science", f"unknown science symbol {entry['science']!r} "
+                          f"(one of: {' '.join(codes.SCIENCE)})")
+            row["science"] = codes.SCIENCE.index(entry["science"])
+        if "discount" in entry:
+            d = entry["discount"]
+            if not isinstance(d, dict) or set(d) != {"goods", "from"} or not isinstance(d["from"], list):
+                self.fail(where, "discount", "expected {goods: raw|manufactured, from: [left, right]}")
+            if d["goods"] not in ("raw", "manufactured"):
+                self.fail(where, "discount", f"goods must be raw or manufactured, got {d['goods']!r}")
+            bits = 0
+            for side in d["from"]:
+                if side not in ("left", "right"):
+                    self.fail(where, "discount", f"'from' takes left and right, got {side!r}")
+                raw = d["goods"] == "raw"
+                if side == "left":
+                    bits |= codes.DISC_RAW_LEFT if raw else codes.DISC_MANUF_LEFT
+                else:
+                    bits |= codes.DISC_RAW_RIGHT if raw else codes.DISC_MANUF_RIGHT
+            row["discount"] = bits
+        for fld in ("coins_per", "points_per"):
+            if fld in entry:
+                row[fld] = self._scope_count(where, fld, entry[fld])
+        if "power" in entry:
+            if entry["power"] not in codes.POWERS[1:]:
+                self.fail(where, "power", f"unknown power {entry['power']!r} "
+                          f"(one of: {' '.join(codes.POWERS[1:])})")
+            row["power"] = codes.POWERS.index(entry["power"])
+        if row["power"] == codes.POW_COPY_STAGE:
+            c = entry.get("copies")
+            if not isinstance(c, dict) or set(c) != {"stage", "of"} or c["of"] not in codes.COPY_OF:
+                self.fail(where, "copies", "expected {stage: 1..4, of: left|right|left_or_right}")
+            row["copy"] = [self._int(where, "copies", c["stage"], 1, codes.MAX_STAGES) - 1,
+                           codes.COPY_OF.index(c["of"])]
+        elif "copies" in entry:
+            self.fail(where, "copies", "only meaningful with power copy_neighbor_stage")
+
+    @staticmethod
+    def _blank_row(kind):
+        return {"kind": kind, "coin_cost": 0, "cost": [0] * 7, "prod": [0] * 7, "choice": 0,
+                "tradeable": 0, "points": 0, "shields": 0, "coins": 0, "science": -1,
+                "discount": 0, "coins_per": [0, 0, 0], "points_per": [0, 0, 0], "power": 0,
+                "copy": [0, 0]}
+
+    # -- the whole file -----------------------------------------------------------------------
+    def run(self) -> Tables:
+        doc = self.doc
+        if not isinstance(doc, dict) or not isinstance(doc.get("cards"), list) \
+                or not isinstance(doc.get("wonders"), list):
+            raise DataError(f"{self.source}: expected top-level lists 'cards' and 'wonders'")
+        extra = set(doc) - {"cards", "wonders"}
+        if extra:
+            raise DataError(f"{self.source}: unknown top-level key {sorted(extra)[0]!r}")
+
+        rows, card_names, card_players, ages, colors, chain_names = [], [], [], [], [], []
+        lookup: dict = {}
+        names: list = []
+        name_ids: list = []
+        seen_in_age: set = set()
+        for i, entry in enumerate(doc["cards"]):
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"].strip():
+                raise DataError(f"{self.source}: card #{i + 1}: field 'name': missing")
+            name = entry["name"].strip()
+            where = f"card {name!r}"
+            for k in entry:
+                if k not in _CARD_KEYS | _EFFECT_KEYS:
+                    self.fail(where, k, "unknown field")
+            age = self._int(where, "age", entry.get("age"), 1, 3)
+            if entry.get("color") not in codes.COLORS:
+                self.fail(where, "color", f"unknown colour {entry.get('color')!r} "
+                          f"(one of: {' '.join(codes.COLORS)})")
+            color = codes.COLORS.index(entry["color"])
+            if color == codes.PURPLE and age != 3:
+                self.fail(where, "age", "guilds (purple) belong to Age III")
+            players = entry.get("players")
+            if not isinstance(players, list):
+                self.fail(where, "players", "expected a list of player counts, e.g. [3, 5]")
+            for n in players:
+                if isinstance(n, bool) or not isinstance(n, int) or not codes.MIN_PLAYERS <= n <= codes.MAX_PLAYERS:
+                    self.fail(where, "players", f"player count {n!r} is outside 3..7")
+            if color == codes.PURPLE and players:
+                self.fail(where, "players", "guilds take [] (N+2 of them are drawn each game)")
+            if color != codes.PURPLE and not players:
+                self.fail(where, "players", "a non-guild card needs at least one copy")
+            if (age, normalize_name(name)) in seen_in_age:
+                self.fail(where, "name", f"the name appears twice in Age {age}")
+            seen_in_age.add((age, normalize_name(name)))
+            row = self._blank_row(color)
+            row["coin_cost"], row["cost"] = self._cost(where, entry.get("cost"), allow_coins=True)
+            self._effects(where, entry, row)
+            chains = entry.get("chain_from", [])
+            if not isinstance(chains, list) or not all(isinstance(c, str) for c in chains):
+                self.fail(where, "chain_from", "expected a list of card names")
+            key = normalize_name(name)
+            if key in lookup:
+                nid = name_ids[lookup[key]]
+            else:
+                nid = len(names)
+                names.append(name)
+                lookup[key] = len(card_names)
+            for alias in entry.get("aliases", []) or []:
+                lookup.setdefault(normalize_name(alias), len(card_names))
+            name_ids.append(nid)
+            rows.append(row)
+            card_names.append(name)
+            card_players.append(tuple(sorted(players)))
+            ages.append(age)
+            colors.append(color)
+            chain_names.append(chains)
+
+        n_cards = len(card_names)
+        chain = np.zeros((n_cards, 2), dtype=np.uint64)
+        if len(names) > 128:
+            raise DataError(f"{self.source}: at most 128 distinct building names, got {len(names)}")
+        for c, chains in enumerate(chain_names):
+            where = f"card {card_names[c]!r}"
+            for target in chains:
+                key = normalize_name(target)
+                if key not in lookup:
+                    self.fail(where, "chain_from", f"unknown chain target {target!r}")
+                src = lookup[key]
+                src_ages = [ages[j] for j in range(n_cards) if name_ids[j] == name_ids[src]]
+                if max(src_ages) >= ages[c]:
+                    self.fail(where, "chain_from",
+                              f"chain from {target!r} (Age {max(src_ages)}) must come from an earlier age")
+                nid = name_ids[src]
+                chain[c, nid >> 6] |= np.uint64(1) << np.uint64(nid & 63)
+
+        copies = np.zeros((n_cards, 8), dtype=np.int8)
+        for c, players in enumerate(card_players):
+            for n in range(codes.MIN_PLAYERS, codes.MAX_PLAYERS + 1):
+                copies[c, n] = sum(1 for p in players if p <= n)
+        n_guilds = sum(1 for col in colors if col == codes.PURPLE)
+        for n in range(codes.MIN_PLAYERS, codes.MAX_PLAYERS + 1):
+            for age in (1, 2, 3):
+                size = sum(int(copies[c, n]) for c in range(n_cards) if ages[c] == age)
+                if age == 3:
+                    if n_guilds < n + 2:
+                        raise DataError(f"{self.source}: Age III needs {n + 2} guilds for {n} players, "
+                                        f"the data has {n_guilds}")
+                    size += n + 2
+                if size != 7 * n:
+                    raise DataError(f"{self.source}: the Age {age} deck for {n} players has {size} cards, "
+                                    f"expected 7 x {n} = {7 * n}"
+                                    + (" (counting N+2 guilds)" if age == 3 else ""))
+
+        board_ids, board_names, board_res, board_coins, board_promo = [], [], [], [], []
+        n_boards = len(doc["wonders"])
+        board_stages = np.zeros((n_boards, 2), dtype=np.int8)
+        board_stage_ent = np.full((n_boards, 2, codes.MAX_STAGES), -1, dtype=np.int16)
+        for b, w in enumerate(doc["wonders"]):
+            if not isinstance(w, dict) or not isinstance(w.get("id"), str):
+                raise DataError(f"{self.source}: wonder #{b + 1}: field 'id': missing")
+            where = f"wonder {w['id']!r}"
+            for k in w:
+                if k not in _WONDER_KEYS:
+                    self.fail(where, k, "unknown field")
+            if w["id"] in board_ids:
+                self.fail(where, "id", "the id appears twice")
+            board_ids.append(w["id"])
+            board_names.append(str(w.get("name", w["id"])))
+            res = w.get("resource")
+            board_res.append(-1 if res is None else self._resource(where, "resource", res))
+            board_coins.append(codes.START_COINS + self._int(where, "extra_coins", w.get("extra_coins", 0), 0, 20))
+            promo = w.get("promo", False)
+            if not isinstance(promo, bool):
+                self.fail(where, "promo", "expected true or false")
+            board_promo.append(int(promo))
+            sides = w.get("sides")
+            if not isinstance(sides, dict) or set(sides) != {"A", "B"}:
+                self.fail(where, "sides", "expected exactly the two sides A and B")
+            for s, side in enumerate("AB"):
+                stages = sides[side]
+                if not isinstance(stages, list) or not stages:
+                    self.fail(f"{where} side {side}", "stages", "a wonder side needs at least one stage")
+                if len(stages) > codes.MAX_STAGES:
+                    self.fail(f"{where} side {side}", "stages", f"at most {codes.MAX_STAGES} stages")
+                board_stages[b, s] = len(stages)
+                for k, st in enumerate(stages):
+                    swhere = f"{where} side {side} stage {k + 1}"
+                    if not isinstance(st, dict):
+                        self.fail(swhere, "cost", "expected a mapping with cost and effects")
+                    for key in st:
+                        if key not in _STAGE_KEYS:
+                            self.fail(swhere, key, "unknown stage effect")
+                    row = self._blank_row(codes.STAGE_KIND)
+                    _, row["cost"] = self._cost(swhere, st.get("cost"), allow_coins=False)
+                    self._effects(swhere, st, row)
+                    if row["tradeable"]:
+                        self.fail(swhere, "tradeable", "wonder-stage production is never tradeable")
+                    board_stage_ent[b, s, k] = len(rows)
+                    rows.append(row)
+        if not board_ids:
+            raise DataError(f"{self.source}: no wonders")
+
+        def col(key, dtype):
+            return np.array([r[key] for r in rows], dtype=dtype)
+
+        arrays = dict(
+            card_name_id=np.array(name_ids, dtype=np.int16),
+            card_age=np.array(ages, dtype=np.int8),
+            card_copies=copies,
+            card_chain=chain,
+            ent_kind=col("kind", np.int8),
+            ent_coin_cost=col("coin_cost", np.int8),
+            ent_cost=col("cost", np.int8).reshape(-1, codes.N_RES),
+            ent_prod=col("prod", np.int8).reshape(-1, codes.N_RES),
+            ent_choice=col("choice", np.int8),
+            ent_tradeable=col("tradeable", np.int8),
+            ent_points=col("points", np.int8),
+            ent_shields=col("shields", np.int8),
+            ent_coins=col("coins", np.int8),
+            ent_science=col("science", np.int8),
+            ent_discount=col("discount", np.int8),
+            ent_coins_per=col("coins_per", np.int16).reshape(-1, 3),
+            ent_points_per=col("points_per", np.int16).reshape(-1, 3),
+            ent_power=col("power", np.int8),
+            ent_copy=col("copy", np.int8).reshape(-1, 2),
+            board_resource=np.array(board_res, dtype=np.int8),
+            board_coins=np.array(board_coins, dtype=np.int8),
+            board_promo=np.array(board_promo, dtype=np.int8),
+            board_stages=board_stages,
+            board_stage_ent=board_stage_ent,
+        )
+        for a in arrays.values():
+            a.setflags(write=False)
+        return Tables(
+            data_sha256=self.digest, source=self.source, card_names=tuple(card_names),
+            names=tuple(names), board_ids=tuple(board_ids), board_names=tuple(board_names),
+            card_players=tuple(card_players), lookup=lookup, **arrays,
+        )
