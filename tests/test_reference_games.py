@@ -1,0 +1,67 @@
+"""Random full games with the reference engine: invariants, determinism and replay."""
+
+import copy
+
+import pytest
+
+from wsim import codes, movelog
+from wsim.kernels.deal import deal
+from wsim.reference.engine import Game, RandomPolicy, play
+from wsim.reference.replay import ReplayError, replay
+
+GAMES_PER_N = 200
+
+
+def _play_checked(tables, n, seed, game, promo):
+    boards, sides, hands = deal(tables, n, seed, game, promo_in_pool=promo)
+    g = Game(tables, boards, sides, hands, [RandomPolicy(seed, game, s) for s in range(n)])
+    final = g.play()
+    moves = [ev for ev in g.events if ev[0] == movelog.MOVE]
+    sevenths = [ev for ev in g.events if ev[0] == movelog.SEVENTH]
+    for seat in range(n):
+        assert sum(1 for ev in moves if ev[3] == seat) == 18  # 6 turns x 3 ages from its hand
+    assert all(tables.ent_power[tables.stage_entity(boards[ev[3]], sides[ev[3]], 1)] == codes.POW_SEVENTH
+               or tables.board_promo[boards[ev[3]]] for ev in sevenths)
+    placed = sum(len(c.cards) + c.stages for c in g.pos.cities) + len(g.discard)
+    assert placed == 3 * 7 * n  # every card of the three 7N-card decks is somewhere
+    assert all(c.coins >= 0 for c in g.pos.cities)
+    assert all(len({tables.card_name_id[x] for x in c.cards}) == len(c.cards) for c in g.pos.cities)
+    return boards, sides, hands, g, final
+
+
+@pytest.mark.parametrize("n", range(3, 8))
+def test_random_games_replay(tables, n):
+    for game in range(GAMES_PER_N):
+        promo = game % 4 == 0  # Manneken Pis in the pool for a quarter of the games
+        boards, sides, hands, g, final = _play_checked(tables, n, 1000 + n, game, promo)
+        doc = movelog.to_json(tables, 1000 + n, game, boards.tolist(), sides.tolist(), hands.tolist(),
+                              g.events, final)
+        assert replay(tables, doc) == final
+
+
+def test_play_is_deterministic_and_logs_json(tables):
+    a = play(3, 7, 5, tables)
+    b = play(3, 7, 5, tables)
+    assert a == b
+    assert a != play(3, 8, 5, tables)
+    assert a["format"] == "wsim-log-1" and a["players"] == 5
+    assert len(a["setup"]["hands"]) == 3 and len(a["setup"]["hands"][0][0]) == 7
+    assert sum(1 for e in a["events"] if e["kind"] == "military") == 15
+
+
+def test_replay_rejects_a_tampered_log(tables):
+    doc = play(0, 1, 4, tables)
+    bad = copy.deepcopy(doc)
+    bad["final"]["players"][0]["total"] += 1
+    with pytest.raises(ReplayError, match="final scores differ"):
+        replay(tables, bad)
+    bad = copy.deepcopy(doc)
+    move = next(e for e in bad["events"] if e["kind"] == "move" and e["action"] == "build"
+                and (e["left"] or e["right"]))
+    move["left"] += 1
+    with pytest.raises(ReplayError, match="purchase"):
+        replay(tables, bad)
+    bad = copy.deepcopy(doc)
+    bad["setup"]["hands"][0][0], bad["setup"]["hands"][0][1] = bad["setup"]["hands"][0][1], bad["setup"]["hands"][0][0]
+    with pytest.raises(ReplayError, match="not the deal"):
+        replay(tables, bad)
