@@ -6,8 +6,9 @@ import json
 
 import click
 
-from wsim import RULES_VERSION, __version__, codes, tables
+from wsim import RULES_VERSION, __version__, codes, scenario, tables
 from wsim.describe import cards_json
+from wsim.reference.scoring import score_all
 
 
 class UserError(click.ClickException):
@@ -73,6 +74,132 @@ def cards_cmd(ctx, age, players, as_json):
             click.echo(f"  {side}: {stages}")
     n_cards = len(doc["cards"])
     click.echo(f"\n{n_cards} cards, {len(doc['wonders'])} wonders (data sha256 {t.data_sha256[:12]})")
+
+
+# ---------------------------------------------------------------------------------------------
+# Scenario files: `wsim score` and `wsim trade` (INTERFACES section 1)
+
+def load_position(ctx: click.Context, path: str):
+    """The Position of a scenario file, every mistake in it turned into a UserError (exit 2)."""
+    t = load_tables(ctx)
+    try:
+        return scenario.load(path, t)
+    except scenario.ScenarioError as e:
+        raise UserError(str(e)) from None
+
+
+def _city_label(pos, seat: int) -> str:
+    city = pos.cities[seat]
+    return f"{pos.t.board_ids[city.board]} {'AB'[city.side]}"
+
+
+def score_json(pos) -> dict:
+    """The `wsim score --json` document: every seat's breakdown and the winners."""
+    scores, _, winners = score_all(pos)
+    return {"players": [s.as_dict(seat) for seat, s in enumerate(scores)],
+            "winners": [int(w) for w in winners]}
+
+
+@main.command("score")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (INTERFACES section 1) instead of a table.")
+@click.pass_context
+def score_cmd(ctx, file, as_json):
+    """Final scoring of the position in scenario FILE (a YAML file, INTERFACES section 1).
+
+    No military conflict is resolved and no "when built" effect applied: tokens and coins are
+    taken as given. End-of-game choices (science wildcards, Olympia B's copied guild, Manneken
+    Pis A's stage-3 neighbour when copy3 is absent) maximise each seat's own total.
+    """
+    pos = load_position(ctx, file)
+    doc = score_json(pos)
+    if as_json:
+        click.echo(json.dumps(doc, indent=1))
+        return
+    cols = ("military", "treasury", "wonder", "civilian", "science", "commercial", "guild", "total")
+    head = f"{'seat':>4}  {'wonder':<16} " + " ".join(f"{c:>10}" for c in cols) + f" {'coins':>6}"
+    click.echo(head)
+    click.echo("-" * len(head))
+    for row in doc["players"]:
+        seat = row["seat"]
+        click.echo(f"{seat:>4}  {_city_label(pos, seat):<16} " + " ".join(f"{row[c]:>10}" for c in cols)
+                   + f" {pos.cities[seat].coins:>6}")
+    win = doc["winners"]
+    label = "winner" if len(win) == 1 else "winners (shared victory)"
+    click.echo(f"\n{label}: " + ", ".join(f"seat {w}" for w in win))
+    click.echo("(left = seat i+1, right = seat i-1)")
+
+
+def trade_json(pos, seat: int, card: int | None) -> dict:
+    """The `wsim trade --json` document for a card id, or for the next wonder stage (card None)."""
+    t = pos.t
+    city = pos.cities[seat]
+    if card is None:
+        target = f"{t.board_ids[city.board]} {'AB'[city.side]} stage {city.stages + 1}"
+        cost = pos.stage_cost(seat)
+        second_copy = False
+    else:
+        target = t.card_names[card]
+        cost = pos.card_cost(seat, card)
+        second_copy = pos.owns_name(seat, card)
+    if cost is None:  # every stage is built
+        return {"seat": seat, "target": target, "free": False, "coin_cost": 0, "options": [],
+                "affordable": False, "legal": False}
+    options = sorted(((int(a), int(b)) for a, b in cost.options), key=lambda o: (o[0] + o[1], o[0]))
+    free, affordable = bool(cost.free), bool(cost.affordable)
+    return {"seat": seat, "target": target, "free": free, "coin_cost": int(cost.coin_cost),
+            "options": [{"left": a, "right": b} for a, b in options],
+            "affordable": affordable, "legal": (free or affordable) and not second_copy}
+
+
+@main.command("trade")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--seat", type=int, required=True, help="The buying seat, 0..N-1.")
+@click.option("--card", "card_name", default=None, metavar="NAME",
+              help="The card to build (printed name; case, spaces and punctuation ignored).")
+@click.option("--stage", is_flag=True, help="Price the seat's next wonder stage instead of a card.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (INTERFACES section 1) instead of text.")
+@click.pass_context
+def trade_cmd(ctx, file, seat, card_name, stage, as_json):
+    """What it costs seat I to build a card (--card NAME) or its next wonder stage (--stage).
+
+    Lists every Pareto-minimal purchase (coins paid to the left and right neighbours) in the
+    position of scenario FILE, and whether the build is affordable and legal.
+    """
+    if (card_name is None) == (not stage):
+        raise UserError("give exactly one of --card NAME or --stage")
+    pos = load_position(ctx, file)
+    if not 0 <= seat < pos.n:
+        raise UserError(f"--seat: {seat} is not a seat of this scenario (0 to {pos.n - 1})")
+    card = None
+    if card_name is not None:
+        try:
+            card = pos.t.card_id(card_name)
+        except KeyError:
+            raise UserError(f"--card: unknown card {card_name!r} (see `wsim cards` for the names)") from None
+    doc = trade_json(pos, seat, card)
+    if as_json:
+        click.echo(json.dumps(doc, indent=1))
+        return
+    city = pos.cities[seat]
+    left, right = pos.left(seat), pos.right(seat)
+    yes = {True: "yes", False: "no"}
+    click.echo(f"seat {seat} ({_city_label(pos, seat)}, {city.coins} coins): {doc['target']}")
+    click.echo(f"  left neighbour = seat {left}, right neighbour = seat {right} (left = seat i+1)")
+    if card is None and pos.stages_left(seat) <= 0:
+        click.echo("  every wonder stage is built already")
+    click.echo(f"  free: {yes[doc['free']]}    coin cost (to the bank): {doc['coin_cost']}")
+    if doc["options"]:
+        click.echo("  purchase options (coins to the left / right neighbour, total with the coin cost):")
+        for o in doc["options"]:
+            total = doc["coin_cost"] + o["left"] + o["right"]
+            mark = "" if total <= city.coins else "  (too expensive)"
+            click.echo(f"    left {o['left']:>2}   right {o['right']:>2}   total {total:>2}{mark}")
+    elif card is not None or pos.stages_left(seat) > 0:
+        click.echo("  purchase options: none (the neighbours cannot supply the cost)")
+    click.echo(f"  affordable: {yes[doc['affordable']]}    legal: {yes[doc['legal']]}")
+    if card is not None and pos.owns_name(seat, card):
+        click.echo(f"  (the city already owns a {pos.t.names[pos.t.card_name_id[card]]})")
 
 
 if __name__ == "__main__":

@@ -140,17 +140,6 @@ class Tables:
             return -1
         return int(self.board_stage_ent[board, side, stage])
 
-    def kernel_args(self) -> tuple:
-        """The tables a kernel takes, in the order kernels/ functions declare them."""
-        return (
-            self.card_name_id, self.card_age, self.card_copies, self.card_chain,
-            self.ent_kind, self.ent_coin_cost, self.ent_cost, self.ent_prod, self.ent_choice,
-            self.ent_tradeable, self.ent_points, self.ent_shields, self.ent_coins,
-            self.ent_science, self.ent_discount, self.ent_coins_per, self.ent_points_per,
-            self.ent_power, self.ent_copy, self.board_resource, self.board_coins,
-            self.board_promo, self.board_stages, self.board_stage_ent,
-        )
-
 
 # ---------------------------------------------------------------------------------------------
 # Loading

@@ -1,0 +1,81 @@
+"""Policies as kernels: a seat's policy is an id plus an int32 parameter row.
+
+POLICY_RANDOM (RULES.md section 12): one draw from the seat's stream per decision, exactly as
+wsim.reference.engine.RandomPolicy: the legal (card, action) pair, then the stage-3 neighbour
+when the move needs one; a discard build draws only when a legal card exists.
+
+POLICY_GREEDY: one-step look-ahead. Each legal move gets an integer value and the first best
+move in canonical order is played (no random draws). The value of putting entity e into the
+city, with its parameters (GREEDY_DEFAULTS, all in hundredths of a victory point):
+    P_POINT  x (flat points + end-of-game points it would give now + science points it adds)
+  + P_SHIELD x shields  + P_UNIT x production units (a choice unit counts 1)
+  + P_COIN   x (coins it gives when built - coins paid for it, trade included)
+  + P_STAGE  for a wonder stage (on top of the copied or printed stage's value)
+A discard is worth 3 x P_COIN. The same value picks discard builds (paying nothing) and
+Manneken Pis' stage-3 neighbour (left on a tie).
+"""
+
+import numpy as np
+from numba import njit
+
+from wsim.codes import N_RES, SCI_ANY
+from wsim.kernels.city import coins_when_built, count
+from wsim.kernels.layout import (S_CTR, S_RNG, S_SCI, T_ENT_CHOICE, T_ENT_POINTS, T_ENT_POINTS_PER,
+                                 T_ENT_PROD, T_ENT_SCIENCE, T_ENT_SHIELDS)
+from wsim.kernels.rng import draw_below
+from wsim.kernels.score import science_points
+
+POLICY_RANDOM = 0
+POLICY_GREEDY = 1
+POLICY_NAMES = ("random", "greedy")
+
+P_POINT, P_SHIELD, P_UNIT, P_COIN, P_STAGE, P_COUNT = range(6)
+GREEDY_DEFAULTS = (100, 60, 40, 30, 25)
+
+
+def default_params(policy_id: int) -> np.ndarray:
+    """The parameter row of a policy (zeros for `random`, which takes none)."""
+    row = np.zeros(P_COUNT, dtype=np.int32)
+    if policy_id == POLICY_GREEDY:
+        row[:len(GREEDY_DEFAULTS)] = GREEDY_DEFAULTS
+    return row
+
+
+@njit(cache=True)
+def draw(st, s, m):
+    """The seat's next random number in 0..m-1 (one draw of its policy stream)."""
+    v = draw_below(st[S_RNG][s], st[S_CTR][s], m)
+    st[S_CTR][s] += 1
+    return v
+
+
+@njit(cache=True)
+def entity_value(T, st, n, s, e, paid, params):
+    """Greedy value of entity e entering seat s's city now, having paid `paid` coins."""
+    per = T[T_ENT_POINTS_PER]
+    points = np.int64(T[T_ENT_POINTS][e]) + count(st, n, s, per[e, 0], per[e, 1], per[e, 2], 0)
+    sym = T[T_ENT_SCIENCE][e]
+    if sym >= 0:
+        sci = st[S_SCI]
+        c0 = sci[s, 0]
+        c1 = sci[s, 1]
+        c2 = sci[s, 2]
+        w = sci[s, 3]
+        before = science_points(c0, c1, c2, w)
+        if sym == SCI_ANY:
+            w += 1
+        elif sym == 0:
+            c0 += 1
+        elif sym == 1:
+            c1 += 1
+        else:
+            c2 += 1
+        points += science_points(c0, c1, c2, w) - before
+    units = 0
+    for r in range(N_RES):
+        units += T[T_ENT_PROD][e, r]
+    if T[T_ENT_CHOICE][e] != 0:
+        units += 1
+    coins = coins_when_built(T, st, n, s, e) - paid
+    return (params[P_POINT] * points + params[P_SHIELD] * np.int64(T[T_ENT_SHIELDS][e])
+            + params[P_UNIT] * units + params[P_COIN] * coins)

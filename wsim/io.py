@@ -1,0 +1,176 @@
+"""The Parquet dataset of `wsim simulate` (INTERFACES section 2): schema, metadata, atomic parts.
+
+A dataset is a folder of part-NNNNN.parquet files, in game order. Each part is written as a
+hidden .part-NNNNN.parquet.tmp and renamed when complete, so readers never see half a part.
+When a run replaces an old dataset (--overwrite), its parts are written to a hidden staging
+folder inside the dataset and swapped in only when the whole run has completed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from wsim import RULES_VERSION, __version__
+from wsim.kernels.layout import (RES_BOARD, RES_CIVILIAN, RES_COINS, RES_COMMERCIAL, RES_GUILD, RES_MILITARY,
+                                 RES_NCARDS, RES_RANK, RES_SCIENCE, RES_SHIELDS, RES_SIDE, RES_STAGES,
+                                 RES_TOTAL, RES_TREASURY, RES_WONDER)
+from wsim.kernels.policy import POLICY_NAMES, default_params
+from wsim.run import Chunk, Settings
+from wsim.tables import Tables
+
+SCHEMA_VERSION = 1
+PART_RE = re.compile(r"^part-(\d{5})\.parquet$")
+
+_VP_COLUMNS = (
+    ("vp_military", RES_MILITARY), ("vp_treasury", RES_TREASURY), ("vp_wonder", RES_WONDER),
+    ("vp_civilian", RES_CIVILIAN), ("vp_science", RES_SCIENCE), ("vp_commercial", RES_COMMERCIAL),
+    ("vp_guild", RES_GUILD), ("vp_total", RES_TOTAL),
+)
+
+
+class DatasetError(ValueError):
+    """A dataset folder that cannot be written or read as asked."""
+
+
+def metadata(tables: Tables, settings: Settings, first_game: int, games: int) -> dict:
+    """The `wsim` key-value metadata of a part."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "wsim_version": __version__,
+        "rules_version": RULES_VERSION,
+        "data_sha256": tables.data_sha256,
+        "seed": settings.seed,
+        "players": settings.players,
+        "policies": [{"name": p, "params": default_params(POLICY_NAMES.index(p)).tolist()}
+                     for p in settings.policies],
+        "wonders": settings.wonders,
+        "sides": settings.sides,
+        "manneken_pis": settings.manneken_pis,
+        "games": settings.games,
+        "chunk_size": settings.chunk_size,
+        "part": {"first_game": first_game, "games": games},
+    }
+
+
+def chunk_table(tables: Tables, settings: Settings, chunk: Chunk) -> pa.Table:
+    """One row per (game, seat) of a chunk, in (game, seat) order, with the documented columns."""
+    res = chunk.res
+    games, n = res.shape[0], res.shape[1]
+    rows = games * n
+    flat = res.reshape(rows, -1)
+    game = np.repeat(np.arange(chunk.first_game, chunk.first_game + games, dtype=np.int64), n)
+    seat = np.tile(np.arange(n, dtype=np.int8), games)
+    policy_dict = pa.array(list(settings.policies), type=pa.string())
+    policy = pa.DictionaryArray.from_arrays(pa.array(np.tile(np.arange(n, dtype=np.int8), games)), policy_dict)
+    board_names = pa.array(list(tables.board_ids), type=pa.string())
+    wonder = pa.DictionaryArray.from_arrays(pa.array(flat[:, RES_BOARD].astype(np.int8)), board_names)
+    side = pa.DictionaryArray.from_arrays(pa.array(flat[:, RES_SIDE].astype(np.int8)), pa.array(["A", "B"]))
+    # cards: a list per row, values dictionary-encoded by building name (Loom for either age)
+    counts = flat[:, RES_NCARDS].astype(np.int32)
+    offsets = np.zeros(rows + 1, dtype=np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    ids = chunk.cards.reshape(rows, -1)
+    mask = np.arange(ids.shape[1])[None, :] < counts[:, None]
+    name_ids = np.asarray(tables.card_name_id)[ids[mask]].astype(np.int16)
+    names = pa.DictionaryArray.from_arrays(pa.array(name_ids), pa.array(list(tables.names), type=pa.string()))
+    cards = pa.ListArray.from_arrays(pa.array(offsets), names)
+    columns = {
+        "game": pa.array(game),
+        "seed": pa.array(np.full(rows, settings.seed, dtype=np.uint64)),
+        "players": pa.array(np.full(rows, n, dtype=np.int8)),
+        "seat": pa.array(seat),
+        "policy": policy.dictionary_decode(),
+        "wonder": wonder.dictionary_decode(),
+        "side": side.dictionary_decode(),
+    }
+    for name, field in _VP_COLUMNS:
+        columns[name] = pa.array(flat[:, field].astype(np.int16))
+    columns["coins"] = pa.array(flat[:, RES_COINS].astype(np.int16))
+    columns["shields"] = pa.array(flat[:, RES_SHIELDS].astype(np.int16))
+    columns["stages"] = pa.array(flat[:, RES_STAGES].astype(np.int8))
+    columns["rank"] = pa.array(flat[:, RES_RANK].astype(np.int8))
+    columns["win"] = pa.array(flat[:, RES_RANK] == 1)
+    columns["cards"] = cards
+    return pa.table(columns)
+
+
+def check_target(out: Path, overwrite: bool) -> bool:
+    """Refuse a non-empty folder unless overwrite (and then only a wsim dataset).
+
+    Returns whether an old dataset is there to be replaced.
+    """
+    if out.exists() and not out.is_dir():
+        raise DatasetError(f"--out: {out} exists and is not a folder")
+    if not out.exists():
+        return False
+    visible = [p.name for p in out.iterdir() if not p.name.startswith((".", "_"))]
+    if not visible and not any(out.iterdir()):
+        return False
+    if not overwrite:
+        raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the dataset in it)")
+    strangers = [name for name in visible if not PART_RE.match(name)]
+    if strangers:
+        raise DatasetError(f"--out: {out} holds files that are not part of a wsim dataset "
+                           f"({strangers[0]}); refusing to overwrite it")
+    return True
+
+
+class DatasetWriter:
+    """Writes the parts of one run; `commit` makes them the dataset, `abort` removes them."""
+
+    def __init__(self, out: Path, replace: bool):
+        self.out = out
+        self.replace = replace
+        out.mkdir(parents=True, exist_ok=True)
+        # a replacement is staged in a hidden folder: the old dataset stays whole until commit
+        self.dir = Path(tempfile.mkdtemp(prefix=".wsim-staging-", dir=out)) if replace else out
+        self.written: list = []
+
+    def write(self, index: int, table: pa.Table, meta: dict):
+        """Write part `index` atomically (temporary hidden name, then rename)."""
+        table = table.replace_schema_metadata({"wsim": json.dumps(meta)})
+        final = self.dir / f"part-{index:05d}.parquet"
+        tmp = self.dir / f".part-{index:05d}.parquet.tmp"
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, final)
+        self.written.append(final)
+
+    def commit(self):
+        """Make the written parts the dataset (replacing the old one, if any)."""
+        if not self.replace:
+            return
+        for old in self.out.iterdir():
+            if PART_RE.match(old.name):
+                old.unlink()
+        for part in self.written:
+            os.replace(part, self.out / part.name)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def abort(self):
+        """Remove temporary files; a replacement's staged parts go too (old dataset untouched)."""
+        if self.replace:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            return
+        for tmp in self.dir.glob(".part-*.parquet.tmp"):
+            tmp.unlink(missing_ok=True)
+
+
+def read_metadata(out: Path) -> dict:
+    """The `wsim` metadata of a dataset's first part (every part carries the run's settings)."""
+    parts = sorted(p for p in Path(out).glob("part-*.parquet") if PART_RE.match(p.name))
+    if not parts:
+        raise DatasetError(f"{out}: no wsim dataset here (no part-NNNNN.parquet files)")
+    meta = pq.read_schema(parts[0]).metadata or {}
+    if b"wsim" not in meta:
+        raise DatasetError(f"{parts[0]}: not written by wsim (no 'wsim' metadata)")
+    return json.loads(meta[b"wsim"])
+

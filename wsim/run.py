@@ -1,0 +1,171 @@
+"""Batch orchestration: run settings, policies, chunks and threads around the game kernel.
+
+A run is a pure function of its Settings and the card data: game i of a run is played from
+(seed, i) alone, so chunking and threads never change a value.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from wsim import movelog
+from wsim.codes import CATEGORIES
+from wsim.kernels.deal import deal
+from wsim.kernels.game import run_batch
+from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_COINS, RES_COUNT, RES_GUILD, RES_MILITARY, RES_RANK,
+                                 RES_TOTAL, tables_tuple)
+from wsim.kernels.policy import P_COUNT, POLICY_NAMES, default_params
+from wsim.movelog import EVENT_COLUMNS
+from wsim.tables import Tables
+
+
+class SettingsError(ValueError):
+    """Run settings that cannot be used; the message names the option and what is allowed."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that determines a run's games (besides the card data)."""
+
+    players: int
+    seed: int = 0
+    games: int = 100_000
+    policies: tuple = ("random",) * 4
+    wonders: str = "random"  # "random" or "fixed:ID/SIDE,..." as given by the user
+    sides: str = "random"  # random | A | B
+    manneken_pis: bool = False
+    chunk_size: int = 100_000
+
+    def board_spec(self, tables: Tables) -> tuple:
+        """(board per seat or -1, side per seat or -1) from --wonders and --sides."""
+        default_side = {"random": -1, "A": 0, "B": 1}[self.sides]
+        if self.wonders == "random":
+            return (-1,) * self.players, (default_side,) * self.players
+        boards, sides = [], []
+        for entry in self.wonders[len("fixed:"):].split(","):
+            wid, _, side = entry.strip().partition("/")
+            boards.append(tables.board_id(wid))
+            sides.append(default_side if side == "" else "AB".index(side.upper()))
+        return tuple(boards), tuple(sides)
+
+    def promo_in_pool(self) -> bool:
+        return self.manneken_pis
+
+    def policy_ids(self) -> np.ndarray:
+        return np.array([POLICY_NAMES.index(p) for p in self.policies], dtype=np.int32)
+
+    def policy_params(self) -> np.ndarray:
+        return np.stack([default_params(POLICY_NAMES.index(p)) for p in self.policies]).astype(np.int32)
+
+
+def parse_wonders(value: str, players: int, tables: Tables) -> str:
+    """Check a --wonders value; returns it normalised ("random" or "fixed:id/S,...")."""
+    if value == "random":
+        return value
+    if not value.startswith("fixed:"):
+        raise SettingsError(f"--wonders: expected 'random' or 'fixed:ID/SIDE,...', got {value!r}")
+    entries = [e.strip() for e in value[len("fixed:"):].split(",")]
+    if len(entries) != players:
+        raise SettingsError(f"--wonders: 'fixed:' needs exactly {players} entries (one per seat), got {len(entries)}")
+    seen = set()
+    out = []
+    for entry in entries:
+        wid, slash, side = entry.partition("/")
+        wid = wid.strip().lower()
+        if wid not in tables.board_ids:
+            raise SettingsError(f"--wonders: unknown wonder {wid!r} (one of: {' '.join(tables.board_ids)})")
+        if wid in seen:
+            raise SettingsError(f"--wonders: {wid!r} is named twice (entries must be distinct)")
+        seen.add(wid)
+        if slash and side.strip().upper() not in ("A", "B"):
+            raise SettingsError(f"--wonders: side of {wid!r} must be A or B, got {side!r}")
+        out.append(wid + (f"/{side.strip().upper()}" if slash else ""))
+    return "fixed:" + ",".join(out)
+
+
+def parse_policies(names, players: int) -> tuple:
+    """Check policy names (one per seat); returns the tuple."""
+    names = tuple(n.strip() for n in names)
+    if len(names) != players:
+        raise SettingsError(f"--policies: needs exactly {players} names (one per seat), got {len(names)}")
+    for n in names:
+        if n not in POLICY_NAMES:
+            raise SettingsError(f"--policies: unknown policy {n!r} (one of: {' '.join(POLICY_NAMES)})")
+    return names
+
+
+@dataclass
+class Chunk:
+    """The kernel's output for games first_game .. first_game + games - 1."""
+
+    first_game: int
+    res: np.ndarray  # int16[games, players, RES_COUNT] (wsim.kernels.layout RES_*)
+    cards: np.ndarray  # int16[games, players, MAX_CITY]
+    log: np.ndarray  # int16[games, MAX_EVENTS, 9] or empty
+    n_log: np.ndarray  # int32[games] or empty
+
+
+class Runner:
+    """Plays games of one Settings with the kernels (tables and arrays prepared once)."""
+
+    def __init__(self, tables: Tables, settings: Settings):
+        self.tables = tables
+        self.settings = settings
+        self.T = tables_tuple(tables)
+        boards, sides = settings.board_spec(tables)
+        self.board_spec = np.array(boards, dtype=np.int8)
+        self.side_spec = np.array(sides, dtype=np.int8)
+        self.policies = settings.policy_ids()
+        self.params = settings.policy_params()
+        assert self.params.shape == (settings.players, P_COUNT)
+
+    def play(self, first_game: int, games: int, log: bool = False) -> Chunk:
+        """Play `games` games from index first_game; with log, keep every game's move log."""
+        n = self.settings.players
+        res = np.zeros((games, n, RES_COUNT), dtype=np.int16)
+        cards = np.zeros((games, n, MAX_CITY), dtype=np.int16)
+        log_rows = games if log else 0
+        events = np.zeros((log_rows, MAX_EVENTS, len(EVENT_COLUMNS)), dtype=np.int16)
+        n_log = np.zeros(log_rows, dtype=np.int32)
+        run_batch(self.T, n, np.uint64(self.settings.seed), first_game, self.board_spec, self.side_spec,
+                  self.settings.promo_in_pool(), self.policies, self.params, res, cards, events, n_log)
+        return Chunk(first_game, res, cards, events, n_log)
+
+
+def set_threads(threads: int | None) -> int:
+    """Use this many threads for the kernels (default: every core); returns the number."""
+    cores = os.cpu_count() or 1
+    threads = cores if threads is None else threads
+    if not 1 <= threads <= min(cores, numba.config.NUMBA_NUM_THREADS):
+        raise SettingsError(f"--threads: must be 1..{min(cores, numba.config.NUMBA_NUM_THREADS)}, got {threads}")
+    numba.set_num_threads(threads)
+    return threads
+
+
+def final_from_res(res_game: np.ndarray) -> dict:
+    """The final breakdown of one game's result rows, in the move log's JSON form."""
+    players = []
+    for seat, row in enumerate(res_game):
+        d = {"seat": seat}
+        for name, field in zip(CATEGORIES, range(RES_MILITARY, RES_GUILD + 1)):
+            d[name] = int(row[field])
+        d["total"] = int(row[RES_TOTAL])
+        d["coins"] = int(row[RES_COINS])
+        d["rank"] = int(row[RES_RANK])
+        players.append(d)
+    return {"players": players, "winners": [p["seat"] for p in players if p["rank"] == 1]}
+
+
+def game_log(runner: Runner, game: int) -> dict:
+    """The JSON move log of one game of a run, played again by the kernels with logging on."""
+    s = runner.settings
+    chunk = runner.play(game, 1, log=True)
+    boards, sides, hands = deal(runner.tables, s.players, s.seed, game, runner.board_spec, runner.side_spec,
+                                s.promo_in_pool())
+    events = chunk.log[0, :chunk.n_log[0]].tolist()
+    return movelog.to_json(runner.tables, s.seed, game, boards.tolist(), sides.tolist(), hands.tolist(),
+                           events, final_from_res(chunk.res[0]))
