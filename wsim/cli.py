@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import click
 
@@ -200,6 +202,134 @@ def trade_cmd(ctx, file, seat, card_name, stage, as_json):
     click.echo(f"  affordable: {yes[doc['affordable']]}    legal: {yes[doc['legal']]}")
     if card is not None and pos.owns_name(seat, card):
         click.echo(f"  (the city already owns a {pos.t.names[pos.t.card_name_id[card]]})")
+
+
+# ---------------------------------------------------------------------------------------------
+# Batch runs: `wsim simulate`, `wsim replay`, `wsim bench` (INTERFACES sections 2-3)
+
+def _kernels_cached() -> bool:
+    """Whether numba's on-disk cache already holds the game kernel (else the first call compiles)."""
+    from wsim.kernels.game import run_batch
+
+    try:
+        cache = run_batch._cache
+        return Path(cache._cache_path, cache._index_name).exists()
+    except AttributeError:  # numba internals changed: just do not announce
+        return True
+
+
+def _announce_compile():
+    if not _kernels_cached():
+        click.echo("compiling kernels (first run only)…", err=True)
+
+
+@main.command("simulate")
+@click.option("--games", type=click.IntRange(min=1), default=100_000, show_default=True, help="Games to play.")
+@click.option("--players", type=int, default=4, show_default=True, help="Players per game, 3..7.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True, help="The run's seed.")
+@click.option("--policy", default=None, metavar="NAME", help="One policy for every seat: random or greedy [random].")
+@click.option("--policies", default=None, metavar="N1,N2,...", help="One policy per seat, comma-separated.")
+@click.option("--wonders", default="random", show_default=True, metavar="random|fixed:ID/SIDE,...",
+              help="Random boards, or fixed ones seat by seat (an entry without /SIDE follows --sides).")
+@click.option("--sides", type=click.Choice(["random", "A", "B"]), default="random", show_default=True,
+              help="Wonder sides.")
+@click.option("--manneken-pis", "manneken_pis", is_flag=True, help="Put the Manneken Pis promo board in the pool.")
+@click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores].")
+@click.option("--chunk-size", type=click.IntRange(min=1), default=100_000, show_default=True,
+              help="Games per Parquet part.")
+@click.option("--overwrite", is_flag=True, help="Replace the dataset in a non-empty --out folder.")
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="Dataset folder (created if missing).")
+@click.pass_context
+def simulate_cmd(ctx, games, players, seed, policy, policies, wonders, sides, manneken_pis, threads,
+                 chunk_size, overwrite, out):
+    """Play many games and write one Parquet row per (game, seat) to --out.
+
+    The same settings give the same values whatever --threads and --chunk-size. A summary
+    (games/s, mean points by category, win rate by wonder and side) is printed at the end.
+    """
+    from wsim import io
+    from wsim.run import Settings, SettingsError, parse_policies, parse_wonders, set_threads
+    from wsim.simulate import simulate
+
+    t = load_tables(ctx)
+    if players == 2:
+        raise UserError("--players: 2 players (the Free City variant) is not implemented yet; use 3..7")
+    if not codes.MIN_PLAYERS <= players <= codes.MAX_PLAYERS:
+        raise UserError(f"--players: must be 3..7, got {players}")
+    if policy is not None and policies is not None:
+        raise UserError("--policy and --policies: give one or the other, not both")
+    try:
+        names = policies.split(",") if policies is not None else [policy or "random"] * players
+        settings = Settings(players=players, seed=seed, games=games, policies=parse_policies(names, players),
+                            wonders=parse_wonders(wonders, players, t), sides=sides,
+                            manneken_pis=manneken_pis, chunk_size=chunk_size)
+        set_threads(threads)
+    except SettingsError as e:
+        raise UserError(str(e)) from None
+    _announce_compile()
+    try:
+        summary = simulate(t, settings, Path(out), overwrite, progress=sys.stderr.isatty())
+    except io.DatasetError as e:
+        raise UserError(str(e)) from None
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted: temporary files removed", err=True)
+        ctx.exit(130)
+    click.echo(summary.text(t))
+    click.echo(f"\ndataset: {out}")
+
+
+@main.command("replay")
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option("--game", "game", type=click.IntRange(min=0), required=True, help="Game index in the dataset.")
+@click.option("--json", "as_json", is_flag=True, help="Print the move log itself (JSON).")
+@click.pass_context
+def replay_cmd(ctx, directory, game, as_json):
+    """The readable log of one game of a dataset, played again from the dataset's settings.
+
+    The game is re-played by the kernels with logging on and checked move by move by the
+    reference engine before it is shown.
+    """
+    from wsim import RULES_VERSION, io
+    from wsim.logtext import log_text
+    from wsim.reference.replay import ReplayError, replay
+    from wsim.run import Runner, settings_from_metadata, game_log
+
+    t = load_tables(ctx)
+    try:
+        meta = io.read_metadata(Path(directory))
+    except io.DatasetError as e:
+        raise UserError(str(e)) from None
+    if meta.get("rules_version") != RULES_VERSION:
+        raise UserError(f"{directory}: dataset written under rules version {meta.get('rules_version')}, "
+                        f"this wsim plays rules version {RULES_VERSION}")
+    if meta.get("data_sha256") != t.data_sha256:
+        raise UserError(f"{directory}: dataset written with other card data (sha256 "
+                        f"{str(meta.get('data_sha256'))[:12]}…, installed {t.data_sha256[:12]}…)")
+    if game >= meta["games"]:
+        raise UserError(f"--game: the dataset has games 0..{meta['games'] - 1}, got {game}")
+    _announce_compile()
+    doc = game_log(Runner(t, settings_from_metadata(meta)), game)
+    try:
+        replay(t, doc)
+    except ReplayError as e:
+        raise click.ClickException(f"internal error: the reference engine rejects this game: {e}") from None
+    if as_json:
+        click.echo(json.dumps(doc, indent=1))
+    else:
+        click.echo(log_text(t, doc, [p["name"] for p in meta["policies"]]))
+
+
+@main.command("bench")
+@click.option("--quick", is_flag=True, help="Fewer games per measurement (a rough check, about a minute).")
+@click.option("--save/--no-save", default=True, show_default=True, help="Record the results in bench/results/.")
+@click.pass_context
+def bench_cmd(ctx, quick, save):
+    """Benchmarks: games/s by players, policy and threads; compile and start-up time; memory of a
+    1,000,000-game run; trading solver calls/s; the reference engine's games/s."""
+    from wsim.bench import run_benchmarks
+
+    load_tables(ctx)
+    run_benchmarks(quick=quick, save=save, echo=click.echo)
 
 
 if __name__ == "__main__":

@@ -169,3 +169,10 @@ def game_log(runner: Runner, game: int) -> dict:
     events = chunk.log[0, :chunk.n_log[0]].tolist()
     return movelog.to_json(runner.tables, s.seed, game, boards.tolist(), sides.tolist(), hands.tolist(),
                            events, final_from_res(chunk.res[0]))
+
+
+def settings_from_metadata(meta: dict) -> Settings:
+    """The Settings a dataset was written with (its `wsim` metadata)."""
+    return Settings(players=meta["players"], seed=meta["seed"], games=meta["games"],
+                    policies=tuple(p["name"] for p in meta["policies"]), wonders=meta["wonders"],
+                    sides=meta["sides"], manneken_pis=meta["manneken_pis"], chunk_size=meta["chunk_size"])

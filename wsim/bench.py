@@ -1,0 +1,163 @@
+"""`wsim bench`: the benchmark suite. Measures, prints and records (bench/results/*.json):
+
+- kernel games/s for 3..7 players x random/greedy x 1 and 2 threads (no Parquet, warm kernels);
+- cold JIT compile time (a fresh process with an empty NUMBA_CACHE_DIR) and warm start-up time
+  (the same again, cache filled: `wsim simulate --games 1`);
+- a 1,000,000-game five-player `wsim simulate` run end to end: seconds and peak RSS;
+- the trading solver's calls/s on random positions;
+- the reference engine's games/s (random policy), measured in the same run for the speed-up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numba
+import numpy as np
+from numba import njit
+
+from wsim import RULES_VERSION, __version__, tables as tables_mod
+from wsim.kernels.trade import MAX_OPTIONS, trade_options
+from wsim.run import Runner, Settings, set_threads
+
+
+def _games_per_second(t, players: int, policy: str, threads: int, games: int) -> float:
+    set_threads(threads)
+    runner = Runner(t, Settings(players=players, policies=(policy,) * players))
+    runner.play(0, 64)  # warm-up: compile or load the kernels outside the timing
+    start = time.perf_counter()
+    runner.play(0, games)
+    return games / (time.perf_counter() - start)
+
+
+def _subprocess_seconds(args: list, env: dict) -> tuple:
+    """(wall seconds, peak RSS in MiB) of a child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    subprocess.run(args, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    # ru_maxrss of children is the largest child so far: only meaningful when it grew
+    return seconds, max(peak, before) / 1024
+
+
+def _wsim(*args) -> list:
+    return [sys.executable, "-m", "wsim.cli", *args]
+
+
+@njit(cache=True)
+def _trade_loop(costs, owns, own_ch, n_own, sells, sell_ch, n_sell, prices, out, repeats):
+    total = 0
+    for _ in range(repeats):
+        for i in range(costs.shape[0]):
+            total += trade_options(costs[i], owns[i], own_ch[i], n_own[i], sells[i, 0], sell_ch[i, 0],
+                                   n_sell[i, 0], sells[i, 1], sell_ch[i, 1], n_sell[i, 1], prices[i, 0],
+                                   prices[i, 1], out)
+    return total
+
+
+def _trade_calls_per_second(positions: int = 10_000, repeats: int = 20) -> float:
+    """Random positions shaped like the game's: costs of 1-5 units, a few sources per city."""
+    rng = np.random.default_rng(0)
+    costs = np.zeros((positions, 7), np.int8)
+    for i in range(positions):
+        for _ in range(rng.integers(1, 6)):
+            costs[i, rng.integers(0, 7)] += 1
+    owns = rng.integers(0, 2, (positions, 7)).astype(np.int32)
+    sells = rng.integers(0, 3, (positions, 2, 7)).astype(np.int32)
+    masks = np.array([0b0101, 0b1010, 0b0011, 0b1100, 0b1111, 0b1110000], np.int32)
+    own_ch = masks[rng.integers(0, len(masks), (positions, 16))]
+    sell_ch = masks[rng.integers(0, 4, (positions, 2, 16))]
+    n_own = rng.integers(0, 3, positions).astype(np.int32)
+    n_sell = rng.integers(0, 2, (positions, 2)).astype(np.int32)
+    prices = rng.choice(np.array([1, 2], np.int32), (positions, 2, 7))
+    out = np.zeros((MAX_OPTIONS, 2), np.int32)
+    _trade_loop(costs, owns, own_ch, n_own, sells, sell_ch, n_sell, prices, out, 1)
+    start = time.perf_counter()
+    _trade_loop(costs, owns, own_ch, n_own, sells, sell_ch, n_sell, prices, out, repeats)
+    return positions * repeats / (time.perf_counter() - start)
+
+
+def _reference_games_per_second(t, players: int, games: int) -> float:
+    from wsim.reference.engine import play
+
+    start = time.perf_counter()
+    for g in range(games):
+        play(0, g, players, t)
+    return games / (time.perf_counter() - start)
+
+
+def run_benchmarks(quick: bool, save: bool, echo) -> dict:
+    """Run every measurement, print a table with `echo`, and return (and save) the results."""
+    t = tables_mod.load()
+    games = {"random": 5_000 if quick else 50_000, "greedy": 2_000 if quick else 20_000}
+    results: dict = {
+        "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "command": "wsim bench" + (" --quick" if quick else ""),
+        "wsim_version": __version__, "rules_version": RULES_VERSION,
+        "machine": {"cpus": os.cpu_count(), "processor": platform.processor() or platform.machine(),
+                    "python": platform.python_version(), "numba": numba.__version__},
+        "games_per_second": [],
+    }
+    echo(f"kernel games/s ({games['random']:,} random / {games['greedy']:,} greedy games per cell):")
+    echo(f"  {'players':>7} {'policy':>7} {'1 thread':>10} {'2 threads':>10}")
+    cores = os.cpu_count() or 1
+    for players in range(3, 8):
+        for policy in ("random", "greedy"):
+            row = {"players": players, "policy": policy}
+            for threads in (1, 2):
+                if threads <= cores:
+                    row[f"threads_{threads}"] = round(_games_per_second(t, players, policy, threads,
+                                                                          games[policy]))
+            results["games_per_second"].append(row)
+            echo(f"  {players:>7} {policy:>7} {row.get('threads_1', 0):>10,} {row.get('threads_2', 0):>10,}")
+    set_threads(None)
+
+    echo("reference engine (plain Python, random policy):")
+    ref_games = 5 if quick else 40
+    results["reference_games_per_second"] = {}
+    for players in (3, 5, 7):
+        rate = _reference_games_per_second(t, players, ref_games)
+        results["reference_games_per_second"][str(players)] = round(rate, 1)
+        echo(f"  {players} players: {rate:,.1f} games/s")
+    five = next(r for r in results["games_per_second"] if r["players"] == 5 and r["policy"] == "random")
+    speedup = five["threads_1"] / results["reference_games_per_second"]["5"]
+    results["speedup_5p_random_1_thread"] = round(speedup)
+    echo(f"  kernel / reference, 5 players, 1 thread: {speedup:,.0f}x")
+
+    rate = _trade_calls_per_second()
+    results["trade_solver_calls_per_second"] = round(rate)
+    echo(f"trading solver: {rate:,.0f} calls/s (random positions, 1 thread)")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(tmp, "numba-cache")))
+        out = str(Path(tmp, "ds"))
+        cold, _ = _subprocess_seconds(_wsim("simulate", "--games", "1", "--out", out, "--overwrite"), env)
+        warm, _ = _subprocess_seconds(_wsim("simulate", "--games", "1", "--out", out, "--overwrite"), env)
+        results["cold_start_seconds"] = round(cold, 1)
+        results["warm_start_seconds"] = round(warm, 2)
+        echo(f"start-up of `wsim simulate --games 1`: cold (JIT compile) {cold:.1f} s, warm (cached) {warm:.2f} s")
+        big = 100_000 if quick else 1_000_000
+        seconds, peak = _subprocess_seconds(
+            _wsim("simulate", "--games", str(big), "--players", "5", "--out", out, "--overwrite"), env)
+        results["big_run"] = {"games": big, "players": 5, "seconds": round(seconds, 1),
+                              "peak_rss_mib": round(peak)}
+        echo(f"`wsim simulate --games {big:,} --players 5`: {seconds:.1f} s end to end, "
+             f"peak RSS {peak:,.0f} MiB")
+    if save:
+        folder = Path(__file__).resolve().parent.parent / "bench" / "results"
+        if folder.parent.is_dir():
+            folder.mkdir(exist_ok=True)
+            path = folder / f"bench-{results['when'][:19].replace(':', '')}{'-quick' if quick else ''}.json"
+            path.write_text(json.dumps(results, indent=1) + "\n")
+            echo(f"recorded in {path}")
+    return results
