@@ -6,14 +6,17 @@ the same deal for the same (seed, game). Draw order on the deal stream (one draw
      the first shuffled boards that are in the pool (promo only when asked) and not fixed.
   2. One side draw per seat, in seat order, even where the side is fixed (keeps the stream
      aligned whatever the settings).
-  3. Age I deck shuffled, Age II deck shuffled, then the 10 guilds shuffled (the first N+2 join
+  3. Age I deck shuffled, Age II deck shuffled, then the guilds shuffled (the first N+2 join
      Age III) and the Age III deck shuffled. Seat s is dealt deck[7s:7s+7].
+The number of draws never depends on the wonder settings, so fixing boards or adding the promo
+never changes the cards dealt.
 """
 
 import numpy as np
 from numba import njit
 
 from wsim.codes import HAND_SIZE, PURPLE
+from wsim.kernels.layout import B_PROMO, E_AGE, E_COPIES, E_KIND, kernel_tables
 from wsim.kernels.rng import STREAM_DEAL, draw_below, stream_key
 
 
@@ -30,21 +33,17 @@ def _shuffle(buf, n, key, counter):
 
 
 @njit(cache=True)
-def deal_game(card_age, card_copies, ent_kind, board_promo,
-              n, seed, game, board_spec, side_spec, promo_in_pool,
+def deal_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo_in_pool,
               boards, sides, hands, deck, pool):
     """Assign boards and sides and deal the three ages' hands of game `game`.
 
-    board_spec[s] is a board id or -1 (random); side_spec[s] is 0 (A), 1 (B) or -1 (random);
-    promo boards join the random pool only when promo_in_pool. Writes boards[n], sides[n] and
-    hands[3, n, 7] (card ids); deck (>= 7n + 10 entries) and pool (>= number of boards) are
-    scratch buffers.
+    board_spec[s] is a board id or -1 (random); side_spec[s] is 0 (A), 1 (B) or -1 (random).
+    Writes boards[n], sides[n] and hands[3, n, 7] (card ids); deck (>= 7n + 10 entries) and
+    pool (>= number of boards) are scratch buffers.
     """
     key = stream_key(seed, game, STREAM_DEAL)
     counter = 0
-    # Shuffle every board, then skip the excluded ones: the number of draws never depends on
-    # the wonder settings, so fixing boards or adding the promo never changes the cards dealt.
-    n_boards = board_promo.shape[0]
+    n_boards = board.shape[0]
     for b in range(n_boards):
         pool[b] = b
     counter = _shuffle(pool, n_boards, key, counter)
@@ -60,28 +59,26 @@ def deal_game(card_age, card_copies, ent_kind, board_promo,
             for t in range(n):
                 if board_spec[t] == b:
                     taken = True
-            if not taken and (board_promo[b] == 0 or promo_in_pool):
+            if not taken and (board[b, B_PROMO] == 0 or promo_in_pool):
                 boards[s] = b
                 break
     for s in range(n):
         side = draw_below(key, counter, 2)
         counter += 1
         sides[s] = side if side_spec[s] < 0 else side_spec[s]
-
-    n_cards = card_age.shape[0]
     for age in range(1, 4):
         size = 0
         if age == 3:
             n_guilds = 0
             for c in range(n_cards):
-                if ent_kind[c] == PURPLE:
+                if ent[c, E_KIND] == PURPLE:
                     deck[n_guilds] = c
                     n_guilds += 1
             counter = _shuffle(deck, n_guilds, key, counter)
             size = n + 2
         for c in range(n_cards):
-            if card_age[c] == age and ent_kind[c] != PURPLE:
-                for _ in range(card_copies[c, n]):
+            if ent[c, E_AGE] == age and ent[c, E_KIND] != PURPLE:
+                for _ in range(ent[c, E_COPIES + n]):
                     deck[size] = c
                     size += 1
         counter = _shuffle(deck, size, key, counter)
@@ -93,6 +90,7 @@ def deal_game(card_age, card_copies, ent_kind, board_promo,
 
 def deal(tables, n, seed, game, board_spec=None, side_spec=None, promo_in_pool=False):
     """Python entry point: (boards, sides, hands[3, n, 7]) of one game, as numpy arrays."""
+    ent, board, n_cards = kernel_tables(tables)
     if board_spec is None:
         board_spec = np.full(n, -1, dtype=np.int8)
     if side_spec is None:
@@ -101,9 +99,7 @@ def deal(tables, n, seed, game, board_spec=None, side_spec=None, promo_in_pool=F
     sides = np.zeros(n, dtype=np.int8)
     hands = np.zeros((3, n, HAND_SIZE), dtype=np.int16)
     deck = np.zeros(HAND_SIZE * n + 16, dtype=np.int16)
-    pool = np.zeros(tables.n_boards, dtype=np.int8)
-    deal_game(tables.card_age, tables.card_copies, tables.ent_kind, tables.board_promo,
-              n, seed, game, np.asarray(board_spec, dtype=np.int8),
-              np.asarray(side_spec, dtype=np.int8), promo_in_pool,
-              boards, sides, hands, deck, pool)
+    pool = np.zeros(board.shape[0], dtype=np.int8)
+    deal_game(ent, board, n_cards, n, np.uint64(seed), game, np.asarray(board_spec, dtype=np.int8),
+              np.asarray(side_spec, dtype=np.int8), promo_in_pool, boards, sides, hands, deck, pool)
     return boards, sides, hands

@@ -1,77 +1,91 @@
-"""The kernels' data layout, in one place: the tables tuple, the game state, results and logs.
+"""The kernels' data layout, in one place: kernel tables, game state, results and logs.
 
-Tables (`tables_tuple(tables)`): the compiled wsim.tables arrays, in the order of KERNEL_TABLES;
-kernels read them as T[T_NAME] (a constant index into a tuple is resolved at compile time).
+Kernels take a handful of plain 2-D integer arrays, passed as separate arguments. (A tuple of
+arrays would be simpler to pass around, but numba pays about 8 ns per member at every call that
+receives one, which on the hot path cost more than the rules themselves.)
 
-Game state: a tuple of small arrays (indices S_*), allocated once per block of games and reset
-before each game, so the hot loop allocates nothing.
-  S_SEAT    int32[7, F_COUNT]  per-seat scalars, fields F_*:
-              F_COINS, F_BOARD, F_SIDE, F_STAGES (built), F_COPY3 (-1 or COPY_LEFT/RIGHT),
-              F_FREE_AGE (age of Olympia A's last free build), F_MIL (sum of military tokens),
-              F_DEFEATS (number of -1 tokens), F_SHIELDS, F_DISC (DISC_* bits), F_POWERS
-              (bit p set when power p is active), F_NCARDS, F_NCHOICE, F_NSELL_CHOICE, F_HAND_N,
-              F_COPY_GUILD (active copy-guild entities)
-  S_CARDS   int16[7, MAX_CITY]   card ids in build order
-  S_STAGE_E int16[7, 4]          effective entity of each built stage (-1: copies nothing)
-  S_OWNED   uint64[7, 2]         bit k of word k>>6 set when the city has a building of name id k
-  S_COLORS  int32[7, 8]          cards per colour
-  S_SCI     int32[7, 4]          compass, gear, tablet, wildcard counts
-  S_PROD    int32[7, 7]          own fixed production (board + all active entities)
-  S_CHOICE  int32[7, MAX_CHOICE] own choice units (resource bitmasks)
-  S_SELL    int32[7, 7]          fixed units neighbours may buy (board, brown, grey)
-  S_SELL_CH int32[7, MAX_CHOICE] choice units neighbours may buy
-  S_HAND    int16[7, 7]          current hands (first F_HAND_N entries)
-  S_PILE    int32[n_cards]       discard pile: copies of each card id
-  S_RNG     uint64[7]            each seat's policy stream key
-  S_CTR     int64[7]             each seat's draws so far
-  S_DEALT   int16[3, 7, 7]       the three ages' dealt hands
-  S_CHOSEN  int32[7, C_COUNT]    this round's choices, fields C_*: C_ON (1 = plays), C_SLOT,
-                                 C_CARD, C_ACTION, C_LEFT, C_RIGHT, C_COPY3, C_COIN_COST
-  S_MOVES   int32[MAX_MOVES, M_COUNT]  legal moves of one seat, fields M_*: slot, action,
-                                 default purchase left and right, coin cost, needs a stage-3 neighbour
-  S_OPTS    int32[16, 2]         trade solver output
-  S_WORK    int32[W_COUNT, 7]    prices per resource from the left (W_LP) and right (W_RP)
-  S_DEAL    int16[64]            deal scratch (deck), and S_POOL int8[16] (boards)
-  S_BS      int8[2, 7]           boards (row 0) and sides (row 1) from the deal
-  S_HAND2   int16[7, 7]          scratch for passing hands
-  S_BUILT   int32[16, 2]         (seat, stage index) of the stages built this turn
+Kernel tables (`kernel_tables(tables)`, built from wsim.tables; read-only):
+  ent   int32[E, E_COUNT]  one row per entity (cards 0..C-1, then wonder stages), columns E_*:
+        E_KIND colour or 7 (stage); E_COIN_COST; E_COST+r resource cost; E_PROD+r fixed units;
+        E_CHOICE one chosen unit (resource bitmask); E_TRADEABLE; E_POINTS; E_SHIELDS; E_COINS;
+        E_SCIENCE (-1, 0..2, 3 = wildcard); E_DISCOUNT (DISC_* bits); E_CPER+0..2 coins when
+        built (amount, count, scope); E_PPER+0..2 points at the end (same); E_POWER (POW_*);
+        E_COPY_STAGE, E_COPY_OF (copy_neighbor_stage); E_HAS_COST (any coin or resource cost);
+        E_NAME building name id (-1 for stages); E_AGE; E_CHAIN+0..1 name ids whose ownership
+        makes the card free (-1 none); E_COPIES+N copies in an N-player deck
+  board int32[B, B_COUNT]  B_RESOURCE (-1 none), B_COINS, B_PROMO, B_STAGES+side,
+        B_STAGE_ENT + 4*side + k entity of stage k (-1 past the last)
 
-Results (`RES_*` fields of res[game, seat, :], int16): board, side, the seven point categories
-(codes.CATEGORIES order), total, coins, shields, stages, rank, number of cards; res_cards[game,
-seat, :MAX_CITY] the card ids in build order. Logs: log[game, MAX_EVENTS, 9] int16 events
-(wsim.movelog columns), n_log[game] how many.
+Game state (allocated once per block of games by `new_state`, reset per game):
+  seat  int32[7, F_COUNT]  one row per seat. Scalars F_COINS, F_BOARD, F_SIDE, F_STAGES (built),
+        F_COPY3 (-1 or COPY_LEFT/RIGHT), F_FREE_AGE (Olympia A's last free build), F_MIL (sum of
+        tokens), F_DEFEATS, F_SHIELDS, F_DISC, F_POWERS (bit p: power p active), F_NCARDS,
+        F_NCHOICE, F_NSELL_CHOICE, F_HAND_N, F_COPY_GUILD, F_CTR (policy draws so far).
+        Ranges F_PROD (own fixed production), F_SELL (fixed units neighbours may buy), F_LP /
+        F_RP (price per resource from the left / right), F_CHOICE / F_SELL_CH (choice units, as
+        masks), F_COLORS (cards per colour), F_SCI (compass, gear, tablet, wildcards), F_STAGE_E
+        (effective entity of each built stage, -1: a copy of nothing), F_CARDS (card ids in build
+        order), F_HAND / F_HAND2 (hand, and scratch for passing), F_OWNED (1 per owned name id),
+        F_CHOSEN (this round's choice, fields C_*)
+  keys  uint64[7]          each seat's policy stream key
+  pile  int32[C]           discard pile: copies of each card id
+  moves int32[MAX_MOVES, M_COUNT]  legal moves of one seat: slot, action, default purchase
+        (left, right), coin cost, whether the move names a stage-3 neighbour
+  opts  int32[16, 2]       trading solver output
+  built int32[16, 2]       (seat, stage index) of the stages built this turn
+  dealt int16[3, 7, 7]     the three ages' dealt hands; deck int16[64], pool int8[16] and
+        bs int8[2, 7] (boards, sides) are the deal's scratch
+
+Results: res[game, seat, RES_COUNT] int16 (fields RES_*): board, side, the seven categories
+(codes.CATEGORIES order), total, coins, shields, stages, rank, number of cards; cards[game,
+seat, MAX_CITY] int16 card ids in build order. Logs: log[game, MAX_EVENTS, 9] int16 events
+(wsim.movelog columns) and n_log[game] their number; a log with zero rows turns logging off.
 """
 
 import numpy as np
 
-KERNEL_TABLES = (
-    "card_name_id", "card_age", "card_copies", "card_chain",
-    "ent_kind", "ent_coin_cost", "ent_cost", "ent_prod", "ent_choice", "ent_tradeable",
-    "ent_points", "ent_shields", "ent_coins", "ent_science", "ent_discount", "ent_coins_per",
-    "ent_points_per", "ent_power", "ent_copy", "board_resource", "board_coins", "board_promo",
-    "board_stages", "board_stage_ent",
-)
-(T_CARD_NAME_ID, T_CARD_AGE, T_CARD_COPIES, T_CARD_CHAIN, T_ENT_KIND, T_ENT_COIN_COST, T_ENT_COST,
- T_ENT_PROD, T_ENT_CHOICE, T_ENT_TRADEABLE, T_ENT_POINTS, T_ENT_SHIELDS, T_ENT_COINS, T_ENT_SCIENCE,
- T_ENT_DISCOUNT, T_ENT_COINS_PER, T_ENT_POINTS_PER, T_ENT_POWER, T_ENT_COPY, T_BOARD_RESOURCE,
- T_BOARD_COINS, T_BOARD_PROMO, T_BOARD_STAGES, T_BOARD_STAGE_ENT) = range(len(KERNEL_TABLES))
-
 MAX_SEATS = 7
 MAX_CITY = 32
 MAX_CHOICE = 16
+MAX_NAMES = 128
 MAX_MOVES = 32
 MAX_EVENTS = 192
+MAX_CHAIN = 2
+
+(E_KIND, E_COIN_COST) = range(2)
+E_COST = 2
+E_PROD = E_COST + 7
+(E_CHOICE, E_TRADEABLE, E_POINTS, E_SHIELDS, E_COINS, E_SCIENCE, E_DISCOUNT) = range(E_PROD + 7, E_PROD + 14)
+E_CPER = E_PROD + 14
+E_PPER = E_CPER + 3
+(E_POWER, E_COPY_STAGE, E_COPY_OF, E_HAS_COST, E_NAME, E_AGE) = range(E_PPER + 3, E_PPER + 9)
+E_CHAIN = E_PPER + 9
+E_COPIES = E_CHAIN + MAX_CHAIN
+E_COUNT = E_COPIES + 8
+
+B_RESOURCE, B_COINS, B_PROMO = range(3)
+B_STAGES = 3
+B_STAGE_ENT = 5
+B_COUNT = B_STAGE_ENT + 8
 
 (F_COINS, F_BOARD, F_SIDE, F_STAGES, F_COPY3, F_FREE_AGE, F_MIL, F_DEFEATS, F_SHIELDS, F_DISC,
- F_POWERS, F_NCARDS, F_NCHOICE, F_NSELL_CHOICE, F_HAND_N, F_COPY_GUILD, F_COUNT) = range(17)
-
-(S_SEAT, S_CARDS, S_STAGE_E, S_OWNED, S_COLORS, S_SCI, S_PROD, S_CHOICE, S_SELL, S_SELL_CH, S_HAND,
- S_PILE, S_RNG, S_CTR, S_DEALT, S_CHOSEN, S_MOVES, S_OPTS, S_WORK, S_DEAL, S_POOL, S_BS, S_HAND2,
- S_BUILT) = range(24)
-
+ F_POWERS, F_NCARDS, F_NCHOICE, F_NSELL_CHOICE, F_HAND_N, F_COPY_GUILD, F_CTR) = range(17)
+F_PROD = 17
+F_SELL = F_PROD + 7
+F_LP = F_SELL + 7
+F_RP = F_LP + 7
+F_CHOICE = F_RP + 7
+F_SELL_CH = F_CHOICE + MAX_CHOICE
+F_COLORS = F_SELL_CH + MAX_CHOICE
+F_SCI = F_COLORS + 8
+F_STAGE_E = F_SCI + 4
+F_CARDS = F_STAGE_E + 4
+F_HAND = F_CARDS + MAX_CITY
+F_HAND2 = F_HAND + 7
+F_OWNED = F_HAND2 + 7
+F_CHOSEN = F_OWNED + MAX_NAMES
 (C_ON, C_SLOT, C_CARD, C_ACTION, C_LEFT, C_RIGHT, C_COPY3, C_COIN_COST, C_COUNT) = range(9)
-
-W_LP, W_RP, W_COUNT = range(3)
+F_COUNT = F_CHOSEN + C_COUNT
 
 M_SLOT, M_ACTION, M_LEFT, M_RIGHT, M_COIN_COST, M_COPY3, M_COUNT = range(7)
 
@@ -80,7 +94,55 @@ M_SLOT, M_ACTION, M_LEFT, M_RIGHT, M_COIN_COST, M_COPY3, M_COUNT = range(7)
  RES_COUNT) = range(16)
 
 
-def tables_tuple(tables) -> tuple:
-    """The tables as the kernels take them (order: KERNEL_TABLES)."""
-    return tuple(getattr(tables, name) for name in KERNEL_TABLES)
+_PACKED: dict = {}
+
+
+def kernel_tables(tables) -> tuple:
+    """(ent, board, n_cards): the compiled tables in the kernels' packed layout (memoised)."""
+    if tables.data_sha256 not in _PACKED:
+        _PACKED[tables.data_sha256] = _pack(tables)
+    return _PACKED[tables.data_sha256]
+
+
+def _pack(t) -> tuple:
+    n_ent = t.ent_kind.shape[0]
+    ent = np.zeros((n_ent, E_COUNT), dtype=np.int32)
+    ent[:, E_KIND] = t.ent_kind
+    ent[:, E_COIN_COST] = t.ent_coin_cost
+    ent[:, E_COST:E_COST + 7] = t.ent_cost
+    ent[:, E_PROD:E_PROD + 7] = t.ent_prod
+    ent[:, E_CHOICE] = t.ent_choice
+    ent[:, E_TRADEABLE] = t.ent_tradeable
+    ent[:, E_POINTS] = t.ent_points
+    ent[:, E_SHIELDS] = t.ent_shields
+    ent[:, E_COINS] = t.ent_coins
+    ent[:, E_SCIENCE] = t.ent_science
+    ent[:, E_DISCOUNT] = t.ent_discount
+    ent[:, E_CPER:E_CPER + 3] = t.ent_coins_per
+    ent[:, E_PPER:E_PPER + 3] = t.ent_points_per
+    ent[:, E_POWER] = t.ent_power
+    ent[:, E_COPY_STAGE:E_COPY_OF + 1] = t.ent_copy
+    ent[:, E_HAS_COST] = (t.ent_coin_cost != 0) | t.ent_cost.any(axis=1)
+    ent[:, E_NAME] = -1
+    ent[:, E_CHAIN:E_CHAIN + MAX_CHAIN] = -1
+    n_cards = t.n_cards
+    ent[:n_cards, E_NAME] = t.card_name_id
+    ent[:n_cards, E_AGE] = t.card_age
+    ent[:n_cards, E_COPIES:E_COPIES + 8] = t.card_copies
+    for c in range(n_cards):
+        sources = [k for k in range(len(t.names)) if int(t.card_chain[c, k >> 6]) >> (k & 63) & 1]
+        ent[c, E_CHAIN:E_CHAIN + len(sources)] = sources  # tables.py allows at most MAX_CHAIN
+    board = np.zeros((t.n_boards, B_COUNT), dtype=np.int32)
+    board[:, B_RESOURCE] = t.board_resource
+    board[:, B_COINS] = t.board_coins
+    board[:, B_PROMO] = t.board_promo
+    board[:, B_STAGES:B_STAGES + 2] = t.board_stages
+    board[:, B_STAGE_ENT:B_STAGE_ENT + 8] = t.board_stage_ent.reshape(t.n_boards, 8)
+    # a city holds at most one card per name, so this bounds its choice units (F_CHOICE's room)
+    choice_names = len({int(t.card_name_id[c]) for c in range(n_cards) if t.ent_choice[c]})
+    if choice_names + 2 * 4 > MAX_CHOICE:  # + its own stages and Manneken Pis-copied ones
+        raise ValueError(f"the kernels hold {MAX_CHOICE} choice units per city; the data allows more")
+    ent.setflags(write=False)
+    board.setflags(write=False)
+    return ent, board, n_cards
 

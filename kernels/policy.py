@@ -20,8 +20,7 @@ from numba import njit
 
 from wsim.codes import N_RES, SCI_ANY
 from wsim.kernels.city import coins_when_built, count
-from wsim.kernels.layout import (S_CTR, S_RNG, S_SCI, T_ENT_CHOICE, T_ENT_POINTS, T_ENT_POINTS_PER,
-                                 T_ENT_PROD, T_ENT_SCIENCE, T_ENT_SHIELDS)
+from wsim.kernels.layout import (E_CHOICE, E_POINTS, E_PPER, E_PROD, E_SCIENCE, E_SHIELDS, F_CTR, F_SCI)
 from wsim.kernels.rng import draw_below
 from wsim.kernels.score import science_points
 
@@ -42,25 +41,23 @@ def default_params(policy_id: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def draw(st, s, m):
-    """The seat's next random number in 0..m-1 (one draw of its policy stream)."""
-    v = draw_below(st[S_RNG][s], st[S_CTR][s], m)
-    st[S_CTR][s] += 1
+def draw(seat, keys, s, m):
+    """Seat s's next random number in 0..m-1 (one draw of its policy stream)."""
+    v = draw_below(keys[s], seat[s, F_CTR], m)
+    seat[s, F_CTR] += 1
     return v
 
 
 @njit(cache=True)
-def entity_value(T, st, n, s, e, paid, params):
+def entity_value(ent, seat, n, s, e, paid, params):
     """Greedy value of entity e entering seat s's city now, having paid `paid` coins."""
-    per = T[T_ENT_POINTS_PER]
-    points = np.int64(T[T_ENT_POINTS][e]) + count(st, n, s, per[e, 0], per[e, 1], per[e, 2], 0)
-    sym = T[T_ENT_SCIENCE][e]
+    points = ent[e, E_POINTS] + count(seat, n, s, ent[e, E_PPER], ent[e, E_PPER + 1], ent[e, E_PPER + 2], 0)
+    sym = ent[e, E_SCIENCE]
     if sym >= 0:
-        sci = st[S_SCI]
-        c0 = sci[s, 0]
-        c1 = sci[s, 1]
-        c2 = sci[s, 2]
-        w = sci[s, 3]
+        c0 = seat[s, F_SCI]
+        c1 = seat[s, F_SCI + 1]
+        c2 = seat[s, F_SCI + 2]
+        w = seat[s, F_SCI + 3]
         before = science_points(c0, c1, c2, w)
         if sym == SCI_ANY:
             w += 1
@@ -73,9 +70,9 @@ def entity_value(T, st, n, s, e, paid, params):
         points += science_points(c0, c1, c2, w) - before
     units = 0
     for r in range(N_RES):
-        units += T[T_ENT_PROD][e, r]
-    if T[T_ENT_CHOICE][e] != 0:
+        units += ent[e, E_PROD + r]
+    if ent[e, E_CHOICE] != 0:
         units += 1
-    coins = coins_when_built(T, st, n, s, e) - paid
-    return (params[P_POINT] * points + params[P_SHIELD] * np.int64(T[T_ENT_SHIELDS][e])
+    coins = coins_when_built(ent, seat, n, s, e) - paid
+    return (params[P_POINT] * points + params[P_SHIELD] * ent[e, E_SHIELDS]
             + params[P_UNIT] * units + params[P_COIN] * coins)

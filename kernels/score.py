@@ -1,20 +1,19 @@
 """Final scoring on the kernel state (RULES.md section 7): the twin of wsim.reference.scoring.
 
-End-of-game choices are made for the best total, in the reference's order (no guild copy, or
-the neighbours' guilds by ascending card id, keeping the first best). In a dealt game a city has
-at most one guild copy (Olympia B3, or a Manneken Pis copy of it: boards are distinct), which
-this kernel relies on; the reference engine handles any number for scenario files.
+End-of-game choices are made for the best total, in the reference's order (the neighbours'
+guilds by ascending card id, keeping the first best). In a dealt game a city has at most one
+guild copy (Olympia B3, or a Manneken Pis copy of it: boards are distinct), which this kernel
+relies on; the reference engine handles any number for scenario files.
 """
 
-import numpy as np
 from numba import njit
 
 from wsim.codes import BLUE, PURPLE, SCI_ANY, YELLOW
 from wsim.kernels.city import count, left_of, owns_name, right_of
-from wsim.kernels.layout import (F_COINS, F_COPY_GUILD, F_MIL, F_NCARDS, F_STAGES, RES_CIVILIAN, RES_COINS,
+from wsim.kernels.layout import (E_KIND, E_POINTS, E_PPER, E_SCIENCE, F_CARDS, F_COINS, F_COPY_GUILD, F_MIL,
+                                 F_NCARDS, F_SCI, F_STAGE_E, F_STAGES, RES_CIVILIAN, RES_COINS,
                                  RES_COMMERCIAL, RES_GUILD, RES_MILITARY, RES_RANK, RES_SCIENCE, RES_TOTAL,
-                                 RES_TREASURY, RES_WONDER, S_CARDS, S_SCI, S_SEAT, S_STAGE_E, T_ENT_KIND,
-                                 T_ENT_POINTS, T_ENT_POINTS_PER, T_ENT_SCIENCE)
+                                 RES_TREASURY, RES_WONDER)
 
 
 @njit(cache=True)
@@ -26,56 +25,53 @@ def science_points(c0, c1, c2, wild):
             x = c0 + a
             y = c1 + b
             z = c2 + wild - a - b
-            m = min(x, min(y, z))
-            v = x * x + y * y + z * z + 7 * m
+            v = x * x + y * y + z * z + 7 * min(x, min(y, z))
             if v > best:
                 best = v
     return best
 
 
 @njit(cache=True)
-def _score_with(T, st, n, s, guild, row):
+def _points_of(ent, seat, n, s, c, extra):
+    return ent[c, E_POINTS] + count(seat, n, s, ent[c, E_PPER], ent[c, E_PPER + 1], ent[c, E_PPER + 2], extra)
+
+
+@njit(cache=True)
+def _score_with(ent, seat, n, s, guild, row):
     """Categories of seat s into row[RES_MILITARY..RES_TOTAL], with guild copy `guild` (-1 none)."""
-    seat = st[S_SEAT]
-    kind = T[T_ENT_KIND]
-    points = T[T_ENT_POINTS]
-    per = T[T_ENT_POINTS_PER]
     extra = 1 if guild >= 0 else 0
     wonder = 0
     for k in range(seat[s, F_STAGES]):
-        e = st[S_STAGE_E][s, k]
+        e = seat[s, F_STAGE_E + k]
         if e >= 0:
-            wonder += points[e]
+            wonder += ent[e, E_POINTS]
     civ = 0
     com = 0
     gui = 0
-    cards = st[S_CARDS]
     for i in range(seat[s, F_NCARDS]):
-        c = cards[s, i]
-        pts = np.int64(points[c]) + count(st, n, s, per[c, 0], per[c, 1], per[c, 2], extra)
-        if kind[c] == BLUE:
-            civ += pts
-        elif kind[c] == YELLOW:
-            com += pts
-        elif kind[c] == PURPLE:
-            gui += pts
-    sci = st[S_SCI]
-    c0 = sci[s, 0]
-    c1 = sci[s, 1]
-    c2 = sci[s, 2]
-    wild = sci[s, 3]
+        c = seat[s, F_CARDS + i]
+        kind = ent[c, E_KIND]
+        if kind == BLUE:
+            civ += _points_of(ent, seat, n, s, c, extra)
+        elif kind == YELLOW:
+            com += _points_of(ent, seat, n, s, c, extra)
+        elif kind == PURPLE:
+            gui += _points_of(ent, seat, n, s, c, extra)
+    c0 = seat[s, F_SCI]
+    c1 = seat[s, F_SCI + 1]
+    c2 = seat[s, F_SCI + 2]
+    wild = seat[s, F_SCI + 3]
     if guild >= 0:
-        gui += np.int64(points[guild]) + count(st, n, s, per[guild, 0], per[guild, 1], per[guild, 2], extra)
-        sym = T[T_ENT_SCIENCE][guild]
+        gui += _points_of(ent, seat, n, s, guild, extra)
+        sym = ent[guild, E_SCIENCE]
         if sym == SCI_ANY:
             wild += 1
-        elif sym >= 0:
-            if sym == 0:
-                c0 += 1
-            elif sym == 1:
-                c1 += 1
-            else:
-                c2 += 1
+        elif sym == 0:
+            c0 += 1
+        elif sym == 1:
+            c1 += 1
+        elif sym == 2:
+            c2 += 1
     row[RES_MILITARY] = seat[s, F_MIL]
     row[RES_TREASURY] = seat[s, F_COINS] // 3
     row[RES_WONDER] = wonder
@@ -90,22 +86,21 @@ def _score_with(T, st, n, s, guild, row):
 
 
 @njit(cache=True)
-def score_seat(T, st, n, s, row, spare):
+def score_seat(ent, seat, n, s, row, spare):
     """Seat s's best final score into row; spare is a scratch row of the same length."""
-    _score_with(T, st, n, s, -1, row)
-    if st[S_SEAT][s, F_COPY_GUILD] == 0:
+    _score_with(ent, seat, n, s, -1, row)
+    if seat[s, F_COPY_GUILD] == 0:
         return
-    kind = T[T_ENT_KIND]
     lft = left_of(n, s)
     rgt = right_of(n, s)
     first = True
-    for c in range(kind.shape[0]):
-        if kind[c] != PURPLE:
+    for c in range(ent.shape[0]):
+        if ent[c, E_KIND] != PURPLE:
             continue
         # guild names are unique, so owning the name means having this very card
-        if not (owns_name(T, st, lft, c) or owns_name(T, st, rgt, c)):
+        if not (owns_name(ent, seat, lft, c) or owns_name(ent, seat, rgt, c)):
             continue
-        _score_with(T, st, n, s, c, spare)
+        _score_with(ent, seat, n, s, c, spare)
         if first or spare[RES_TOTAL] > row[RES_TOTAL]:
             for f in range(RES_MILITARY, RES_TOTAL + 1):
                 row[f] = spare[f]

@@ -17,7 +17,7 @@ from wsim.codes import CATEGORIES
 from wsim.kernels.deal import deal
 from wsim.kernels.game import run_batch
 from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_COINS, RES_COUNT, RES_GUILD, RES_MILITARY, RES_RANK,
-                                 RES_TOTAL, tables_tuple)
+                                 RES_TOTAL, kernel_tables)
 from wsim.kernels.policy import P_COUNT, POLICY_NAMES, default_params
 from wsim.movelog import EVENT_COLUMNS
 from wsim.tables import Tables
@@ -115,7 +115,7 @@ class Runner:
     def __init__(self, tables: Tables, settings: Settings):
         self.tables = tables
         self.settings = settings
-        self.T = tables_tuple(tables)
+        self.ent, self.board, self.n_cards = kernel_tables(tables)
         boards, sides = settings.board_spec(tables)
         self.board_spec = np.array(boards, dtype=np.int8)
         self.side_spec = np.array(sides, dtype=np.int8)
@@ -131,7 +131,8 @@ class Runner:
         log_rows = games if log else 0
         events = np.zeros((log_rows, MAX_EVENTS, len(EVENT_COLUMNS)), dtype=np.int16)
         n_log = np.zeros(log_rows, dtype=np.int32)
-        run_batch(self.T, n, np.uint64(self.settings.seed), first_game, self.board_spec, self.side_spec,
+        run_batch(self.ent, self.board, self.n_cards, n, np.uint64(self.settings.seed), first_game,
+                  self.board_spec, self.side_spec,
                   self.settings.promo_in_pool(), self.policies, self.params, res, cards, events, n_log)
         return Chunk(first_game, res, cards, events, n_log)
 

@@ -59,6 +59,7 @@ import yaml
 from wsim import codes
 
 DEFAULT_DATA = "cards.yaml"
+MAX_CHAIN_SOURCES = 2  # the kernels keep two chain sources per card (Forum has two)
 
 
 class DataError(ValueError):
@@ -384,6 +385,8 @@ class _Compiler:
             chains = entry.get("chain_from", [])
             if not isinstance(chains, list) or not all(isinstance(c, str) for c in chains):
                 self.fail(where, "chain_from", "expected a list of card names")
+            if len(chains) > MAX_CHAIN_SOURCES:
+                self.fail(where, "chain_from", f"at most {MAX_CHAIN_SOURCES} names")
             key = normalize_name(name)
             if key in lookup:
                 nid = name_ids[lookup[key]]
