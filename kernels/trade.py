@@ -1,0 +1,383 @@
+"""Exact trading solver (RULES.md sections 3-4), numba kernel: trade_options.
+
+Same answers as wsim.reference.trade.purchase_options, for the hot path: integers only, no
+allocation, the caller owns the output buffer.
+
+Why the vectors are packed into int64 scalars: numba reference-counts an array argument (an
+atomic increment and decrement per call) unless its pruning pass can pair the two up, which it
+cannot once the array is handed to a function LLVM does not inline, or is used on some paths
+only. With a dozen arrays that costs more than a typical search, so trade_options alone reads
+the arrays, all of them on every path, and the helpers take and return scalars.
+
+Packed layouts (all int64; numba marks signed arithmetic as non-overflowing, so nothing here
+ever reaches bit 63):
+- count vector: resource r in bits 8r..8r+7, counts 0..127. Bit 7 of each field stays clear and
+  serves as a guard, so field-wise subtraction against a guarded operand never borrows across
+  fields (see _sat_sub).
+- unit list: up to 7 choice units per word, unit i of a word in bits 8i..8i+7 (its 7-bit mask,
+  reduced to the resources that matter; 0 = empty slot); two words per source.
+- front: for each left payment L in 0..15, the least right payment seen with exactly L, as a
+  7-bit slot (127 = none yet): L 0..7 in one word, 8..15 in another.
+
+Bounds: two Pareto-minimal options never pay the left neighbour the same amount (one would
+dominate the other), so there are at most (largest left payment + 1) options. The front holds
+left payments 0..15, so out's MAX_OPTIONS = 16 rows always suffice, and right payments 0..126.
+In the game only missing units are bought, at most 7 (the largest cost), at 1 or 2 coins each:
+left payments lie in 0..14, hence at most 15 options. Inputs beyond these limits, or with more
+than MAX_CHOICE_SLOTS choice units of one source that matter (the game has at most 10), make
+trade_options return -1 rather than a wrong answer.
+"""
+
+import numpy as np
+from numba import njit
+
+from wsim.codes import N_RES
+
+MAX_OPTIONS = 16
+MAX_CHOICE_SLOTS = 14  # two words of 7 units per source
+
+_GUARD = 0x80808080808080  # bit 7 of each of the 7 fields
+_LOW7 = 0x7F7F7F7F7F7F7F  # 127 in each field
+_ONES = 0x01010101010101  # 1 in each field
+_FIELD = 0x7F
+_NO_RIGHT = 127  # front slot value: no option with this left payment yet
+_EMPTY_FRONT = 0x7F7F7F7F7F7F7F7F  # 8 slots of _NO_RIGHT
+_MAX_LEFT = MAX_OPTIONS - 1
+_MAX_RIGHT = 126
+_OVERFLOW = 0x80  # flag in the low front word (bit 7 of a slot is otherwise always clear)
+
+
+@njit(cache=True)
+def _pack(vec):
+    """The packed form of a length-7 count vector (counts 0..127)."""
+    v = 0
+    for r in range(N_RES):
+        v |= np.int64(vec[r]) << (8 * r)
+    return v
+
+
+@njit(cache=True)
+def _sat_sub(a, b):
+    """Field-wise max(0, a - b) of packed vectors."""
+    # Each field of (a | guard) is 128 + a_r > b_r, so no borrow leaves a field; the guard bit
+    # survives exactly where a_r >= b_r, and there the low 7 bits hold a_r - b_r.
+    d = (a | _GUARD) - b
+    keep = d & _GUARD
+    return d & (keep - (keep >> 7))
+
+
+@njit(cache=True)
+def _support(v):
+    """7-bit mask of the non-zero fields of a packed vector."""
+    x = ((v + _LOW7) & _GUARD) >> 7  # bit 8r set iff field r > 0 (127 + field never carries)
+    # Gather bits 0, 8, ..., 48 into bits 0..6 by halving the spacing three times.
+    x = (x | (x >> 7)) & 0x0003000300030003
+    x = (x | (x >> 14)) & 0x0000000F0000000F
+    return (x | (x >> 28)) & 0x7F
+
+
+@njit(cache=True)
+def _spread(mask):
+    """The packed vector with a 1 in field r for each bit r of a 7-bit mask (_support undone)."""
+    x = (mask | (mask << 28)) & 0x0000000F0000000F
+    x = (x | (x << 14)) & 0x0003000300030003
+    return (x | (x << 7)) & _ONES
+
+
+@njit(cache=True)
+def _field_sum(v):
+    """Sum of the fields of a packed vector."""
+    v = (v & 0x00FF00FF00FF00FF) + ((v >> 8) & 0x00FF00FF00FF00FF)
+    v = (v & 0x0000FFFF0000FFFF) + ((v >> 16) & 0x0000FFFF0000FFFF)
+    return (v & 0xFFFFFFFF) + (v >> 32)
+
+
+@njit(cache=True)
+def _count_slots(w):
+    """Number of non-empty slots of a unit-list word."""
+    x = ((w + _LOW7) & _GUARD) >> 7  # 1 in each non-empty slot
+    x += x >> 8
+    x += x >> 16
+    x += x >> 32
+    return x & 0xFF
+
+
+@njit(cache=True)
+def _dot(v, price):
+    """Coins for the packed units v at the packed per-resource prices."""
+    total = 0
+    for r in range(N_RES):
+        total += ((v >> (8 * r)) & _FIELD) * ((price >> (8 * r)) & _FIELD)
+    return total
+
+
+@njit(cache=True)
+def _push(w0, w1, n, mask):
+    """Appends a unit to a two-word unit list of n units; returns (w0, w1, n + 1).
+
+    Past MAX_CHOICE_SLOTS units only the count grows; trade_options then gives up.
+    """
+    if n < 7:
+        w0 |= mask << (8 * n)
+    elif n < MAX_CHOICE_SLOTS:
+        w1 |= mask << (8 * (n - 7))
+    return w0, w1, n + 1
+
+
+@njit(cache=True)
+def _units_cover(deficit, w0, w1):
+    """True if the units of a unit list can give the packed deficit, one unit each.
+
+    Hall's condition for the bipartite matching of needed units to choice units: every set S of
+    resources needs at most as many units as there are units whose mask meets S. Only subsets
+    of the deficit's support can fail, and the support itself (the total count, which fails
+    most often) is tried first.
+    """
+    support = _support(deficit)
+    subset = support
+    while subset:
+        demand = _field_sum(deficit & (_spread(subset) * _FIELD))
+        meets = subset * _ONES
+        if demand > _count_slots(w0 & meets) + _count_slots(w1 & meets):
+            return False
+        subset = (subset - 1) & support
+    return True
+
+
+@njit(cache=True)
+def _deficiency(need, w0, w1):
+    """How many units of the packed need the units of a unit list must leave short, at least.
+
+    The deficiency form of Hall's theorem: the largest matching of needed units to choice
+    units leaves max(0, max over resource sets S of need(S) - #units meeting S) short.
+    """
+    support = _support(need)
+    worst = 0
+    subset = support
+    while subset:
+        meets = subset * _ONES
+        short = (_field_sum(need & (_spread(subset) * _FIELD))
+                 - _count_slots(w0 & meets) - _count_slots(w1 & meets))
+        worst = max(worst, short)
+        subset = (subset - 1) & support
+    return worst
+
+
+@njit(cache=True)
+def _gives(v, fixed, w0, w1):
+    """True if a neighbour with packed fixed units and a unit list can sell the packed v."""
+    deficit = _sat_sub(v, fixed)
+    return deficit == 0 or _units_cover(deficit, w0, w1)
+
+
+@njit(cache=True)
+def _record(lo, hi, left, right):
+    """Notes a feasible purchase in the front words; returns the updated (lo, hi).
+
+    A purchase beyond the front's bounds sets the _OVERFLOW flag instead.
+    """
+    if left > _MAX_LEFT or right > _MAX_RIGHT:
+        return lo | _OVERFLOW, hi
+    if left < 8:
+        shift = 8 * left
+        seen = (lo >> shift) & _FIELD
+        if right < seen:
+            lo ^= (seen ^ right) << shift
+    else:
+        shift = 8 * (left - 8)
+        seen = (hi >> shift) & _FIELD
+        if right < seen:
+            hi ^= (seen ^ right) << shift
+    return lo, hi
+
+
+@njit(cache=True)
+def _buy(need, left_fixed, left_cap, left0, left1, right_fixed, right_cap, right0, right1,
+         left_price, right_price, lo, hi):
+    """Records every way to buy the packed vector need from the two neighbours.
+
+    left_cap/right_cap bound what each neighbour could sell of each resource (fixed units plus
+    every choice unit mentioning it), which pins the range of left units per resource before
+    the exact checks. The split is then enumerated like an odometer over the left units, with
+    the coins kept up to date incrementally. Returns the updated front words (lo, hi).
+    """
+    top = need - _sat_sub(need, left_cap)  # at most what the left could sell
+    bottom = _sat_sub(need, right_cap)  # at least what the right cannot sell
+    if _sat_sub(bottom, top) != 0:
+        return lo, hi
+    span = top - bottom
+    varying = _support(span)
+    lv = bottom
+    coins_left = _dot(bottom, left_price)
+    coins_right = _dot(need - bottom, right_price)
+    while True:
+        if (_gives(lv, left_fixed, left0, left1)
+                and _gives(need - lv, right_fixed, right0, right1)):
+            lo, hi = _record(lo, hi, coins_left, coins_right)
+        advanced = False
+        for r in range(N_RES):
+            if not varying >> r & 1:
+                continue
+            shift = 8 * r
+            if (lv >> shift) & _FIELD < (top >> shift) & _FIELD:
+                lv += np.int64(1) << shift
+                coins_left += (left_price >> shift) & _FIELD
+                coins_right -= (right_price >> shift) & _FIELD
+                advanced = True
+                break
+            back = (span >> shift) & _FIELD  # wrap this digit back to bottom and carry
+            lv -= back << shift
+            coins_left -= back * ((left_price >> shift) & _FIELD)
+            coins_right += back * ((right_price >> shift) & _FIELD)
+        if not advanced:
+            return lo, hi
+
+
+@njit(cache=True)
+def _search(need, own0, own1, n_listed, left_fix, left_cap, left0, left1,
+            right_fix, right_cap, right0, right1, left_price, right_price):
+    """The front words (lo, hi) of every purchase covering the packed shortfall need.
+
+    The vectors the city's listed choice units (own0, own1: n_listed units) can give are the
+    independent sets of a transversal matroid, so the maximal ones all have the same total,
+    `need` minus the deficiency that Hall's theorem gives (_deficiency). Deficiency 0 means the
+    city covers need: the front is the single option (0, 0). Otherwise each vector of that
+    total the units can give (checked by Hall's condition) is a maximal one, and _buy splits
+    the rest between the neighbours; smaller vectors only leave more to buy.
+    """
+    lo = _EMPTY_FRONT
+    hi = _EMPTY_FRONT
+    if n_listed == 0:
+        return _buy(need, left_fix, left_cap, left0, left1, right_fix, right_cap, right0,
+                    right1, left_price, right_price, lo, hi)
+    deficiency = _deficiency(need, own0, own1)
+    if deficiency == 0:
+        return _record(lo, hi, 0, 0)
+    target = _field_sum(need) - deficiency
+    # The units give only resources of their masks: odometer over those fields of need.
+    masks = own0 | own1
+    masks |= masks >> 8
+    masks |= masks >> 16
+    masks |= masks >> 32
+    reach = need & (_spread(masks & _FIELD) * _FIELD)
+    varying = _support(reach)
+    given = 0
+    total = 0
+    while True:
+        if total == target and _units_cover(given, own0, own1):
+            lo, hi = _buy(need - given, left_fix, left_cap, left0, left1, right_fix, right_cap,
+                          right0, right1, left_price, right_price, lo, hi)
+        advanced = False
+        for r in range(N_RES):
+            if not varying >> r & 1:
+                continue
+            shift = 8 * r
+            digit = (given >> shift) & _FIELD
+            if digit < (reach >> shift) & _FIELD:
+                given += np.int64(1) << shift
+                total += 1
+                advanced = True
+                break
+            given -= digit << shift  # wrap this digit back to 0 and carry
+            total -= digit
+        if not advanced:
+            return lo, hi
+
+
+@njit(cache=True)
+def trade_options(cost, own_fixed, own_choices, n_own, left_fixed, left_choices, n_left,
+                  right_fixed, right_choices, n_right, left_price, right_price, out):
+    """Every Pareto-minimal purchase (left coins, right coins) that lets a city pay `cost`.
+
+    cost, *_fixed, *_price: length-7 integer arrays (codes.RESOURCES order, values 0..127);
+    *_choices: integer arrays of 7-bit masks of which the first n_* count; out: integer array
+    of shape (MAX_OPTIONS, 2). Writes the options to out[:k], sorted by total coins then left
+    coins, and returns k: 0 when no purchase covers the cost, 1 with out[0] = (0, 0) when the
+    city's own production does, -1 for inputs beyond the kernel's bounds (see the module
+    docstring; never with the game's data). Same rules and answers as
+    wsim.reference.trade.purchase_options.
+
+    Method: the shortfall after the city's fixed units is computed first (exit if none). A
+    choice unit, of the city or a neighbour, that can give only one resource that may be
+    needed is as good as a fixed unit of it and is folded in; the others go to unit lists.
+    _search then explores the city's listed units and _buy the neighbours' splits, every
+    neighbour's part checked exactly (fixed units first, then its listed units by Hall's
+    condition). This function alone touches the arrays: it packs them, then unpacks the front.
+    """
+    need = _sat_sub(_pack(cost), _pack(own_fixed))
+    left_p = _pack(left_price)
+    right_p = _pack(right_price)
+    own0 = 0
+    own1 = 0
+    n_listed = 0
+    for i in range(n_own):
+        useful = np.int64(own_choices[i]) & _support(need)
+        if useful & (useful - 1) == 0:
+            need = _sat_sub(need, _spread(useful))  # no-op for a useless unit (useful == 0)
+        else:
+            own0, own1, n_listed = _push(own0, own1, n_listed, useful)
+
+    # What each neighbour can sell. A choice unit is reduced to the resources its owner's fixed
+    # units might leave short; one that keeps a single resource is a fixed unit in effect. The
+    # cap counts, per resource, the fixed units and every unit that mentions it.
+    left_fix = _pack(left_fixed)
+    short = _support(_sat_sub(need, left_fix))
+    left_cap = left_fix
+    left0 = 0
+    left1 = 0
+    n_left_listed = 0
+    for i in range(n_left if need else 0):  # nothing to buy: skip, but on the same path
+        useful = np.int64(left_choices[i]) & short
+        if useful & (useful - 1) == 0:
+            left_fix += _spread(useful)
+        else:
+            left0, left1, n_left_listed = _push(left0, left1, n_left_listed, useful)
+        left_cap += _spread(useful)
+    right_fix = _pack(right_fixed)
+    short = _support(_sat_sub(need, right_fix))
+    right_cap = right_fix
+    right0 = 0
+    right1 = 0
+    n_right_listed = 0
+    for i in range(n_right if need else 0):
+        useful = np.int64(right_choices[i]) & short
+        if useful & (useful - 1) == 0:
+            right_fix += _spread(useful)
+        else:
+            right0, right1, n_right_listed = _push(right0, right1, n_right_listed, useful)
+        right_cap += _spread(useful)
+
+    if need == 0:
+        lo, hi = _record(_EMPTY_FRONT, _EMPTY_FRONT, 0, 0)
+    elif max(n_listed, n_left_listed, n_right_listed) > MAX_CHOICE_SLOTS:
+        lo, hi = _OVERFLOW, 0
+    else:
+        lo, hi = _search(need, own0, own1, n_listed, left_fix, left_cap, left0, left1,
+                         right_fix, right_cap, right0, right1, left_p, right_p)
+
+    # The front: scanning left payments upwards, keep each one that lowers the right payment.
+    # (One path through here whatever happened above: then numba needs no reference counting
+    # for the arrays, which would cost more than a typical search.)
+    n = 0
+    best_right = _NO_RIGHT
+    for left in range(_MAX_LEFT + 1):
+        if left < 8:
+            right = (lo >> (8 * left)) & _FIELD
+        else:
+            right = (hi >> (8 * (left - 8))) & _FIELD
+        if right < best_right:
+            best_right = right
+            # Insertion into out[:n], ordered by total coins then left coins.
+            j = n
+            while j > 0 and out[j - 1, 0] + out[j - 1, 1] > left + right:
+                out[j, 0] = out[j - 1, 0]
+                out[j, 1] = out[j - 1, 1]
+                j -= 1
+            out[j, 0] = left
+            out[j, 1] = right
+            n += 1
+            if right == 0:  # nothing can pay the right less
+                break
+    if lo & _OVERFLOW:
+        n = -1
+    return n
