@@ -44,6 +44,8 @@ seat, MAX_CITY] int16 card ids in build order. Logs: log[game, MAX_EVENTS, 9] in
 
 import numpy as np
 
+from wsim.kernels.trade import MAX_CHOICE_SLOTS
+
 MAX_SEATS = 7
 MAX_CITY = 32
 MAX_CHOICE = 16
@@ -138,10 +140,15 @@ def _pack(t) -> tuple:
     board[:, B_PROMO] = t.board_promo
     board[:, B_STAGES:B_STAGES + 2] = t.board_stages
     board[:, B_STAGE_ENT:B_STAGE_ENT + 8] = t.board_stage_ent.reshape(t.n_boards, 8)
-    # a city holds at most one card per name, so this bounds its choice units (F_CHOICE's room)
+    # Limits the kernels rely on, checked once here so that they can never be hit in a game:
+    # a city holds one card per name plus at most 3 stages' choice units (its own, or Manneken
+    # Pis copies), and the trading solver takes costs of at most 7 units (left payments <= 14).
     choice_names = len({int(t.card_name_id[c]) for c in range(n_cards) if t.ent_choice[c]})
-    if choice_names + 2 * 4 > MAX_CHOICE:  # + its own stages and Manneken Pis-copied ones
-        raise ValueError(f"the kernels hold {MAX_CHOICE} choice units per city; the data allows more")
+    if choice_names + 3 > min(MAX_CHOICE, MAX_CHOICE_SLOTS):
+        raise ValueError(f"the kernels hold {min(MAX_CHOICE, MAX_CHOICE_SLOTS)} choice units per city; "
+                         f"this data allows {choice_names + 3}")
+    if int(t.ent_cost.sum(axis=1).max()) > 7:
+        raise ValueError("the kernels' trading solver takes costs of at most 7 resource units")
     ent.setflags(write=False)
     board.setflags(write=False)
     return ent, board, n_cards
