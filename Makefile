@@ -10,18 +10,17 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/wsim cards
+	$(BIN)/wsim simulate --games 100000 --players 4 --out results/default --overwrite
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" --durations=5
 
 verify: $(STAMP)
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q -s -m slow
 
 bench: $(STAMP)
 	$(BIN)/wsim bench

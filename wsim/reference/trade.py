@@ -10,6 +10,7 @@ resource i) and gives one unit of any one resource of its mask, chosen per build
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import product
 
 from wsim.codes import N_RES
@@ -17,6 +18,15 @@ from wsim.codes import N_RES
 
 def purchase_options(cost, own_fixed, own_choices, left_fixed, left_choices,
                      right_fixed, right_choices, left_price, right_price) -> list[tuple[int, int]]:
+    """purchase_options of the arguments (memoised: the same question recurs turn after turn)."""
+    args = [tuple(int(x) for x in a) for a in (cost, own_fixed, left_fixed, right_fixed, left_price, right_price)]
+    choices = [tuple(sorted(int(m) for m in c)) for c in (own_choices, left_choices, right_choices)]
+    return list(_options(args[0], args[1], choices[0], args[2], choices[1], args[3], choices[2], args[4], args[5]))
+
+
+@lru_cache(maxsize=1 << 15)
+def _options(cost, own_fixed, own_choices, left_fixed, left_choices,
+             right_fixed, right_choices, left_price, right_price) -> tuple:
     """Every Pareto-minimal purchase (left coins, right coins) that lets the city pay `cost`.
 
     cost, *_fixed, *_price: length-7 integer sequences; *_choices: sequences of 7-bit masks.
@@ -38,8 +48,8 @@ def purchase_options(cost, own_fixed, own_choices, left_fixed, left_choices,
     the minimal ones.
     """
     cost = tuple(int(c) for c in cost)
-    if not any(cost):
-        return [(0, 0)]
+    if not any(cost) or can_supply(cost, own_fixed, own_choices):
+        return [(0, 0)]  # buying nothing is feasible, so it dominates every purchase
     own = _suppliable(cost, own_fixed, own_choices)
     left = _suppliable(cost, left_fixed, left_choices)
     right = _suppliable(cost, right_fixed, right_choices)
@@ -51,7 +61,7 @@ def purchase_options(cost, own_fixed, own_choices, left_fixed, left_choices,
         o, lv, rv = zip(*split)
         if o in own and lv in left and rv in right:
             purchases.add((_coins(lv, left_price), _coins(rv, right_price)))
-    return pareto_front(purchases)
+    return tuple(pareto_front(purchases))
 
 
 def can_supply(want, fixed, choices) -> bool:
