@@ -1,0 +1,218 @@
+"""`wsim simulate` and `wsim replay`: the Parquet contract, determinism, safety, errors (INTERFACES §2-3)."""
+
+import json
+import shutil
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import last_error_line, run_cli
+from wsim import RULES_VERSION, codes, io as wio
+from wsim.run import Runner
+
+EXPECTED_SCHEMA = [
+    ("game", pa.int64()), ("seed", pa.uint64()), ("players", pa.int8()), ("seat", pa.int8()),
+    ("policy", pa.string()), ("wonder", pa.string()), ("side", pa.string()),
+    ("vp_military", pa.int16()), ("vp_treasury", pa.int16()), ("vp_wonder", pa.int16()),
+    ("vp_civilian", pa.int16()), ("vp_science", pa.int16()), ("vp_commercial", pa.int16()),
+    ("vp_guild", pa.int16()), ("vp_total", pa.int16()), ("coins", pa.int16()), ("shields", pa.int16()),
+    ("stages", pa.int8()), ("rank", pa.int8()), ("win", pa.bool_()),
+]
+
+
+def simulate(out, *extra):
+    return run_cli("simulate", "--out", str(out), *extra)
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sim") / "ds"
+    result = simulate(out, "--games", "300", "--players", "4", "--chunk-size", "120", "--seed", "7",
+                      "--policies", "random,greedy,random,greedy")
+    assert result.exit_code == 0, result.output
+    return out, result
+
+
+def test_parts_schema_and_metadata(dataset):
+    out, result = dataset
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]
+    table = ds.dataset(out, format="parquet").to_table()
+    assert table.num_rows == 300 * 4
+    for name, typ in EXPECTED_SCHEMA:
+        assert table.schema.field(name).type == typ, name
+    cards_type = table.schema.field("cards").type
+    assert pa.types.is_list(cards_type)
+    assert cards_type.value_type in (pa.string(), pa.dictionary(pa.int16(), pa.string()))
+    firsts = []
+    for i, name in enumerate(names):
+        meta = json.loads(pq.read_schema(out / name).metadata[b"wsim"])
+        assert set(meta) == {"schema_version", "wsim_version", "rules_version", "data_sha256", "seed", "players",
+                             "policies", "wonders", "sides", "manneken_pis", "games", "chunk_size", "part"}
+        assert meta["rules_version"] == RULES_VERSION and meta["games"] == 300 and meta["seed"] == 7
+        assert [p["name"] for p in meta["policies"]] == ["random", "greedy", "random", "greedy"]
+        assert meta["policies"][1]["params"] == [100, 60, 40, 30, 25]
+        firsts.append((meta["part"]["first_game"], meta["part"]["games"]))
+    assert firsts == [(0, 120), (120, 120), (240, 60)]
+    rows = table.to_pylist()
+    assert [(r["game"], r["seat"]) for r in rows] == [(g, s) for g in range(300) for s in range(4)]
+    for r in rows:
+        assert r["vp_total"] == sum(r[f"vp_{c}"] for c in codes.CATEGORIES)
+        assert r["win"] == (r["rank"] == 1)
+        assert r["policy"] == ("random", "greedy")[r["seat"] % 2]
+        assert r["side"] in ("A", "B") and r["players"] == 4 and r["seed"] == 7
+        assert len(set(r["cards"])) == len(r["cards"])  # one building per name
+    # ranks: 1 + seats with more points, or equal points and more coins
+    for g in range(0, 300, 37):
+        seats = rows[4 * g:4 * g + 4]
+        for r in seats:
+            better = sum(1 for o in seats if (o["vp_total"], o["coins"]) > (r["vp_total"], r["coins"]))
+            assert r["rank"] == 1 + better
+    assert "games/s" in result.stdout and "mean points per seat" in result.stdout
+    assert "win rate by wonder and side" in result.stdout
+
+
+def test_same_results_whatever_threads_and_chunks(dataset, tmp_path):
+    out, _ = dataset
+    other = tmp_path / "other"
+    result = simulate(other, "--games", "300", "--players", "4", "--chunk-size", "300", "--seed", "7",
+                      "--policies", "random,greedy,random,greedy", "--threads", "1")
+    assert result.exit_code == 0, result.output
+    a = ds.dataset(out, format="parquet").to_table()
+    b = ds.dataset(other, format="parquet").to_table()
+    assert a.to_pylist() == b.to_pylist()
+
+
+def test_replay_a_game(dataset, tables):
+    out, _ = dataset
+    table = ds.dataset(out, format="parquet").to_table().to_pylist()
+    result = run_cli("replay", str(out), "--game", "123", "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["game"] == 123 and doc["seed"] == 7
+    for seat, p in enumerate(doc["final"]["players"]):
+        row = table[123 * 4 + seat]
+        assert (p["total"], p["coins"], p["rank"]) == (row["vp_total"], row["coins"], row["rank"])
+        assert doc["setup"]["boards"][seat] == row["wonder"]
+    text = run_cli("replay", str(out), "--game", "123")
+    assert text.exit_code == 0
+    assert "Age II (hands pass to the right)" in text.stdout and "final scores:" in text.stdout
+    bad = run_cli("replay", str(out), "--game", "300")
+    assert bad.exit_code == 2 and "--game" in last_error_line(bad)
+
+
+def test_replay_refuses_other_data(dataset, tmp_path, tables):
+    out, _ = dataset
+    edited = tmp_path / "edited.yaml"
+    edited.write_text(open(wio.__file__.replace("io.py", "data/cards.yaml")).read() + "\n# edited\n")
+    result = run_cli("--data", str(edited), "replay", str(out), "--game", "1")
+    assert result.exit_code == 2 and "other card data" in last_error_line(result)
+    result = run_cli("replay", str(tmp_path), "--game", "1")
+    assert result.exit_code == 2 and "no wsim dataset" in last_error_line(result)
+
+
+def test_overwrite_rules(tmp_path):
+    out = tmp_path / "ds"
+    assert simulate(out, "--games", "10", "--players", "3").exit_code == 0
+    before = (out / "part-00000.parquet").read_bytes()
+    refused = simulate(out, "--games", "10", "--players", "3")
+    assert refused.exit_code == 2 and "--overwrite" in last_error_line(refused)
+    assert (out / "part-00000.parquet").read_bytes() == before
+    replaced = simulate(out, "--games", "20", "--players", "5", "--chunk-size", "5", "--overwrite")
+    assert replaced.exit_code == 0
+    assert sorted(p.name for p in out.iterdir()) == [f"part-{i:05d}.parquet" for i in range(4)]
+    (out / "notes.txt").write_text("mine")
+    strange = simulate(out, "--games", "10", "--players", "3", "--overwrite")
+    assert strange.exit_code == 2 and "not part of a wsim dataset" in last_error_line(strange)
+    assert (out / "notes.txt").exists() and len(list(out.glob("part-*.parquet"))) == 4
+
+
+def test_interrupted_run_keeps_old_dataset(tmp_path, monkeypatch):
+    out = tmp_path / "ds"
+    assert simulate(out, "--games", "10", "--players", "3").exit_code == 0
+    old = (out / "part-00000.parquet").read_bytes()
+    calls = {"n": 0}
+    real_play = Runner.play
+
+    def interrupted(self, first, games, log=False):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real_play(self, first, games, log)
+
+    monkeypatch.setattr(Runner, "play", interrupted)
+    result = simulate(out, "--games", "30", "--players", "3", "--chunk-size", "10", "--overwrite")
+    assert result.exit_code == 130
+    assert sorted(p.name for p in out.iterdir()) == ["part-00000.parquet"]
+    assert (out / "part-00000.parquet").read_bytes() == old
+    fresh = tmp_path / "fresh"
+    calls["n"] = 0
+    result = simulate(fresh, "--games", "30", "--players", "3", "--chunk-size", "10")
+    assert result.exit_code == 130
+    assert sorted(p.name for p in fresh.iterdir()) == ["part-00000.parquet"]  # whole parts only
+
+
+def test_fixed_wonders_and_sides(tmp_path):
+    out = tmp_path / "ds"
+    result = simulate(out, "--games", "20", "--players", "3", "--wonders", "fixed:giza/B,manneken_pis,rhodes",
+                      "--sides", "A")
+    assert result.exit_code == 0, result.output
+    rows = ds.dataset(out, format="parquet").to_table().to_pylist()
+    assert [(r["wonder"], r["side"]) for r in rows[:3]] == [("giza", "B"), ("manneken_pis", "A"), ("rhodes", "A")]
+    meta = json.loads(pq.read_schema(out / "part-00000.parquet").metadata[b"wsim"])
+    assert meta["wonders"] == "fixed:giza/B,manneken_pis,rhodes" and meta["sides"] == "A"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--players", "2"], "--players: 2 players (the Free City variant) is not implemented yet"),
+    (["--players", "8"], "--players: must be 3..7"),
+    (["--policy", "clever"], "--policies: unknown policy 'clever'"),
+    (["--policies", "random,greedy"], "--policies: needs exactly 4 names"),
+    (["--policy", "random", "--policies", "random,random,random,random"], "--policy and --policies"),
+    (["--wonders", "fixed:giza,rhodes"], "--wonders: 'fixed:' needs exactly 4 entries"),
+    (["--wonders", "fixed:giza,rhodes,giza,babylon"], "--wonders: 'giza' is named twice"),
+    (["--wonders", "fixed:giza,rhodes,atlantis,babylon"], "--wonders: unknown wonder 'atlantis'"),
+    (["--wonders", "fixed:giza/C,rhodes,ephesus,babylon"], "--wonders: side of 'giza' must be A or B"),
+    (["--wonders", "some"], "--wonders: expected 'random' or 'fixed:ID/SIDE,...'"),
+    (["--threads", "0"], "--threads: must be 1.."),
+    (["--threads", "999"], "--threads: must be 1.."),
+    (["--games", "0"], "Invalid value for '--games'"),
+    (["--seed", "-1"], "Invalid value for '--seed'"),
+    (["--chunk-size", "0"], "Invalid value for '--chunk-size'"),
+    (["--sides", "C"], "Invalid value for '--sides'"),
+])
+def test_simulate_errors(tmp_path, args, message):
+    out = tmp_path / "ds"
+    result = simulate(out, "--games", "5", *args)
+    assert result.exit_code == 2
+    assert last_error_line(result).startswith("Error: ") and message in last_error_line(result)
+    assert "Traceback" not in result.output
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_out_must_be_given_and_a_folder(tmp_path):
+    assert run_cli("simulate", "--games", "5").exit_code == 2
+    f = tmp_path / "file"
+    f.write_text("x")
+    result = simulate(f, "--games", "5")
+    assert result.exit_code == 2 and f.read_text() == "x"
+
+
+def test_golden_results():
+    """Rules version guard: the totals of the first games of seed 0, five random players. The
+    values are legitimate because the reference engine replays these very games (below). Bump
+    RULES_VERSION when they change on purpose."""
+    from wsim import tables
+    from wsim.reference.replay import replay
+    from wsim.run import Settings, game_log
+
+    t = tables.load()
+    assert RULES_VERSION == 1
+    runner = Runner(t, Settings(players=5, seed=0, policies=("random",) * 5))
+    res = runner.play(0, 3).res
+    assert res[:, :, 9].tolist() == [[20, 25, 26, 25, 29], [26, 36, 38, 25, 36], [16, 32, 21, 24, 27]]
+    for game in range(3):
+        doc = game_log(runner, game)
+        assert replay(t, doc) == doc["final"]
