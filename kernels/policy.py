@@ -18,11 +18,11 @@ Manneken Pis' stage-3 neighbour (left on a tie).
 import numpy as np
 from numba import njit
 
-from wsim.codes import N_RES, SCI_ANY
+from wsim.codes import N_RES
 from wsim.kernels.city import coins_when_built, count
-from wsim.kernels.layout import (E_CHOICE, E_POINTS, E_PPER, E_PROD, E_SCIENCE, E_SHIELDS, F_CTR, F_SCI)
+from wsim.kernels.layout import E_CHOICE, E_POINTS, E_PPER, E_PROD, E_SCIENCE, E_SHIELDS, F_CTR
 from wsim.kernels.rng import draw_below
-from wsim.kernels.score import science_points
+from wsim.kernels.score import science_with
 
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
@@ -52,22 +52,8 @@ def draw(seat, keys, s, m):
 def entity_value(ent, seat, n, s, e, paid, params):
     """Greedy value of entity e entering seat s's city now, having paid `paid` coins."""
     points = ent[e, E_POINTS] + count(seat, n, s, ent[e, E_PPER], ent[e, E_PPER + 1], ent[e, E_PPER + 2], 0)
-    sym = ent[e, E_SCIENCE]
-    if sym >= 0:
-        c0 = seat[s, F_SCI]
-        c1 = seat[s, F_SCI + 1]
-        c2 = seat[s, F_SCI + 2]
-        w = seat[s, F_SCI + 3]
-        before = science_points(c0, c1, c2, w)
-        if sym == SCI_ANY:
-            w += 1
-        elif sym == 0:
-            c0 += 1
-        elif sym == 1:
-            c1 += 1
-        else:
-            c2 += 1
-        points += science_points(c0, c1, c2, w) - before
+    if ent[e, E_SCIENCE] >= 0:
+        points += science_with(seat, s, ent[e, E_SCIENCE]) - science_with(seat, s, -1)
     units = 0
     for r in range(N_RES):
         units += ent[e, E_PROD + r]

@@ -32,6 +32,24 @@ def science_points(c0, c1, c2, wild):
 
 
 @njit(cache=True)
+def science_with(seat, s, sym):
+    """Science points of seat s's symbols plus one more `sym` (-1 none, 0..2, SCI_ANY a wildcard)."""
+    c0 = seat[s, F_SCI]
+    c1 = seat[s, F_SCI + 1]
+    c2 = seat[s, F_SCI + 2]
+    wild = seat[s, F_SCI + 3]
+    if sym == SCI_ANY:
+        wild += 1
+    elif sym == 0:
+        c0 += 1
+    elif sym == 1:
+        c1 += 1
+    elif sym == 2:
+        c2 += 1
+    return science_points(c0, c1, c2, wild)
+
+
+@njit(cache=True)
 def _points_of(ent, seat, n, s, c, extra):
     return ent[c, E_POINTS] + count(seat, n, s, ent[c, E_PPER], ent[c, E_PPER + 1], ent[c, E_PPER + 2], extra)
 
@@ -57,26 +75,13 @@ def _score_with(ent, seat, n, s, guild, row):
             com += _points_of(ent, seat, n, s, c, extra)
         elif kind == PURPLE:
             gui += _points_of(ent, seat, n, s, c, extra)
-    c0 = seat[s, F_SCI]
-    c1 = seat[s, F_SCI + 1]
-    c2 = seat[s, F_SCI + 2]
-    wild = seat[s, F_SCI + 3]
     if guild >= 0:
         gui += _points_of(ent, seat, n, s, guild, extra)
-        sym = ent[guild, E_SCIENCE]
-        if sym == SCI_ANY:
-            wild += 1
-        elif sym == 0:
-            c0 += 1
-        elif sym == 1:
-            c1 += 1
-        elif sym == 2:
-            c2 += 1
+    row[RES_SCIENCE] = science_with(seat, s, ent[guild, E_SCIENCE] if guild >= 0 else -1)
     row[RES_MILITARY] = seat[s, F_MIL]
     row[RES_TREASURY] = seat[s, F_COINS] // 3
     row[RES_WONDER] = wonder
     row[RES_CIVILIAN] = civ
-    row[RES_SCIENCE] = science_points(c0, c1, c2, wild)
     row[RES_COMMERCIAL] = com
     row[RES_GUILD] = gui
     total = 0

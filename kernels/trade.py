@@ -284,6 +284,31 @@ def _search(need, own0, own1, n_listed, left_fix, left_cap, left0, left1,
             return lo, hi
 
 
+@njit(cache=True, inline="always")
+def _seller(fixed, choices, n_units, need):
+    """What one neighbour can sell towards `need`: (fixed, cap, listed words 0 and 1, listed count).
+
+    A choice unit is reduced to the resources its owner's fixed units might leave short; one
+    that keeps a single resource is a fixed unit in effect, the others are listed. The cap
+    counts, per resource, the fixed units and every unit that mentions it. Inlined into
+    trade_options, which stays the only function touching arrays (see its docstring).
+    """
+    fix = _pack(fixed)
+    short = _support(_sat_sub(need, fix))
+    cap = fix
+    w0 = 0
+    w1 = 0
+    listed = 0
+    for i in range(n_units if need else 0):  # nothing to buy: skip, but on the same path
+        useful = np.int64(choices[i]) & short
+        if useful & (useful - 1) == 0:
+            fix += _spread(useful)
+        else:
+            w0, w1, listed = _push(w0, w1, listed, useful)
+        cap += _spread(useful)
+    return fix, cap, w0, w1, listed
+
+
 @njit(cache=True)
 def trade_options(cost, own_fixed, own_choices, n_own, left_fixed, left_choices, n_left,
                   right_fixed, right_choices, n_right, left_price, right_price, out):
@@ -317,35 +342,8 @@ def trade_options(cost, own_fixed, own_choices, n_own, left_fixed, left_choices,
         else:
             own0, own1, n_listed = _push(own0, own1, n_listed, useful)
 
-    # What each neighbour can sell. A choice unit is reduced to the resources its owner's fixed
-    # units might leave short; one that keeps a single resource is a fixed unit in effect. The
-    # cap counts, per resource, the fixed units and every unit that mentions it.
-    left_fix = _pack(left_fixed)
-    short = _support(_sat_sub(need, left_fix))
-    left_cap = left_fix
-    left0 = 0
-    left1 = 0
-    n_left_listed = 0
-    for i in range(n_left if need else 0):  # nothing to buy: skip, but on the same path
-        useful = np.int64(left_choices[i]) & short
-        if useful & (useful - 1) == 0:
-            left_fix += _spread(useful)
-        else:
-            left0, left1, n_left_listed = _push(left0, left1, n_left_listed, useful)
-        left_cap += _spread(useful)
-    right_fix = _pack(right_fixed)
-    short = _support(_sat_sub(need, right_fix))
-    right_cap = right_fix
-    right0 = 0
-    right1 = 0
-    n_right_listed = 0
-    for i in range(n_right if need else 0):
-        useful = np.int64(right_choices[i]) & short
-        if useful & (useful - 1) == 0:
-            right_fix += _spread(useful)
-        else:
-            right0, right1, n_right_listed = _push(right0, right1, n_right_listed, useful)
-        right_cap += _spread(useful)
+    left_fix, left_cap, left0, left1, n_left_listed = _seller(left_fixed, left_choices, n_left, need)
+    right_fix, right_cap, right0, right1, n_right_listed = _seller(right_fixed, right_choices, n_right, need)
 
     if need == 0:
         lo, hi = _record(_EMPTY_FRONT, _EMPTY_FRONT, 0, 0)
