@@ -11,14 +11,14 @@ import numpy as np
 from numba import njit, prange
 
 from wsim.codes import (COPY_CHOICE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS, HAND_SIZE, MILITARY_LOSS,
-                        MILITARY_WIN, N_RES, POW_COPY_STAGE, POW_DISCARD_BUILD, POW_FREE_BUILD,
+                        MILITARY_WIN, POW_COPY_STAGE, POW_DISCARD_BUILD, POW_FREE_BUILD,
                         POW_SEVENTH, TURNS_PER_AGE)
 from wsim.kernels.city import (add_entity, chain_applies, coins_when_built, left_of, owns_name, purchase,
                                right_of, set_prices, stage_entity, stage_source)
 from wsim.kernels.deal import deal_game
-from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_COUNT,
+from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_COST, C_COPY3,
                                  C_LEFT, C_ON, C_RIGHT, C_SLOT, E_COIN_COST, E_COPY_OF, E_HAS_COST,
-                                 E_POWER, F_BOARD, F_CARDS, F_CHOSEN, F_COINS, F_COUNT, F_COPY3, F_CTR,
+                                 E_POWER, F_BOARD, F_CARDS, F_CHOSEN, F_COINS, F_COUNT, F_COPY3,
                                  F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND2, F_HAND_N, F_MIL, F_NCARDS,
                                  F_POWERS, F_PROD, F_SELL, F_SHIELDS, F_SIDE, F_STAGE_E, F_STAGES,
                                  M_ACTION, M_COIN_COST, M_COPY3, M_COUNT, M_LEFT, M_RIGHT, M_SLOT,

@@ -45,6 +45,7 @@ seat, MAX_CITY] int16 card ids in build order. Logs: log[game, MAX_EVENTS, 9] in
 import numpy as np
 
 from wsim.kernels.trade import MAX_CHOICE_SLOTS
+from wsim.tables import DataError
 
 MAX_SEATS = 7
 MAX_CITY = 32
@@ -145,10 +146,10 @@ def _pack(t) -> tuple:
     # Pis copies), and the trading solver takes costs of at most 7 units (left payments <= 14).
     choice_names = len({int(t.card_name_id[c]) for c in range(n_cards) if t.ent_choice[c]})
     if choice_names + 3 > min(MAX_CHOICE, MAX_CHOICE_SLOTS):
-        raise ValueError(f"the kernels hold {min(MAX_CHOICE, MAX_CHOICE_SLOTS)} choice units per city; "
-                         f"this data allows {choice_names + 3}")
+        raise DataError(f"{t.source}: the kernels hold {min(MAX_CHOICE, MAX_CHOICE_SLOTS)} choice units "
+                        f"per city; this data allows {choice_names + 3}")
     if int(t.ent_cost.sum(axis=1).max()) > 7:
-        raise ValueError("the kernels' trading solver takes costs of at most 7 resource units")
+        raise DataError(f"{t.source}: the kernels' trading solver takes costs of at most 7 resource units")
     ent.setflags(write=False)
     board.setflags(write=False)
     return ent, board, n_cards

@@ -1,7 +1,6 @@
 """`wsim simulate` and `wsim replay`: the Parquet contract, determinism, safety, errors (INTERFACES §2-3)."""
 
 import json
-import shutil
 
 import pyarrow as pa
 import pyarrow.dataset as ds
@@ -216,3 +215,19 @@ def test_golden_results():
     for game in range(3):
         doc = game_log(runner, game)
         assert replay(t, doc) == doc["final"]
+
+
+def test_data_beyond_kernel_limits_is_a_clear_error(tmp_path, data_doc):
+    import copy
+
+    import yaml
+
+    doc = copy.deepcopy(data_doc)
+    palace = next(c for c in doc["cards"] if c["name"] == "Palace")
+    palace["cost"]["wood"] = 2  # 8 resource units
+    path = tmp_path / "big.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    result = run_cli("--data", str(path), "simulate", "--games", "5", "--out", str(tmp_path / "ds"))
+    assert result.exit_code == 2
+    assert last_error_line(result) == ("Error: big.yaml: the kernels' trading solver takes costs of at most "
+                                       "7 resource units")

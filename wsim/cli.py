@@ -269,7 +269,7 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, wonders, sides, ma
     _announce_compile()
     try:
         summary = simulate(t, settings, Path(out), overwrite, progress=sys.stderr.isatty())
-    except io.DatasetError as e:
+    except (io.DatasetError, tables.DataError) as e:
         raise UserError(str(e)) from None
     except KeyboardInterrupt:
         click.echo("\ninterrupted: temporary files removed", err=True)

@@ -143,7 +143,7 @@ class Game:
     # -- steps 2-4 of a round ------------------------------------------------------------------
     def _resolve(self, choices: dict) -> list:
         """Pay, place, then resolve immediate coins; returns the (seat, stage index) built."""
-        t, pos = self.t, self.pos
+        pos = self.pos
         cities = pos.cities
         for seat, ch in choices.items():  # step 2: payments
             left, right = ch.purchase
