@@ -16,8 +16,8 @@ from wsim.kernels.layout import (B_STAGE_ENT, B_STAGES, E_CHAIN, E_CHOICE, E_COI
                                  E_SCIENCE, E_SHIELDS, E_TRADEABLE, F_BOARD, F_CARDS, F_CHOICE, F_COLORS,
                                  F_COPY3, F_COPY_GUILD, F_DEFEATS, F_DISC, F_LP, F_NCARDS, F_NCHOICE,
                                  F_NSELL_CHOICE, F_OWNED, F_POWERS, F_PROD, F_RP, F_SCI, F_SELL,
-                                 F_SELL_CH, F_SHIELDS, F_SIDE, F_STAGES, MAX_CHAIN, MAX_CHOICE)
-from wsim.kernels.trade import trade_options
+                                 F_SELL_CH, F_SHIELDS, F_SIDE, F_STAGES, MAX_CHAIN)
+from wsim.kernels.trade import trade_options_at
 
 
 @njit(cache=True)
@@ -169,13 +169,5 @@ def coins_when_built(ent, seat, n, s, e):
 def purchase(ent, seat, n, s, e, opts):
     """Pareto-minimal purchases (into opts) covering entity e's resource cost for seat s; returns
     how many (0 = impossible)."""
-    lft = left_of(n, s)
-    rgt = right_of(n, s)
-    return trade_options(ent[e, E_COST:E_COST + N_RES], seat[s, F_PROD:F_PROD + N_RES],
-                         seat[s, F_CHOICE:F_CHOICE + MAX_CHOICE], seat[s, F_NCHOICE],
-                         seat[lft, F_SELL:F_SELL + N_RES], seat[lft, F_SELL_CH:F_SELL_CH + MAX_CHOICE],
-                         seat[lft, F_NSELL_CHOICE],
-                         seat[rgt, F_SELL:F_SELL + N_RES], seat[rgt, F_SELL_CH:F_SELL_CH + MAX_CHOICE],
-                         seat[rgt, F_NSELL_CHOICE],
-                         seat[s, F_LP:F_LP + N_RES], seat[s, F_RP:F_RP + N_RES], opts)
-
+    return trade_options_at(ent, e, E_COST, seat, s, left_of(n, s), right_of(n, s), F_PROD, F_CHOICE,
+                            F_NCHOICE, F_SELL, F_SELL_CH, F_NSELL_CHOICE, F_LP, F_RP, opts)

@@ -56,6 +56,15 @@ def _pack(vec):
     return v
 
 
+@njit(cache=True, inline="always")
+def _pack_at(table, row, col):
+    """The packed form of the count vector table[row, col:col + 7]."""
+    v = 0
+    for r in range(N_RES):
+        v |= np.int64(table[row, col + r]) << (8 * r)
+    return v
+
+
 @njit(cache=True)
 def _sat_sub(a, b):
     """Field-wise max(0, a - b) of packed vectors."""
@@ -285,22 +294,22 @@ def _search(need, own0, own1, n_listed, left_fix, left_cap, left0, left1,
 
 
 @njit(cache=True, inline="always")
-def _seller(fixed, choices, n_units, need):
+def _seller(city, row, fixed_col, choice_col, n_units, need):
     """What one neighbour can sell towards `need`: (fixed, cap, listed words 0 and 1, listed count).
 
     A choice unit is reduced to the resources its owner's fixed units might leave short; one
     that keeps a single resource is a fixed unit in effect, the others are listed. The cap
     counts, per resource, the fixed units and every unit that mentions it. Inlined into
-    trade_options, which stays the only function touching arrays (see its docstring).
+    trade_options_at, which stays the only function touching arrays (see its docstring).
     """
-    fix = _pack(fixed)
+    fix = _pack_at(city, row, fixed_col)
     short = _support(_sat_sub(need, fix))
     cap = fix
     w0 = 0
     w1 = 0
     listed = 0
     for i in range(n_units if need else 0):  # nothing to buy: skip, but on the same path
-        useful = np.int64(choices[i]) & short
+        useful = np.int64(city[row, choice_col + i]) & short
         if useful & (useful - 1) == 0:
             fix += _spread(useful)
         else:
@@ -310,17 +319,15 @@ def _seller(fixed, choices, n_units, need):
 
 
 @njit(cache=True)
-def trade_options(cost, own_fixed, own_choices, n_own, left_fixed, left_choices, n_left,
-                  right_fixed, right_choices, n_right, left_price, right_price, out):
-    """Every Pareto-minimal purchase (left coins, right coins) that lets a city pay `cost`.
+def trade_options_at(costs, e, cost_col, city, own, left, right, fixed_col, choice_col, n_col,
+                     sell_col, sell_choice_col, n_sell_col, lp_col, rp_col, out):
+    """trade_options on tables laid out by the caller, read in place (no array views to pass).
 
-    cost, *_fixed, *_price: length-7 integer arrays (codes.RESOURCES order, values 0..127);
-    *_choices: integer arrays of 7-bit masks of which the first n_* count; out: integer array
-    of shape (MAX_OPTIONS, 2). Writes the options to out[:k], sorted by total coins then left
-    coins, and returns k: 0 when no purchase covers the cost, 1 with out[0] = (0, 0) when the
-    city's own production does, -1 for inputs beyond the kernel's bounds (see the module
-    docstring; never with the game's data). Same rules and answers as
-    wsim.reference.trade.purchase_options.
+    The cost is costs[e, cost_col:+7]; rows own, left and right of `city` are the buying city
+    and its neighbours: the buyer's fixed units at fixed_col:+7, its choice units at choice_col
+    (city[own, n_col] of them) and its prices per resource from the left and the right at
+    lp_col:+7 and rp_col:+7; each neighbour's sellable fixed units at sell_col:+7 and sellable
+    choice units at sell_choice_col (city[row, n_sell_col] of them). Output as trade_options.
 
     Method: the shortfall after the city's fixed units is computed first (exit if none). A
     choice unit, of the city or a neighbour, that can give only one resource that may be
@@ -329,21 +336,23 @@ def trade_options(cost, own_fixed, own_choices, n_own, left_fixed, left_choices,
     neighbour's part checked exactly (fixed units first, then its listed units by Hall's
     condition). This function alone touches the arrays: it packs them, then unpacks the front.
     """
-    need = _sat_sub(_pack(cost), _pack(own_fixed))
-    left_p = _pack(left_price)
-    right_p = _pack(right_price)
+    need = _sat_sub(_pack_at(costs, e, cost_col), _pack_at(city, own, fixed_col))
+    left_p = _pack_at(city, own, lp_col)
+    right_p = _pack_at(city, own, rp_col)
     own0 = 0
     own1 = 0
     n_listed = 0
-    for i in range(n_own):
-        useful = np.int64(own_choices[i]) & _support(need)
+    for i in range(city[own, n_col]):
+        useful = np.int64(city[own, choice_col + i]) & _support(need)
         if useful & (useful - 1) == 0:
             need = _sat_sub(need, _spread(useful))  # no-op for a useless unit (useful == 0)
         else:
             own0, own1, n_listed = _push(own0, own1, n_listed, useful)
 
-    left_fix, left_cap, left0, left1, n_left_listed = _seller(left_fixed, left_choices, n_left, need)
-    right_fix, right_cap, right0, right1, n_right_listed = _seller(right_fixed, right_choices, n_right, need)
+    left_fix, left_cap, left0, left1, n_left_listed = _seller(city, left, sell_col, sell_choice_col,
+                                                              city[left, n_sell_col], need)
+    right_fix, right_cap, right0, right1, n_right_listed = _seller(city, right, sell_col, sell_choice_col,
+                                                                   city[right, n_sell_col], need)
 
     if need == 0:
         lo, hi = _record(_EMPTY_FRONT, _EMPTY_FRONT, 0, 0)
@@ -379,3 +388,46 @@ def trade_options(cost, own_fixed, own_choices, n_own, left_fixed, left_choices,
     if lo & _OVERFLOW:
         n = -1
     return n
+
+
+# Column layout of the one-position table built by trade_options.
+_V_FIXED, _V_LP, _V_RP, _V_N = 0, 7, 14, 21
+_V_CHOICE = 22
+
+
+@njit(cache=True)
+def trade_options(cost, own_fixed, own_choices, n_own, left_fixed, left_choices, n_left,
+                  right_fixed, right_choices, n_right, left_price, right_price, out):
+    """Every Pareto-minimal purchase (left coins, right coins) that lets a city pay `cost`.
+
+    cost, *_fixed, *_price: length-7 integer arrays (codes.RESOURCES order, values 0..127);
+    *_choices: integer arrays of 7-bit masks of which the first n_* count; out: integer array
+    of shape (MAX_OPTIONS, 2). Writes the options to out[:k], sorted by total coins then left
+    coins, and returns k: 0 when no purchase covers the cost, 1 with out[0] = (0, 0) when the
+    city's own production does, -1 for inputs beyond the kernel's bounds (see the module
+    docstring; never with the game's data). Same rules and answers as
+    wsim.reference.trade.purchase_options.
+
+    Copies the position into a small table for trade_options_at (it allocates: the game
+    kernels call trade_options_at on their own state instead).
+    """
+    city = np.zeros((3, _V_CHOICE + max(n_own, max(n_left, n_right))), np.int64)
+    costs = np.zeros((1, N_RES), np.int64)
+    for r in range(N_RES):
+        costs[0, r] = cost[r]
+        city[0, _V_FIXED + r] = own_fixed[r]
+        city[1, _V_FIXED + r] = left_fixed[r]
+        city[2, _V_FIXED + r] = right_fixed[r]
+        city[0, _V_LP + r] = left_price[r]
+        city[0, _V_RP + r] = right_price[r]
+    city[0, _V_N] = n_own
+    city[1, _V_N] = n_left
+    city[2, _V_N] = n_right
+    for i in range(n_own):
+        city[0, _V_CHOICE + i] = own_choices[i]
+    for i in range(n_left):
+        city[1, _V_CHOICE + i] = left_choices[i]
+    for i in range(n_right):
+        city[2, _V_CHOICE + i] = right_choices[i]
+    return trade_options_at(costs, 0, 0, city, 0, 1, 2, _V_FIXED, _V_CHOICE, _V_N,
+                            _V_FIXED, _V_CHOICE, _V_N, _V_LP, _V_RP, out)

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from wsim import RULES_VERSION, __version__, tables as tables_mod
-from wsim.kernels.trade import MAX_OPTIONS, trade_options
+from wsim.kernels.trade import MAX_OPTIONS, trade_options_at
 from wsim.run import Runner, Settings, set_threads
 
 
@@ -55,35 +55,43 @@ def _wsim(*args) -> list:
 
 
 @njit(cache=True)
-def _trade_loop(costs, owns, own_ch, n_own, sells, sell_ch, n_sell, prices, out, repeats):
+def _trade_loop(costs, city, out, repeats):
     total = 0
     for _ in range(repeats):
         for i in range(costs.shape[0]):
-            total += trade_options(costs[i], owns[i], own_ch[i], n_own[i], sells[i, 0], sell_ch[i, 0],
-                                   n_sell[i, 0], sells[i, 1], sell_ch[i, 1], n_sell[i, 1], prices[i, 0],
-                                   prices[i, 1], out)
+            total += trade_options_at(costs, i, 0, city, 3 * i, 3 * i + 1, 3 * i + 2, _FIXED, _CHOICE, _N,
+                                      _FIXED, _CHOICE, _N, _LP, _RP, out)
     return total
 
 
+_FIXED, _LP, _RP, _N, _CHOICE = 0, 7, 14, 21, 22  # columns of the benchmark's position table
+
+
 def _trade_calls_per_second(positions: int = 10_000, repeats: int = 20) -> float:
-    """Random positions shaped like the game's: costs of 1-5 units, a few sources per city."""
+    """Random positions shaped like the game's (costs of 1-5 units, a few sources per city), laid
+    out as the game kernels pass them: each city's row read in place."""
     rng = np.random.default_rng(0)
-    costs = np.zeros((positions, 7), np.int8)
+    costs = np.zeros((positions, 7), np.int32)
     for i in range(positions):
         for _ in range(rng.integers(1, 6)):
             costs[i, rng.integers(0, 7)] += 1
-    owns = rng.integers(0, 2, (positions, 7)).astype(np.int32)
-    sells = rng.integers(0, 3, (positions, 2, 7)).astype(np.int32)
     masks = np.array([0b0101, 0b1010, 0b0011, 0b1100, 0b1111, 0b1110000], np.int32)
-    own_ch = masks[rng.integers(0, len(masks), (positions, 16))]
-    sell_ch = masks[rng.integers(0, 4, (positions, 2, 16))]
-    n_own = rng.integers(0, 3, positions).astype(np.int32)
-    n_sell = rng.integers(0, 2, (positions, 2)).astype(np.int32)
-    prices = rng.choice(np.array([1, 2], np.int32), (positions, 2, 7))
+    city = np.zeros((3 * positions, _CHOICE + 4), np.int32)
+    for i in range(positions):
+        own, left, right = 3 * i, 3 * i + 1, 3 * i + 2
+        city[own, _FIXED:_FIXED + 7] = rng.integers(0, 2, 7)
+        city[own, _LP:_LP + 7] = rng.choice([1, 2], 7)
+        city[own, _RP:_RP + 7] = rng.choice([1, 2], 7)
+        city[own, _N] = rng.integers(0, 3)
+        city[own, _CHOICE:_CHOICE + 4] = masks[rng.integers(0, len(masks), 4)]
+        for row in (left, right):
+            city[row, _FIXED:_FIXED + 7] = rng.integers(0, 3, 7)
+            city[row, _N] = rng.integers(0, 2)
+            city[row, _CHOICE:_CHOICE + 4] = masks[rng.integers(0, 4, 4)]
     out = np.zeros((MAX_OPTIONS, 2), np.int32)
-    _trade_loop(costs, owns, own_ch, n_own, sells, sell_ch, n_sell, prices, out, 1)
+    _trade_loop(costs, city, out, 1)
     start = time.perf_counter()
-    _trade_loop(costs, owns, own_ch, n_own, sells, sell_ch, n_sell, prices, out, repeats)
+    _trade_loop(costs, city, out, repeats)
     return positions * repeats / (time.perf_counter() - start)
 
 
