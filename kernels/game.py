@@ -164,7 +164,7 @@ def _move_value(ent, board, seat, n, s, moves, i, params):
     """Greedy value of legal move i of seat s."""
     action = moves[i, M_ACTION]
     if action == ACT_DISCARD:
-        return params[P_COIN] * DISCARD_COINS
+        return params[s, P_COIN] * DISCARD_COINS
     paid = moves[i, M_COIN_COST] + moves[i, M_LEFT] + moves[i, M_RIGHT]
     if action == ACT_STAGE:
         if moves[i, M_COPY3] == 1:
@@ -172,8 +172,8 @@ def _move_value(ent, board, seat, n, s, moves, i, params):
         else:
             e, _ = stage_source(ent, board, seat, n, s, seat[s, F_STAGES])
         if e < 0:
-            return params[P_STAGE] - params[P_COIN] * paid
-        return params[P_STAGE] + entity_value(ent, seat, n, s, e, paid, params)
+            return params[s, P_STAGE] - params[s, P_COIN] * paid
+        return params[s, P_STAGE] + entity_value(ent, seat, n, s, e, paid, params)
     return entity_value(ent, seat, n, s, seat[s, F_HAND + moves[i, M_SLOT]], paid, params)
 
 
@@ -306,7 +306,7 @@ def play_turn(ent, board, seat, keys, pile, moves, opts, built, n, age, turn, po
     """One turn, RULES.md section 9 steps 1-7."""
     for s in range(n):  # step 1: every choice against the state at the start of the turn
         n_moves = legal_moves(ent, board, seat, n, s, age, moves, opts)
-        choose(ent, board, seat, keys, n, s, moves, n_moves, policies[s], params[s])
+        choose(ent, board, seat, keys, n, s, moves, n_moves, policies[s], params)
         _log_chosen(seat, s, MOVE, age, turn, log, g, n_log)
     n_built = resolve(ent, board, seat, pile, built, n, age, 0)
     if turn == TURNS_PER_AGE:
@@ -314,7 +314,7 @@ def play_turn(ent, board, seat, keys, pile, moves, opts, built, n, age, turn, po
             seat[s, F_CHOSEN + C_ON] = 0
             if seat[s, F_HAND_N] > 0 and (seat[s, F_POWERS] >> POW_SEVENTH) & 1 == 1:
                 n_moves = legal_moves(ent, board, seat, n, s, age, moves, opts)
-                choose(ent, board, seat, keys, n, s, moves, n_moves, policies[s], params[s])
+                choose(ent, board, seat, keys, n, s, moves, n_moves, policies[s], params)
                 _log_chosen(seat, s, SEVENTH, age, turn, log, g, n_log)
         n_built = resolve(ent, board, seat, pile, built, n, age, n_built)
         for s in range(n):  # leftovers and unplayed 7th cards: face down, no coins
@@ -329,7 +329,7 @@ def play_turn(ent, board, seat, keys, pile, moves, opts, built, n, age, turn, po
                 e, copied = stage_source(ent, board, seat, n, s, built[i, 1])
                 if e < 0 or ent[e, E_POWER] != POW_DISCARD_BUILD or np.int64(copied) != prio:
                     continue
-                _discard_build(ent, seat, keys, pile, n, s, policies[s], params[s], age, turn, log, g, n_log)
+                _discard_build(ent, seat, keys, pile, n, s, policies[s], params, age, turn, log, g, n_log)
     if turn < TURNS_PER_AGE:  # step 7: pass hands (Age II to the right, else to the left)
         hn = seat[0, F_HAND_N]
         for s in range(n):

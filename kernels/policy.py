@@ -50,7 +50,8 @@ def draw(seat, keys, s, m):
 
 @njit(cache=True)
 def entity_value(ent, seat, n, s, e, paid, params):
-    """Greedy value of entity e entering seat s's city now, having paid `paid` coins."""
+    """Greedy value of entity e entering seat s's city now, having paid `paid` coins
+    (params: every seat's parameter rows; seat s's are used)."""
     points = ent[e, E_POINTS] + count(seat, n, s, ent[e, E_PPER], ent[e, E_PPER + 1], ent[e, E_PPER + 2], 0)
     if ent[e, E_SCIENCE] >= 0:
         points += science_with(seat, s, ent[e, E_SCIENCE]) - science_with(seat, s, -1)
@@ -60,5 +61,5 @@ def entity_value(ent, seat, n, s, e, paid, params):
     if ent[e, E_CHOICE] != 0:
         units += 1
     coins = coins_when_built(ent, seat, n, s, e) - paid
-    return (params[P_POINT] * points + params[P_SHIELD] * ent[e, E_SHIELDS]
-            + params[P_UNIT] * units + params[P_COIN] * coins)
+    return (params[s, P_POINT] * points + params[s, P_SHIELD] * ent[e, E_SHIELDS]
+            + params[s, P_UNIT] * units + params[s, P_COIN] * coins)
