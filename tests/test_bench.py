@@ -1,0 +1,10 @@
+"""The benchmark's pieces run (timings themselves are never asserted: see `make bench`)."""
+
+from wsim import bench
+
+
+def test_bench_pieces_run(tables):
+    assert bench._games_per_second(tables, 3, "greedy", 1, 64) > 0
+    assert bench._trade_calls_per_second(positions=200, repeats=1) > 0
+    assert bench._reference_games_per_second(tables, 3, 1) > 0
+    bench.set_threads(None)
