@@ -8,7 +8,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from wsim.verify import verify_games
+from wsim.verify import one_thread, verify_games
 
 GAMES = 5_000
 JOB = 500
@@ -20,7 +20,7 @@ def test_verify_kernels_against_reference_5000_games():
             for first in range(0, GAMES, JOB)]
     start = time.perf_counter()
     # spawn: forking a process that already runs numba's thread pool is not safe
-    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"), initializer=one_thread) as pool:
         results = list(pool.map(verify_games, *zip(*jobs)))
     seconds = time.perf_counter() - start
     total = sum(r["games"] for r in results)

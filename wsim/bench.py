@@ -27,7 +27,7 @@ from numba import njit
 
 from wsim import RULES_VERSION, __version__, tables as tables_mod
 from wsim.kernels.trade import MAX_OPTIONS, trade_options_at
-from wsim.run import Runner, Settings, set_threads
+from wsim.run import Runner, Settings, available_cores, set_threads
 
 
 def _games_per_second(t, players: int, policy: str, threads: int, games: int) -> float:
@@ -118,7 +118,7 @@ def run_benchmarks(quick: bool, save: bool, echo) -> dict:
     }
     echo(f"kernel games/s ({games['random']:,} random / {games['greedy']:,} greedy games per cell):")
     echo(f"  {'players':>7} {'policy':>7} {'1 thread':>10} {'2 threads':>10}")
-    cores = os.cpu_count() or 1
+    cores = available_cores()
     for players in range(3, 8):
         for policy in ("random", "greedy"):
             row = {"players": players, "policy": policy}

@@ -137,9 +137,14 @@ class Runner:
         return Chunk(first_game, res, cards, events, n_log)
 
 
+def available_cores() -> int:
+    """CPU cores this process may run on (its affinity, not the machine's total)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def set_threads(threads: int | None) -> int:
     """Use this many threads for the kernels (default: every core); returns the number."""
-    cores = os.cpu_count() or 1
+    cores = available_cores()
     threads = cores if threads is None else threads
     if not 1 <= threads <= min(cores, numba.config.NUMBA_NUM_THREADS):
         raise SettingsError(f"--threads: must be 1..{min(cores, numba.config.NUMBA_NUM_THREADS)}, got {threads}")

@@ -16,7 +16,12 @@ from wsim import movelog, tables as tables_mod
 from wsim.kernels.deal import deal
 from wsim.reference.engine import Game, RandomPolicy
 from wsim.reference.replay import replay
-from wsim.run import Runner, Settings, game_log
+from wsim.run import Runner, Settings, game_log, set_threads
+
+
+def one_thread():
+    """Process initialiser for parallel verification: one kernel thread per worker process."""
+    set_threads(1)
 
 
 class VerificationError(AssertionError):
