@@ -148,19 +148,19 @@ def _copy3_target(ent, board, seat, n, s, of):
 
 
 @njit(cache=True)
-def _greedy_copy3(ent, board, seat, n, s, params):
+def _greedy_copy3(ent, board, seat, n, s, params, age):
     """Greedy's stage-3 neighbour: the copy worth more (left on a tie); returns (of, entity)."""
     e_left = _copy3_target(ent, board, seat, n, s, COPY_LEFT)
     e_right = _copy3_target(ent, board, seat, n, s, COPY_RIGHT)
-    v_left = entity_value(ent, seat, n, s, e_left, 0, params) if e_left >= 0 else -1
-    v_right = entity_value(ent, seat, n, s, e_right, 0, params) if e_right >= 0 else -1
+    v_left = entity_value(ent, seat, n, s, e_left, 0, params, age) if e_left >= 0 else -1
+    v_right = entity_value(ent, seat, n, s, e_right, 0, params, age) if e_right >= 0 else -1
     if v_right > v_left:
         return COPY_RIGHT, e_right
     return COPY_LEFT, e_left
 
 
 @njit(cache=True)
-def _move_value(ent, board, seat, n, s, moves, i, params):
+def _move_value(ent, board, seat, n, s, moves, i, params, age):
     """Greedy value of legal move i of seat s."""
     action = moves[i, M_ACTION]
     if action == ACT_DISCARD:
@@ -168,25 +168,25 @@ def _move_value(ent, board, seat, n, s, moves, i, params):
     paid = moves[i, M_COIN_COST] + moves[i, M_LEFT] + moves[i, M_RIGHT]
     if action == ACT_STAGE:
         if moves[i, M_COPY3] == 1:
-            _, e = _greedy_copy3(ent, board, seat, n, s, params)
+            _, e = _greedy_copy3(ent, board, seat, n, s, params, age)
         else:
             e, _ = stage_source(ent, board, seat, n, s, seat[s, F_STAGES])
         if e < 0:
             return params[s, P_STAGE] - params[s, P_COIN] * paid
-        return params[s, P_STAGE] + entity_value(ent, seat, n, s, e, paid, params)
-    return entity_value(ent, seat, n, s, seat[s, F_HAND + moves[i, M_SLOT]], paid, params)
+        return params[s, P_STAGE] + entity_value(ent, seat, n, s, e, paid, params, age)
+    return entity_value(ent, seat, n, s, seat[s, F_HAND + moves[i, M_SLOT]], paid, params, age)
 
 
 @njit(cache=True)
-def choose(ent, board, seat, keys, n, s, moves, n_moves, policy, params):
+def choose(ent, board, seat, keys, n, s, moves, n_moves, policy, params, age):
     """Seat s's policy picks one of its legal moves; writes it to the seat's F_CHOSEN fields."""
     if policy == POLICY_RANDOM:
         i = draw(seat, keys, s, n_moves)
     else:
         i = 0
-        best = _move_value(ent, board, seat, n, s, moves, 0, params)
+        best = _move_value(ent, board, seat, n, s, moves, 0, params, age)
         for j in range(1, n_moves):
-            v = _move_value(ent, board, seat, n, s, moves, j, params)
+            v = _move_value(ent, board, seat, n, s, moves, j, params, age)
             if v > best:
                 best = v
                 i = j
@@ -202,7 +202,7 @@ def choose(ent, board, seat, keys, n, s, moves, n_moves, policy, params):
         if policy == POLICY_RANDOM:
             seat[s, F_CHOSEN + C_COPY3] = draw(seat, keys, s, 2)
         else:
-            of, _ = _greedy_copy3(ent, board, seat, n, s, params)
+            of, _ = _greedy_copy3(ent, board, seat, n, s, params, age)
             seat[s, F_CHOSEN + C_COPY3] = of
 
 
@@ -289,7 +289,7 @@ def _discard_build(ent, seat, keys, pile, n, s, policy, params, age, turn, log, 
             best = 0
             for c in range(pile.shape[0]):
                 if pile[c] > 0 and not owns_name(ent, seat, s, c):
-                    v = entity_value(ent, seat, n, s, c, 0, params)
+                    v = entity_value(ent, seat, n, s, c, 0, params, age)
                     if pick < 0 or v > best:
                         best = v
                         pick = c
@@ -306,7 +306,7 @@ def play_turn(ent, board, seat, keys, pile, moves, opts, built, n, age, turn, po
     """One turn, RULES.md section 9 steps 1-7."""
     for s in range(n):  # step 1: every choice against the state at the start of the turn
         n_moves = legal_moves(ent, board, seat, n, s, age, moves, opts)
-        choose(ent, board, seat, keys, n, s, moves, n_moves, policies[s], params)
+        choose(ent, board, seat, keys, n, s, moves, n_moves, policies[s], params, age)
         _log_chosen(seat, s, MOVE, age, turn, log, g, n_log)
     n_built = resolve(ent, board, seat, pile, built, n, age, 0)
     if turn == TURNS_PER_AGE:
@@ -314,7 +314,7 @@ def play_turn(ent, board, seat, keys, pile, moves, opts, built, n, age, turn, po
             seat[s, F_CHOSEN + C_ON] = 0
             if seat[s, F_HAND_N] > 0 and (seat[s, F_POWERS] >> POW_SEVENTH) & 1 == 1:
                 n_moves = legal_moves(ent, board, seat, n, s, age, moves, opts)
-                choose(ent, board, seat, keys, n, s, moves, n_moves, policies[s], params)
+                choose(ent, board, seat, keys, n, s, moves, n_moves, policies[s], params, age)
                 _log_chosen(seat, s, SEVENTH, age, turn, log, g, n_log)
         n_built = resolve(ent, board, seat, pile, built, n, age, n_built)
         for s in range(n):  # leftovers and unplayed 7th cards: face down, no coins

@@ -8,7 +8,8 @@ POLICY_GREEDY: one-step look-ahead. Each legal move gets an integer value and th
 move in canonical order is played (no random draws). The value of putting entity e into the
 city, with its parameters (GREEDY_DEFAULTS, all in hundredths of a victory point):
     P_POINT  x (flat points + end-of-game points it would give now + science points it adds)
-  + P_SHIELD x shields  + P_UNIT x production units (a choice unit counts 1)
+  + P_SHIELD x shields  + P_UNIT x (4 - age) x production units (a choice unit counts 1:
+    production is worth most early, when most of its uses are still ahead)
   + P_COIN   x (coins it gives when built - coins paid for it, trade included)
   + P_STAGE  for a wonder stage (on top of the copied or printed stage's value)
 A discard is worth 3 x P_COIN. The same value picks discard builds (paying nothing) and
@@ -49,8 +50,8 @@ def draw(seat, keys, s, m):
 
 
 @njit(cache=True)
-def entity_value(ent, seat, n, s, e, paid, params):
-    """Greedy value of entity e entering seat s's city now, having paid `paid` coins
+def entity_value(ent, seat, n, s, e, paid, params, age):
+    """Greedy value of entity e entering seat s's city now, in `age`, having paid `paid` coins
     (params: every seat's parameter rows; seat s's are used)."""
     points = ent[e, E_POINTS] + count(seat, n, s, ent[e, E_PPER], ent[e, E_PPER + 1], ent[e, E_PPER + 2], 0)
     if ent[e, E_SCIENCE] >= 0:
@@ -62,4 +63,4 @@ def entity_value(ent, seat, n, s, e, paid, params):
         units += 1
     coins = coins_when_built(ent, seat, n, s, e) - paid
     return (params[s, P_POINT] * points + params[s, P_SHIELD] * ent[e, E_SHIELDS]
-            + params[s, P_UNIT] * units + params[s, P_COIN] * coins)
+            + params[s, P_UNIT] * (4 - age) * units + params[s, P_COIN] * coins)

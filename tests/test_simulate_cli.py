@@ -199,19 +199,25 @@ def test_out_must_be_given_and_a_folder(tmp_path):
     assert result.exit_code == 2 and f.read_text() == "x"
 
 
-def test_golden_results():
-    """Rules version guard: the totals of the first games of seed 0, five random players. The
-    values are legitimate because the reference engine replays these very games (below). Bump
-    RULES_VERSION when they change on purpose."""
+GOLDEN_TOTALS = {  # seed 0, five players, games 0..2
+    "random": [[20, 25, 26, 25, 29], [26, 36, 38, 25, 36], [16, 32, 21, 24, 27]],
+    "greedy": [[61, 42, 44, 43, 35], [42, 37, 43, 49, 43], [57, 44, 40, 33, 52]],
+}
+
+
+@pytest.mark.parametrize("policy", sorted(GOLDEN_TOTALS))
+def test_golden_results(policy):
+    """Rules version guard: the totals of the first games of seed 0. The values are legitimate
+    because the reference engine replays these very games (below). Bump RULES_VERSION when
+    they change on purpose (version 2: the greedy policy values production by age)."""
     from wsim import tables
     from wsim.reference.replay import replay
     from wsim.run import Settings, game_log
 
     t = tables.load()
-    assert RULES_VERSION == 1
-    runner = Runner(t, Settings(players=5, seed=0, policies=("random",) * 5))
-    res = runner.play(0, 3).res
-    assert res[:, :, 9].tolist() == [[20, 25, 26, 25, 29], [26, 36, 38, 25, 36], [16, 32, 21, 24, 27]]
+    assert RULES_VERSION == 2
+    runner = Runner(t, Settings(players=5, seed=0, policies=(policy,) * 5))
+    assert runner.play(0, 3).res[:, :, 9].tolist() == GOLDEN_TOTALS[policy]
     for game in range(3):
         doc = game_log(runner, game)
         assert replay(t, doc) == doc["final"]
