@@ -123,9 +123,12 @@ def test_overwrite_rules(tmp_path):
     assert replaced.exit_code == 0
     assert sorted(p.name for p in out.iterdir()) == [f"part-{i:05d}.parquet" for i in range(4)]
     (out / "notes.txt").write_text("mine")
-    strange = simulate(out, "--games", "10", "--players", "3", "--overwrite")
-    assert strange.exit_code == 2 and "not part of a wsim dataset" in last_error_line(strange)
-    assert (out / "notes.txt").exists() and len(list(out.glob("part-*.parquet"))) == 4
+    kept = simulate(out, "--games", "10", "--players", "3", "--overwrite")
+    assert kept.exit_code == 0
+    assert "not part of a wsim dataset; they are kept: notes.txt" in kept.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "part-00000.parquet"]
+    assert (out / "notes.txt").read_text() == "mine"
+    assert not [p for p in tmp_path.iterdir() if "staging" in p.name]  # staging folder removed
 
 
 def test_interrupted_run_keeps_old_dataset(tmp_path, monkeypatch):
@@ -146,6 +149,7 @@ def test_interrupted_run_keeps_old_dataset(tmp_path, monkeypatch):
     assert result.exit_code == 130
     assert sorted(p.name for p in out.iterdir()) == ["part-00000.parquet"]
     assert (out / "part-00000.parquet").read_bytes() == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds"]  # no staging folder left
     fresh = tmp_path / "fresh"
     calls["n"] = 0
     result = simulate(fresh, "--games", "30", "--players", "3", "--chunk-size", "10")
@@ -162,12 +166,14 @@ def test_fixed_wonders_and_sides(tmp_path):
     assert [(r["wonder"], r["side"]) for r in rows[:3]] == [("giza", "B"), ("manneken_pis", "A"), ("rhodes", "A")]
     meta = json.loads(pq.read_schema(out / "part-00000.parquet").metadata[b"wsim"])
     assert meta["wonders"] == "fixed:giza/B,manneken_pis,rhodes" and meta["sides"] == "A"
+    assert meta["manneken_pis"] is True  # named in the fixed list, so in play
 
 
 @pytest.mark.parametrize("args,message", [
     (["--players", "2"], "--players: 2 players (the Free City variant) is not implemented yet"),
     (["--players", "8"], "--players: must be 3..7"),
-    (["--policy", "clever"], "--policies: unknown policy 'clever'"),
+    (["--policy", "clever"], "--policy: unknown policy 'clever'"),
+    (["--policies", "random,clever,random,random"], "--policies: unknown policy 'clever'"),
     (["--policies", "random,greedy"], "--policies: needs exactly 4 names"),
     (["--policy", "random", "--policies", "random,random,random,random"], "--policy and --policies"),
     (["--wonders", "fixed:giza,rhodes"], "--wonders: 'fixed:' needs exactly 4 entries"),
@@ -189,6 +195,40 @@ def test_simulate_errors(tmp_path, args, message):
     assert last_error_line(result).startswith("Error: ") and message in last_error_line(result)
     assert "Traceback" not in result.output
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_out_that_cannot_be_created(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    result = simulate(blocker / "sub", "--games", "5")
+    assert result.exit_code == 2
+    assert last_error_line(result).startswith(f"Error: --out: cannot write to {blocker / 'sub'}")
+
+
+def test_replay_of_a_damaged_dataset(tmp_path):
+    out = tmp_path / "ds"
+    out.mkdir()
+    (out / "part-00000.parquet").write_bytes(b"not parquet")
+    result = run_cli("replay", str(out), "--game", "0")
+    assert result.exit_code == 2 and "not a readable Parquet file" in last_error_line(result)
+    pq.write_table(pa.table({"x": [1]}).replace_schema_metadata({"wsim": "{broken"}), out / "part-00000.parquet")
+    result = run_cli("replay", str(out), "--game", "0")
+    assert result.exit_code == 2 and "metadata is damaged" in last_error_line(result)
+    pq.write_table(pa.table({"x": [1]}).replace_schema_metadata({"wsim": json.dumps({"seed": 1})}),
+                   out / "part-00000.parquet")
+    result = run_cli("replay", str(out), "--game", "0")
+    assert result.exit_code == 2 and "missing rules_version" in last_error_line(result)
+
+
+def test_threads_default_respects_numba_limit(monkeypatch):
+    import numba
+
+    from wsim.run import set_threads
+
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 1)
+    assert set_threads(None) == 1
+    monkeypatch.undo()
+    set_threads(None)
 
 
 def test_out_must_be_given_and_a_folder(tmp_path):

@@ -104,9 +104,11 @@ def _reference_games_per_second(t, players: int, games: int) -> float:
     return games / (time.perf_counter() - start)
 
 
-def run_benchmarks(quick: bool, save: bool, echo) -> dict:
-    """Run every measurement, print a table with `echo`, and return (and save) the results."""
-    t = tables_mod.load()
+def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> dict:
+    """Run every measurement, print a table with `echo`, and return (and save) the results.
+
+    data: the card data file to benchmark (default: WSIM_DATA or the built-in one)."""
+    t = tables_mod.load(data)
     games = {"random": 5_000 if quick else 50_000, "greedy": 2_000 if quick else 20_000}
     results: dict = {
         "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -148,6 +150,8 @@ def run_benchmarks(quick: bool, save: bool, echo) -> dict:
 
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(tmp, "numba-cache")))
+        if data is not None:
+            env["WSIM_DATA"] = str(Path(data).resolve())
         out = str(Path(tmp, "ds"))
         cold, _ = _subprocess_seconds(_wsim("simulate", "--games", "1", "--out", out, "--overwrite"), env)
         warm, _ = _subprocess_seconds(_wsim("simulate", "--games", "1", "--out", out, "--overwrite"), env)

@@ -76,6 +76,7 @@ def cards_cmd(ctx, age, players, as_json):
             click.echo(f"  {side}: {stages}")
     n_cards = len(doc["cards"])
     click.echo(f"\n{n_cards} cards, {len(doc['wonders'])} wonders (data sha256 {t.data_sha256[:12]})")
+    click.echo("left and right: seen from the owner's seat i, left = seat i+1, right = seat i-1")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,13 +260,23 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, wonders, sides, ma
     if policy is not None and policies is not None:
         raise UserError("--policy and --policies: give one or the other, not both")
     try:
-        names = policies.split(",") if policies is not None else [policy or "random"] * players
-        settings = Settings(players=players, seed=seed, games=games, policies=parse_policies(names, players),
-                            wonders=parse_wonders(wonders, players, t), sides=sides,
-                            manneken_pis=manneken_pis, chunk_size=chunk_size)
+        if policies is not None:
+            names = parse_policies(policies.split(","), players)
+        else:
+            names = parse_policies([policy or "random"] * players, players, option="--policy")
+        wonders = parse_wonders(wonders, players, t)
+        # naming manneken_pis in a fixed list puts it in play: the metadata says so too
+        in_play = manneken_pis or "manneken_pis" in wonders[len("fixed:"):].replace("/", ",").split(",")
+        settings = Settings(players=players, seed=seed, games=games, policies=names, wonders=wonders,
+                            sides=sides, manneken_pis=in_play, chunk_size=chunk_size)
         set_threads(threads)
     except SettingsError as e:
         raise UserError(str(e)) from None
+    if overwrite and Path(out).is_dir():
+        kept = io.strangers(Path(out))
+        if kept:
+            click.echo(f"warning: {out} holds files that are not part of a wsim dataset; they are kept: "
+                       f"{', '.join(kept[:5])}{' …' if len(kept) > 5 else ''}", err=True)
     _announce_compile()
     try:
         summary = simulate(t, settings, Path(out), overwrite, progress=sys.stderr.isatty())
@@ -320,7 +331,7 @@ def replay_cmd(ctx, directory, game, as_json):
 
 
 @main.command("bench")
-@click.option("--quick", is_flag=True, help="Fewer games per measurement (a rough check, about a minute).")
+@click.option("--quick", is_flag=True, help="Fewer games per measurement (a rough check, under a minute).")
 @click.option("--save/--no-save", default=True, show_default=True, help="Record the results in bench/results/.")
 @click.pass_context
 def bench_cmd(ctx, quick, save):
@@ -329,7 +340,7 @@ def bench_cmd(ctx, quick, save):
     from wsim.bench import run_benchmarks
 
     load_tables(ctx)
-    run_benchmarks(quick=quick, save=save, echo=click.echo)
+    run_benchmarks(quick=quick, save=save, echo=click.echo, data=ctx.obj.get("data"))
 
 
 if __name__ == "__main__":

@@ -107,6 +107,6 @@ def cards_json(tables: Tables, age: int | None = None, players: int | None = Non
                 e = t.stage_entity(b, s, k)
                 stages.append({"cost": cost_dict(t, e), "effect": effect_words(t, e)})
             sides[side] = {"starting_resource": codes.RESOURCES[res] if res >= 0 else None, "stages": stages}
-        wonders.append({"id": t.board_ids[b], "promo": bool(t.board_promo[b]),
-                        "name": t.board_names[b], "starting_coins": int(t.board_coins[b]), "sides": sides})
+        wonders.append({"id": t.board_ids[b], "promo": bool(t.board_promo[b]), "sides": sides,
+                        "name": t.board_names[b], "starting_coins": int(t.board_coins[b])})
     return {"cards": cards, "wonders": wonders}

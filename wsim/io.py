@@ -3,7 +3,8 @@
 A dataset is a folder of part-NNNNN.parquet files, in game order. Each part is written as a
 hidden .part-NNNNN.parquet.tmp and renamed when complete, so readers never see half a part.
 When a run replaces an old dataset (--overwrite), its parts are written to a hidden staging
-folder inside the dataset and swapped in only when the whole run has completed.
+folder beside the dataset and swapped in only when the whole run has completed; files in the
+folder that are not part files are left alone.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from wsim.run import Chunk, Settings
 from wsim.tables import Tables
 
 SCHEMA_VERSION = 1
-PART_RE = re.compile(r"^part-(\d{5})\.parquet$")
+PART_RE = re.compile(r"^part-(\d{5,})\.parquet$")
 
 _VP_COLUMNS = (
     ("vp_military", RES_MILITARY), ("vp_treasury", RES_TREASURY), ("vp_wonder", RES_WONDER),
@@ -104,44 +105,61 @@ def chunk_table(tables: Tables, settings: Settings, chunk: Chunk) -> pa.Table:
 
 
 def check_target(out: Path, overwrite: bool) -> bool:
-    """Refuse a non-empty folder unless overwrite (and then only a wsim dataset).
+    """Refuse a non-empty folder unless overwrite. Returns whether it holds anything.
 
-    Returns whether an old dataset is there to be replaced.
+    With overwrite, the old dataset (its part files) is replaced when the new run completes;
+    other files in the folder are never deleted (a warning names them).
     """
     if out.exists() and not out.is_dir():
         raise DatasetError(f"--out: {out} exists and is not a folder")
-    if not out.exists():
-        return False
-    visible = [p.name for p in out.iterdir() if not p.name.startswith((".", "_"))]
-    if not visible and not any(out.iterdir()):
+    if not out.exists() or not any(out.iterdir()):
         return False
     if not overwrite:
         raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the dataset in it)")
-    strangers = [name for name in visible if not PART_RE.match(name)]
-    if strangers:
-        raise DatasetError(f"--out: {out} holds files that are not part of a wsim dataset "
-                           f"({strangers[0]}); refusing to overwrite it")
     return True
 
 
+def strangers(out: Path) -> list:
+    """Names in a dataset folder that are not wsim part files (kept by --overwrite)."""
+    return sorted(p.name for p in out.iterdir() if not PART_RE.match(p.name))
+
+
+def part_name(index: int) -> str:
+    return f"part-{index:05d}.parquet"
+
+
+def _part_index(path: Path) -> int:
+    return int(PART_RE.match(path.name).group(1))
+
+
 class DatasetWriter:
-    """Writes the parts of one run; `commit` makes them the dataset, `abort` removes them."""
+    """Writes the parts of one run; `commit` makes them the dataset, `abort` removes them.
+
+    Parts of a replacement are staged in a hidden sibling folder (.NAME.wsim-staging-*), never
+    inside the dataset, so readers of the folder see the old dataset, whole, until commit.
+    """
 
     def __init__(self, out: Path, replace: bool):
         self.out = out
         self.replace = replace
-        out.mkdir(parents=True, exist_ok=True)
-        # a replacement is staged in a hidden folder: the old dataset stays whole until commit
-        self.dir = Path(tempfile.mkdtemp(prefix=".wsim-staging-", dir=out)) if replace else out
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            self.dir = (Path(tempfile.mkdtemp(prefix=f".{out.name}.wsim-staging-", dir=out.resolve().parent))
+                        if replace else out)
+        except OSError as e:
+            raise DatasetError(f"--out: cannot write to {out} ({e.strerror or e})") from None
         self.written: list = []
 
     def write(self, index: int, table: pa.Table, meta: dict):
         """Write part `index` atomically (temporary hidden name, then rename)."""
         table = table.replace_schema_metadata({"wsim": json.dumps(meta)})
-        final = self.dir / f"part-{index:05d}.parquet"
-        tmp = self.dir / f".part-{index:05d}.parquet.tmp"
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, final)
+        final = self.dir / part_name(index)
+        tmp = self.dir / f".{part_name(index)}.tmp"
+        try:
+            pq.write_table(table, tmp, compression="zstd")
+            os.replace(tmp, final)
+        except OSError as e:
+            raise DatasetError(f"--out: cannot write {final} ({e.strerror or e})") from None
         self.written.append(final)
 
     def commit(self):
@@ -164,13 +182,26 @@ class DatasetWriter:
             tmp.unlink(missing_ok=True)
 
 
+_REQUIRED_META = ("rules_version", "data_sha256", "seed", "players", "policies", "wonders", "sides",
+                  "manneken_pis", "games", "chunk_size")
+
+
 def read_metadata(out: Path) -> dict:
     """The `wsim` metadata of a dataset's first part (every part carries the run's settings)."""
-    parts = sorted(p for p in Path(out).glob("part-*.parquet") if PART_RE.match(p.name))
+    parts = sorted((p for p in Path(out).glob("part-*.parquet") if PART_RE.match(p.name)), key=_part_index)
     if not parts:
         raise DatasetError(f"{out}: no wsim dataset here (no part-NNNNN.parquet files)")
-    meta = pq.read_schema(parts[0]).metadata or {}
+    try:
+        meta = pq.read_schema(parts[0]).metadata or {}
+    except (OSError, pa.ArrowException) as e:
+        raise DatasetError(f"{parts[0]}: not a readable Parquet file ({e})") from None
     if b"wsim" not in meta:
         raise DatasetError(f"{parts[0]}: not written by wsim (no 'wsim' metadata)")
-    return json.loads(meta[b"wsim"])
-
+    try:
+        doc = json.loads(meta[b"wsim"])
+    except ValueError:
+        doc = None
+    missing = [k for k in _REQUIRED_META if not isinstance(doc, dict) or k not in doc]
+    if missing:
+        raise DatasetError(f"{parts[0]}: its 'wsim' metadata is damaged (missing {', '.join(missing)})")
+    return doc

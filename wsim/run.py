@@ -87,14 +87,14 @@ def parse_wonders(value: str, players: int, tables: Tables) -> str:
     return "fixed:" + ",".join(out)
 
 
-def parse_policies(names, players: int) -> tuple:
-    """Check policy names (one per seat); returns the tuple."""
+def parse_policies(names, players: int, option: str = "--policies") -> tuple:
+    """Check policy names (one per seat); returns the tuple. `option` names the CLI option."""
     names = tuple(n.strip() for n in names)
     if len(names) != players:
-        raise SettingsError(f"--policies: needs exactly {players} names (one per seat), got {len(names)}")
+        raise SettingsError(f"{option}: needs exactly {players} names (one per seat), got {len(names)}")
     for n in names:
         if n not in POLICY_NAMES:
-            raise SettingsError(f"--policies: unknown policy {n!r} (one of: {' '.join(POLICY_NAMES)})")
+            raise SettingsError(f"{option}: unknown policy {n!r} (one of: {' '.join(POLICY_NAMES)})")
     return names
 
 
@@ -144,10 +144,10 @@ def available_cores() -> int:
 
 def set_threads(threads: int | None) -> int:
     """Use this many threads for the kernels (default: every core); returns the number."""
-    cores = available_cores()
-    threads = cores if threads is None else threads
-    if not 1 <= threads <= min(cores, numba.config.NUMBA_NUM_THREADS):
-        raise SettingsError(f"--threads: must be 1..{min(cores, numba.config.NUMBA_NUM_THREADS)}, got {threads}")
+    most = min(available_cores(), numba.config.NUMBA_NUM_THREADS)  # NUMBA_NUM_THREADS may cap it
+    threads = most if threads is None else threads
+    if not 1 <= threads <= most:
+        raise SettingsError(f"--threads: must be 1..{most}, got {threads}")
     numba.set_num_threads(threads)
     return threads
 
