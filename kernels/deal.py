@@ -38,8 +38,8 @@ def deal_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo_i
     """Assign boards and sides and deal the three ages' hands of game `game`.
 
     board_spec[s] is a board id or -1 (random); side_spec[s] is 0 (A), 1 (B) or -1 (random).
-    Writes boards[n], sides[n] and hands[3, n, 7] (card ids); deck (>= 7n + 10 entries) and
-    pool (>= number of boards) are scratch buffers.
+    Writes boards[n], sides[n] and hands[3, n, 7] (card ids); deck (>= max(7n, guilds) entries)
+    and pool (>= number of boards) are scratch buffers.
     """
     key = stream_key(seed, game, STREAM_DEAL)
     counter = 0

@@ -22,7 +22,7 @@ from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_C
                                  F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND2, F_HAND_N, F_MIL, F_NCARDS,
                                  F_POWERS, F_PROD, F_SELL, F_SHIELDS, F_SIDE, F_STAGE_E, F_STAGES,
                                  M_ACTION, M_COIN_COST, M_COPY3, M_COUNT, M_LEFT, M_RIGHT, M_SLOT,
-                                 MAX_MOVES, MAX_SEATS, RES_BOARD, RES_COINS, RES_NCARDS, RES_SHIELDS,
+                                 MAX_MOVES, MAX_SEATS, DEAL_DECK, DEAL_POOL, RES_BOARD, RES_COINS, RES_NCARDS, RES_SHIELDS,
                                  RES_SIDE, RES_STAGES)
 from wsim.kernels.policy import P_COIN, P_STAGE, POLICY_RANDOM, draw, entity_value
 from wsim.kernels.rng import STREAM_SEAT0, stream_key
@@ -35,7 +35,7 @@ BLOCK = 64  # games per parallel work item; each item allocates its state once
 
 
 @njit(cache=True)
-def reset_state(ent, board, seat, keys, pile, bs, n, seed, game):
+def reset_state(board, seat, keys, pile, bs, n, seed, game):
     """Start a game: boards and sides from bs, starting coins, resources and prices."""
     for s in range(n):
         for f in range(F_COUNT):
@@ -356,10 +356,8 @@ def military(seat, n, age, log, g, n_log):
                 vs_left = r
             else:
                 vs_right = r
-            if r > 0:
-                seat[s, F_MIL] += r
-            elif r < 0:
-                seat[s, F_MIL] += r
+            seat[s, F_MIL] += r
+            if r < 0:
                 seat[s, F_DEFEATS] += 1
         log_event(log, g, n_log, MILITARY, age, TURNS_PER_AGE, s, mine, 0, vs_left, vs_right, -1)
 
@@ -370,8 +368,8 @@ def new_state(n_cards):
     return (np.zeros((MAX_SEATS, F_COUNT), np.int32), np.zeros(MAX_SEATS, np.uint64),
             np.zeros(n_cards, np.int32), np.zeros((MAX_MOVES, M_COUNT), np.int32),
             np.zeros((16, 2), np.int32), np.zeros((16, 2), np.int32),
-            np.zeros((3, MAX_SEATS, HAND_SIZE), np.int16), np.zeros(HAND_SIZE * MAX_SEATS + 16, np.int16),
-            np.zeros(16, np.int8), np.zeros((2, MAX_SEATS), np.int8))
+            np.zeros((3, MAX_SEATS, HAND_SIZE), np.int16), np.zeros(DEAL_DECK, np.int16),
+            np.zeros(DEAL_POOL, np.int8), np.zeros((2, MAX_SEATS), np.int8))
 
 
 @njit(cache=True)
@@ -379,7 +377,7 @@ def play_game(ent, board, n_cards, seat, keys, pile, moves, opts, built, dealt, 
               n, seed, game, board_spec, side_spec, promo, policies, params, res, cards, log, g, n_log):
     """Deal and play one whole game; writes res[n, RES_COUNT], cards[n, MAX_CITY] and the log."""
     deal_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo, bs[0], bs[1], dealt, deck, pool)
-    reset_state(ent, board, seat, keys, pile, bs, n, seed, game)
+    reset_state(board, seat, keys, pile, bs, n, seed, game)
     if log.shape[0] > 0:
         n_log[g] = 0
     for age in range(1, 4):

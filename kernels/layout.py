@@ -33,8 +33,8 @@ Game state (allocated once per block of games by `new_state`, reset per game):
         (left, right), coin cost, whether the move names a stage-3 neighbour
   opts  int32[16, 2]       trading solver output
   built int32[16, 2]       (seat, stage index) of the stages built this turn
-  dealt int16[3, 7, 7]     the three ages' dealt hands; deck int16[64], pool int8[16] and
-        bs int8[2, 7] (boards, sides) are the deal's scratch
+  dealt int16[3, 7, 7]     the three ages' dealt hands; deck int16[DEAL_DECK], pool int8[DEAL_POOL] and
+        bs int8[2, 7] (boards, sides) are the deal's scratch (sizes DEAL_DECK, DEAL_POOL)
 
 Results: res[game, seat, RES_COUNT] int16 (fields RES_*): board, side, the seven categories
 (codes.CATEGORIES order), total, coins, shields, stages, rank, number of cards; cards[game,
@@ -45,6 +45,7 @@ seat, MAX_CITY] int16 card ids in build order. Logs: log[game, MAX_EVENTS, 9] in
 import numpy as np
 
 from wsim.kernels.trade import MAX_CHOICE_SLOTS
+from wsim.codes import PURPLE
 from wsim.tables import DataError
 
 MAX_SEATS = 7
@@ -54,6 +55,8 @@ MAX_NAMES = 128
 MAX_MOVES = 32
 MAX_EVENTS = 192
 MAX_CHAIN = 2
+DEAL_DECK = 7 * MAX_SEATS + 16  # deal scratch: one age's deck (or every guild, to draw N+2 of them)
+DEAL_POOL = 16  # deal scratch: every board
 
 (E_KIND, E_COIN_COST) = range(2)
 E_COST = 2
@@ -133,7 +136,7 @@ def _pack(t) -> tuple:
     ent[:n_cards, E_AGE] = t.card_age
     ent[:n_cards, E_COPIES:E_COPIES + 8] = t.card_copies
     for c in range(n_cards):
-        sources = [k for k in range(len(t.names)) if int(t.card_chain[c, k >> 6]) >> (k & 63) & 1]
+        sources = t.chain_sources(c)
         ent[c, E_CHAIN:E_CHAIN + len(sources)] = sources  # tables.py allows at most MAX_CHAIN
     board = np.zeros((t.n_boards, B_COUNT), dtype=np.int32)
     board[:, B_RESOURCE] = t.board_resource
@@ -148,6 +151,10 @@ def _pack(t) -> tuple:
     if choice_names + 3 > min(MAX_CHOICE, MAX_CHOICE_SLOTS):
         raise DataError(f"{t.source}: the kernels hold {min(MAX_CHOICE, MAX_CHOICE_SLOTS)} choice units "
                         f"per city; this data allows {choice_names + 3}")
+    n_guilds = int((t.ent_kind[:n_cards] == PURPLE).sum())
+    if t.n_boards > DEAL_POOL or max(n_guilds, 7 * MAX_SEATS) > DEAL_DECK:
+        raise DataError(f"{t.source}: the kernels deal from at most {DEAL_POOL} boards and "
+                        f"{DEAL_DECK} cards per age (guilds included)")
     if int(t.ent_cost.sum(axis=1).max()) > 7:
         raise DataError(f"{t.source}: the kernels' trading solver takes costs of at most 7 resource units")
     ent.setflags(write=False)

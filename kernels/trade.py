@@ -6,7 +6,7 @@ allocation, the caller owns the output buffer.
 Why the vectors are packed into int64 scalars: numba reference-counts an array argument (an
 atomic increment and decrement per call) unless its pruning pass can pair the two up, which it
 cannot once the array is handed to a function LLVM does not inline, or is used on some paths
-only. With a dozen arrays that costs more than a typical search, so trade_options alone reads
+only. With a dozen arrays that costs more than a typical search, so trade_options_at alone reads
 the arrays, all of them on every path, and the helpers take and return scalars.
 
 Packed layouts (all int64; numba marks signed arithmetic as non-overflowing, so nothing here
@@ -45,15 +45,6 @@ _EMPTY_FRONT = 0x7F7F7F7F7F7F7F7F  # 8 slots of _NO_RIGHT
 _MAX_LEFT = MAX_OPTIONS - 1
 _MAX_RIGHT = 126
 _OVERFLOW = 0x80  # flag in the low front word (bit 7 of a slot is otherwise always clear)
-
-
-@njit(cache=True)
-def _pack(vec):
-    """The packed form of a length-7 count vector (counts 0..127)."""
-    v = 0
-    for r in range(N_RES):
-        v |= np.int64(vec[r]) << (8 * r)
-    return v
 
 
 @njit(cache=True, inline="always")
@@ -124,7 +115,7 @@ def _dot(v, price):
 def _push(w0, w1, n, mask):
     """Appends a unit to a two-word unit list of n units; returns (w0, w1, n + 1).
 
-    Past MAX_CHOICE_SLOTS units only the count grows; trade_options then gives up.
+    Past MAX_CHOICE_SLOTS units only the count grows; trade_options_at then gives up.
     """
     if n < 7:
         w0 |= mask << (8 * n)
@@ -329,7 +320,7 @@ def trade_options_at(costs, e, cost_col, city, own, left, right, fixed_col, choi
     lp_col:+7 and rp_col:+7; each neighbour's sellable fixed units at sell_col:+7 and sellable
     choice units at sell_choice_col (city[row, n_sell_col] of them). Output as trade_options.
 
-    Method: the shortfall after the city's fixed units is computed first (exit if none). A
+    Method: the shortfall after the city's fixed units is computed first. A
     choice unit, of the city or a neighbour, that can give only one resource that may be
     needed is as good as a fixed unit of it and is folded in; the others go to unit lists.
     _search then explores the city's listed units and _buy the neighbours' splits, every

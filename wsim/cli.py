@@ -60,7 +60,7 @@ def cards_cmd(ctx, age, players, as_json):
     click.echo("-" * len(header))
     for c in doc["cards"]:
         copies = " ".join(f"{p}+" for p in c["players"]) or "guild"
-        cost = ", ".join([f"{c['cost']['coins']} coin"] if c["cost"]["coins"] else []
+        cost = ", ".join([f"{c['cost']['coins']} coin" + ("s" if c["cost"]["coins"] > 1 else "")] if c["cost"]["coins"] else []
                          + [f"{n} {r}" for r, n in c["cost"]["resources"].items()]) or "free"
         click.echo(f"{c['name']:<20} {c['age']:>3} {c['color']:<7} {copies:<10} {cost:<34} "
                    f"{', '.join(c['chain_from']) or '-':<32} {c['effect']}")
@@ -119,7 +119,7 @@ def score_cmd(ctx, file, as_json):
     if as_json:
         click.echo(json.dumps(doc, indent=1))
         return
-    cols = ("military", "treasury", "wonder", "civilian", "science", "commercial", "guild", "total")
+    cols = codes.CATEGORIES + ("total",)
     head = f"{'seat':>4}  {'wonder':<16} " + " ".join(f"{c:>10}" for c in cols) + f" {'coins':>6}"
     click.echo(head)
     click.echo("-" * len(head))
@@ -327,7 +327,7 @@ def replay_cmd(ctx, directory, game, as_json):
     if as_json:
         click.echo(json.dumps(doc, indent=1))
     else:
-        click.echo(log_text(t, doc, [p["name"] for p in meta["policies"]]))
+        click.echo(log_text(doc, [p["name"] for p in meta["policies"]]))
 
 
 @main.command("bench")

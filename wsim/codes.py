@@ -7,14 +7,12 @@ time; data-dependent values live in the tables, which kernels take as arguments)
 RESOURCES = ("wood", "stone", "clay", "ore", "glass", "loom", "papyrus")
 N_RES = 7
 RAW_MASK = 0b0001111  # wood stone clay ore
-MANUF_MASK = 0b1110000  # glass loom papyrus
 
 COLORS = ("brown", "grey", "blue", "green", "yellow", "red", "purple")
 BROWN, GREY, BLUE, GREEN, YELLOW, RED, PURPLE = range(7)
 STAGE_KIND = 7  # ent_kind of a wonder stage (cards use their colour index)
 
 SCIENCE = ("compass", "gear", "tablet", "any")
-SCI_NONE = -1
 SCI_ANY = 3
 
 # ent_discount bits: which goods are bought for 1 coin from which neighbour.

@@ -12,20 +12,11 @@ def cost_dict(tables: Tables, e: int) -> dict:
     return {"coins": int(tables.ent_coin_cost[e]), "resources": res}
 
 
-def cost_words(tables: Tables, e: int) -> str:
-    """A short cost such as "1 coin" or "2 wood, 1 glass" ("free" when there is none)."""
-    cost = cost_dict(tables, e)
-    parts = [f"{n} {r}" for r, n in cost["resources"].items()]
-    if cost["coins"]:
-        parts.insert(0, f"{cost['coins']} coin" + ("s" if cost["coins"] > 1 else ""))
-    return ", ".join(parts) or "free"
-
-
 def _mask_names(mask: int, names) -> list:
     return [names[i] for i in range(len(names)) if mask >> i & 1]
 
 
-def _count_words(tables: Tables, spec) -> str:
+def _count_words(spec) -> str:
     amount, count, scope = (int(x) for x in spec)
     if count == codes.COUNT_STAGES:
         what = "wonder stage"
@@ -64,9 +55,9 @@ def effect_words(tables: Tables, e: int) -> str:
                                    ("right", codes.DISC_RAW_RIGHT | codes.DISC_MANUF_RIGHT)) if d & bits]
         out.append(f"buys {goods} from {' and '.join(sides)} for 1 coin")
     if t.ent_coins_per[e, 0]:
-        out.append("coins when built: " + _count_words(t, t.ent_coins_per[e]))
+        out.append("coins when built: " + _count_words(t.ent_coins_per[e]))
     if t.ent_points_per[e, 0]:
-        out.append("points at the end: " + _count_words(t, t.ent_points_per[e]))
+        out.append("points at the end: " + _count_words(t.ent_points_per[e]))
     p = int(t.ent_power[e])
     if p == codes.POW_COPY_STAGE:
         stage, of = int(t.ent_copy[e, 0]) + 1, codes.COPY_OF[t.ent_copy[e, 1]]
@@ -91,7 +82,7 @@ def cards_json(tables: Tables, age: int | None = None, players: int | None = Non
         is_guild = t.ent_kind[c] == codes.PURPLE
         if players is not None and not is_guild and t.card_copies[c, players] == 0:
             continue
-        chain = [t.names[k] for k in range(len(t.names)) if int(t.card_chain[c, k >> 6]) >> (k & 63) & 1]
+        chain = [t.names[k] for k in t.chain_sources(c)]
         cards.append({
             "name": t.card_names[c], "age": int(t.card_age[c]), "color": codes.COLORS[t.ent_kind[c]],
             "players": players_of(t, c, players), "cost": cost_dict(t, c), "chain_from": chain,

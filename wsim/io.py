@@ -24,7 +24,6 @@ from wsim import RULES_VERSION, __version__
 from wsim.kernels.layout import (RES_BOARD, RES_CIVILIAN, RES_COINS, RES_COMMERCIAL, RES_GUILD, RES_MILITARY,
                                  RES_NCARDS, RES_RANK, RES_SCIENCE, RES_SHIELDS, RES_SIDE, RES_STAGES,
                                  RES_TOTAL, RES_TREASURY, RES_WONDER)
-from wsim.kernels.policy import POLICY_NAMES, default_params
 from wsim.run import Chunk, Settings
 from wsim.tables import Tables
 
@@ -51,8 +50,8 @@ def metadata(tables: Tables, settings: Settings, first_game: int, games: int) ->
         "data_sha256": tables.data_sha256,
         "seed": settings.seed,
         "players": settings.players,
-        "policies": [{"name": p, "params": default_params(POLICY_NAMES.index(p)).tolist()}
-                     for p in settings.policies],
+        "policies": [{"name": p, "params": row.tolist()}
+                     for p, row in zip(settings.policies, settings.policy_params())],
         "wonders": settings.wonders,
         "sides": settings.sides,
         "manneken_pis": settings.manneken_pis,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from wsim import codes
-from wsim.tables import Tables
 
 _AGES = ("I", "II", "III")
 
@@ -23,7 +22,7 @@ def _move_words(ev: dict) -> str:
     return f"discards {card} for 3 coins"
 
 
-def log_text(tables: Tables, doc: dict, policies: list) -> str:
+def log_text(doc: dict, policies: list) -> str:
     """The whole game in words: seats, hands dealt, each turn's moves, military, final scores."""
     n = doc["players"]
     setup = doc["setup"]

@@ -32,9 +32,9 @@ class Settings:
     """Everything that determines a run's games (besides the card data)."""
 
     players: int
+    policies: tuple  # one policy name per seat
     seed: int = 0
     games: int = 100_000
-    policies: tuple = ("random",) * 4
     wonders: str = "random"  # "random" or "fixed:ID/SIDE,..." as given by the user
     sides: str = "random"  # random | A | B
     manneken_pis: bool = False

@@ -208,8 +208,7 @@ class _Parser:
             return -1
         t = self.t
         e = t.stage_entity(board, side, 2)
-        chooses = (e >= 0 and t.ent_power[e] == codes.POW_COPY_STAGE
-                   and t.ent_copy[e, 1] == codes.COPY_CHOICE)
+        chooses = e >= 0 and t.copies_chosen_neighbour(e)
         if not chooses:
             self.fail(where, f"copy3: only for a board whose stage 3 copies a neighbour of choice "
                              f"(manneken_pis side A); {t.board_ids[board]} side {SIDES[side]} has none")

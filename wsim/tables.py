@@ -135,6 +135,14 @@ class Tables:
                 f"unknown wonder {wonder!r} (one of: {' '.join(self.board_ids)})"
             ) from None
 
+    def chain_sources(self, card: int) -> list:
+        """Name ids whose ownership makes the card free (its chain_from), ascending."""
+        return [k for k in range(len(self.names)) if int(self.card_chain[card, k >> 6]) >> (k & 63) & 1]
+
+    def copies_chosen_neighbour(self, e: int) -> bool:
+        """Whether stage entity e copies a neighbour's stage chosen when built (Manneken Pis A3)."""
+        return self.ent_power[e] == codes.POW_COPY_STAGE and self.ent_copy[e, 1] == codes.COPY_CHOICE
+
     def stage_entity(self, board: int, side: int, stage: int) -> int:
         """Entity id of stage `stage` (0-based) of a board side, -1 if the side has no such stage."""
         if stage >= self.board_stages[board, side]:

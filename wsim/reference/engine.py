@@ -64,8 +64,7 @@ def legal_moves(pos: Position, seat: int, hand: list, age: int) -> list:
     can_free_build = pos.has_power(seat, codes.POW_FREE_BUILD) and city.free_build_age != age
     stage = pos.stage_cost(seat)
     stage_e = t.stage_entity(city.board, city.side, city.stages) if stage is not None else -1
-    needs_copy3 = (stage_e >= 0 and t.ent_power[stage_e] == codes.POW_COPY_STAGE
-                   and t.ent_copy[stage_e, 1] == codes.COPY_CHOICE)
+    needs_copy3 = stage_e >= 0 and t.copies_chosen_neighbour(stage_e)
     moves = []
     for slot, card in enumerate(hand):
         owned = pos.owns_name(seat, card)

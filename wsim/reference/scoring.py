@@ -99,8 +99,7 @@ def best_score(pos: Position, seat: int) -> Score:
     city = pos.cities[seat]
     t = pos.t
     first = t.stage_entity(city.board, city.side, 2)
-    open_copy3 = (city.copy3 < 0 and city.stages >= 3 and first >= 0
-                  and t.ent_power[first] == codes.POW_COPY_STAGE and t.ent_copy[first, 1] == codes.COPY_CHOICE)
+    open_copy3 = city.copy3 < 0 and city.stages >= 3 and first >= 0 and t.copies_chosen_neighbour(first)
     choices3 = (codes.COPY_LEFT, codes.COPY_RIGHT) if open_copy3 else (city.copy3,)
     best = None
     for choice in choices3:

@@ -74,12 +74,8 @@ class Position:
 
     def chain_applies(self, seat: int, card: int) -> bool:
         """Whether a building the city owns makes this card free."""
-        t = self.t
-        for c in self.cities[seat].cards:
-            nid = int(t.card_name_id[c])
-            if int(t.card_chain[card, nid >> 6]) >> (nid & 63) & 1:
-                return True
-        return False
+        owned = {int(self.t.card_name_id[c]) for c in self.cities[seat].cards}
+        return any(k in owned for k in self.t.chain_sources(card))
 
     # -- wonder stages and their effects -------------------------------------------------------
     def stage_source(self, seat: int, k: int) -> tuple:
