@@ -148,7 +148,7 @@ def trade_json(pos, seat: int, card: int | None) -> dict:
     if cost is None:  # every stage is built
         return {"seat": seat, "target": target, "free": False, "coin_cost": 0, "options": [],
                 "affordable": False, "legal": False}
-    options = sorted(((int(a), int(b)) for a, b in cost.options), key=lambda o: (o[0] + o[1], o[0]))
+    options = [(int(a), int(b)) for a, b in cost.options]  # the solver's order: total, then left
     free, affordable = bool(cost.free), bool(cost.affordable)
     return {"seat": seat, "target": target, "free": free, "coin_cost": int(cost.coin_cost),
             "options": [{"left": a, "right": b} for a, b in options],
