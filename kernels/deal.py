@@ -16,8 +16,9 @@ import numpy as np
 from numba import njit
 
 from wsim.codes import HAND_SIZE, PURPLE
-from wsim.kernels.layout import B_PROMO, E_AGE, E_COPIES, E_KIND, kernel_tables
+from wsim.kernels.layout import B_PROMO, DEAL_DECK, DEAL_POOL, E_AGE, E_COPIES, E_KIND, kernel_tables
 from wsim.kernels.rng import STREAM_DEAL, draw_below, stream_key
+from wsim.tables import DataError
 
 
 @njit(cache=True)
@@ -88,18 +89,31 @@ def deal_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo_i
     return counter
 
 
+def check_board_pool(tables, boards, promo_in_pool: bool):
+    """Refuse seats that want a random board when the pool has too few left (deal_game would
+    read past the shuffled pool): DataError naming what is missing."""
+    fixed = {int(b) for b in boards if b >= 0}
+    pool = sum(1 for b in range(tables.n_boards)
+               if b not in fixed and (not tables.board_promo[b] or promo_in_pool))
+    wanted = sum(1 for b in boards if b < 0)
+    if wanted > pool:
+        raise DataError(f"{tables.source}: {wanted} seats need a random board but the pool holds only {pool} "
+                        "(promo boards join it only with --manneken-pis)")
+
+
 def deal(tables, n, seed, game, board_spec=None, side_spec=None, promo_in_pool=False):
     """Python entry point: (boards, sides, hands[3, n, 7]) of one game, as numpy arrays."""
     ent, board, n_cards = kernel_tables(tables)
     if board_spec is None:
         board_spec = np.full(n, -1, dtype=np.int8)
+    check_board_pool(tables, board_spec, promo_in_pool)
     if side_spec is None:
         side_spec = np.full(n, -1, dtype=np.int8)
     boards = np.zeros(n, dtype=np.int8)
     sides = np.zeros(n, dtype=np.int8)
     hands = np.zeros((3, n, HAND_SIZE), dtype=np.int16)
-    deck = np.zeros(HAND_SIZE * n + 16, dtype=np.int16)
-    pool = np.zeros(board.shape[0], dtype=np.int8)
+    deck = np.zeros(DEAL_DECK, dtype=np.int16)  # the sizes kernel_tables checked the data against
+    pool = np.zeros(DEAL_POOL, dtype=np.int8)
     deal_game(ent, board, n_cards, n, np.uint64(seed), game, np.asarray(board_spec, dtype=np.int8),
               np.asarray(side_spec, dtype=np.int8), promo_in_pool, boards, sides, hands, deck, pool)
     return boards, sides, hands

@@ -8,7 +8,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import last_error_line, run_cli
-from wsim import RULES_VERSION, codes, io as wio
+from wsim import RULES_VERSION, codes
+from wsim.tables import data_path
 from wsim.run import Runner
 
 EXPECTED_SCHEMA = [
@@ -25,6 +26,11 @@ def simulate(out, *extra):
     return run_cli("simulate", "--out", str(out), *extra)
 
 
+def data_files(out) -> list:
+    """The folder's visible files less the manifest: what a reader of `DIR/*` sees as data."""
+    return sorted(p.name for p in out.iterdir() if not p.name.startswith((".", "_")))
+
+
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
     out = tmp_path_factory.mktemp("sim") / "ds"
@@ -36,8 +42,9 @@ def dataset(tmp_path_factory):
 
 def test_parts_schema_and_metadata(dataset):
     out, result = dataset
-    names = sorted(p.name for p in out.iterdir())
+    names = data_files(out)
     assert names == ["part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == [".wsim-lock", "_wsim_manifest.json"] + names
     table = ds.dataset(out, format="parquet").to_table()
     assert table.num_rows == 300 * 4
     for name, typ in EXPECTED_SCHEMA:
@@ -105,7 +112,7 @@ def test_replay_a_game(dataset, tables):
 def test_replay_refuses_other_data(dataset, tmp_path, tables):
     out, _ = dataset
     edited = tmp_path / "edited.yaml"
-    edited.write_text(open(wio.__file__.replace("io.py", "data/cards.yaml")).read() + "\n# edited\n")
+    edited.write_text(data_path().read_text() + "\n# edited\n")
     result = run_cli("--data", str(edited), "replay", str(out), "--game", "1")
     assert result.exit_code == 2 and "other card data" in last_error_line(result)
     result = run_cli("replay", str(tmp_path), "--game", "1")
@@ -121,14 +128,14 @@ def test_overwrite_rules(tmp_path):
     assert (out / "part-00000.parquet").read_bytes() == before
     replaced = simulate(out, "--games", "20", "--players", "5", "--chunk-size", "5", "--overwrite")
     assert replaced.exit_code == 0
-    assert sorted(p.name for p in out.iterdir()) == [f"part-{i:05d}.parquet" for i in range(4)]
+    assert data_files(out) == [f"part-{i:05d}.parquet" for i in range(4)]
     (out / "notes.txt").write_text("mine")
     kept = simulate(out, "--games", "10", "--players", "3", "--overwrite")
     assert kept.exit_code == 0
     assert "not part of a wsim dataset; they are kept: notes.txt" in kept.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "part-00000.parquet"]
+    assert data_files(out) == ["notes.txt", "part-00000.parquet"]
     assert (out / "notes.txt").read_text() == "mine"
-    assert not [p for p in tmp_path.iterdir() if "staging" in p.name]  # staging folder removed
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [".wsim-lock"]  # no staging left
 
 
 def test_interrupted_run_keeps_old_dataset(tmp_path, monkeypatch):
@@ -147,14 +154,14 @@ def test_interrupted_run_keeps_old_dataset(tmp_path, monkeypatch):
     monkeypatch.setattr(Runner, "play", interrupted)
     result = simulate(out, "--games", "30", "--players", "3", "--chunk-size", "10", "--overwrite")
     assert result.exit_code == 130
-    assert sorted(p.name for p in out.iterdir()) == ["part-00000.parquet"]
+    assert data_files(out) == ["part-00000.parquet"]
     assert (out / "part-00000.parquet").read_bytes() == old
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds"]  # no staging folder left
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [".wsim-lock"]  # no staging left
     fresh = tmp_path / "fresh"
     calls["n"] = 0
     result = simulate(fresh, "--games", "30", "--players", "3", "--chunk-size", "10")
     assert result.exit_code == 130
-    assert sorted(p.name for p in fresh.iterdir()) == ["part-00000.parquet"]  # whole parts only
+    assert sorted(p.name for p in fresh.iterdir()) == [".wsim-lock", "part-00000.parquet"]  # whole parts only
 
 
 def test_fixed_wonders_and_sides(tmp_path):

@@ -1,4 +1,9 @@
-"""The `wsim` command line (click). Every user mistake exits 2 with one `Error: ...` line."""
+"""The `wsim` command line (click).
+
+Exit statuses: 0 done; 2 a user or environment error (`Error: ...` as the last line on stderr,
+no traceback); 1 findings of `wsim check`, or a bug in wsim; 130, 143 and 129 after Ctrl-C,
+SIGTERM and SIGHUP (wsim.entry, wsim.signals); 141 when stdout is a closed pipe.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +13,9 @@ from pathlib import Path
 
 import click
 
-from wsim import RULES_VERSION, __version__, codes, scenario, tables
+from wsim import RULES_VERSION, __version__, codes, scenario, signals, tables
 from wsim.describe import cards_json
+from wsim.errors import WsimError
 from wsim.reference.scoring import score_all
 
 
@@ -19,15 +25,47 @@ class UserError(click.ClickException):
     exit_code = 2
 
 
+class PipeClosed(BaseException):
+    """stdout is a closed pipe (`wsim replay ... | head`): end quietly (wsim.entry)."""
+
+
+class WsimGroup(click.Group):
+    """The one place that maps the project's errors to exit statuses."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except WsimError as e:
+            raise UserError(str(e)) from None
+        except BrokenPipeError:
+            raise PipeClosed from None
+        except OSError as e:  # an environment error no command foresaw: still no traceback
+            where = f"{e.filename}: " if e.filename else ""
+            raise UserError(f"{where}{e.strerror or e}") from None
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            ctx.exit(130)
+        except signals.Terminated as e:
+            click.echo(f"\n{e}", err=True)
+            ctx.exit(128 + e.signum)
+
+
+def load_kernel_limits(t: tables.Tables):
+    """Check tables against the kernels' limits (DataError), as every command that plays does."""
+    from wsim.kernels.layout import kernel_tables
+
+    kernel_tables(t)
+
+
 def load_tables(ctx: click.Context) -> tables.Tables:
-    """The tables of the data file chosen by `--data` / WSIM_DATA (validated once per run)."""
-    try:
-        return tables.load(ctx.obj.get("data"))
-    except tables.DataError as e:
-        raise UserError(str(e)) from None
+    """The tables of the data file chosen by `--data` / WSIM_DATA, checked against the kernels'
+    limits too, so that every command reports a data error the same way."""
+    t = tables.load(ctx.obj.get("data"))
+    load_kernel_limits(t)
+    return t
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=WsimGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="wsim",
                       message=f"%(prog)s %(version)s (rules version {RULES_VERSION})")
 @click.option("--data", type=click.Path(dir_okay=False), envvar="WSIM_DATA", default=None,
@@ -84,11 +122,7 @@ def cards_cmd(ctx, age, players, as_json):
 
 def load_position(ctx: click.Context, path: str):
     """The Position of a scenario file, every mistake in it turned into a UserError (exit 2)."""
-    t = load_tables(ctx)
-    try:
-        return scenario.load(path, t)
-    except scenario.ScenarioError as e:
-        raise UserError(str(e)) from None
+    return scenario.load(path, load_tables(ctx))
 
 
 def _city_label(pos, seat: int) -> str:
@@ -225,7 +259,8 @@ def _announce_compile():
 
 
 @main.command("simulate")
-@click.option("--games", type=click.IntRange(min=1), default=100_000, show_default=True, help="Games to play.")
+@click.option("--games", type=click.IntRange(1, 2**63 - 1), default=100_000, show_default=True,
+              help="Games to play (at most 2^63 - 1).")
 @click.option("--players", type=int, default=4, show_default=True, help="Players per game, 3..7.")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True, help="The run's seed.")
 @click.option("--policy", default=None, metavar="NAME", help="One policy for every seat: random or greedy [random].")
@@ -236,57 +271,79 @@ def _announce_compile():
               help="Wonder sides.")
 @click.option("--manneken-pis", "manneken_pis", is_flag=True, help="Put the Manneken Pis promo board in the pool.")
 @click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores].")
-@click.option("--chunk-size", type=click.IntRange(min=1), default=100_000, show_default=True,
-              help="Games per Parquet part.")
-@click.option("--overwrite", is_flag=True, help="Replace the dataset in a non-empty --out folder.")
+@click.option("--chunk-size", type=click.IntRange(1, 1_000_000), default=100_000, show_default=True,
+              help="Games per Parquet part (at most 1,000,000).")
+@click.option("--overwrite", is_flag=True, help="Replace the dataset in a non-empty --out folder once the new one is complete.")
+@click.option("--resume", is_flag=True,
+              help="Complete an interrupted run in --out (options left out are taken from the dataset).")
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Dataset folder (created if missing).")
 @click.pass_context
 def simulate_cmd(ctx, games, players, seed, policy, policies, wonders, sides, manneken_pis, threads,
-                 chunk_size, overwrite, out):
+                 chunk_size, overwrite, resume, out):
     """Play many games and write one Parquet row per (game, seat) to --out.
 
     The same settings give the same values whatever --threads and --chunk-size. A summary
     (games/s, mean points by category, win rate by wonder and side) is printed at the end.
     """
-    from wsim import io
-    from wsim.run import Settings, SettingsError, parse_policies, parse_wonders, set_threads
-    from wsim.simulate import simulate
+    from click.core import ParameterSource
 
-    t = load_tables(ctx)
-    if players == 2:
-        raise UserError("--players: 2 players (the Free City variant) is not implemented yet; use 3..7")
-    if not codes.MIN_PLAYERS <= players <= codes.MAX_PLAYERS:
-        raise UserError(f"--players: must be 3..7, got {players}")
+    from wsim.run import build_settings, set_threads
+    from wsim.simulate import Request, simulate
+
+    if out == "":
+        raise UserError("--out: must name a folder, got ''")
+    if overwrite and resume:
+        raise UserError("--overwrite and --resume: give one or the other, not both")
     if policy is not None and policies is not None:
         raise UserError("--policy and --policies: give one or the other, not both")
+    t = load_tables(ctx)
+    if policies is not None:
+        names, option = policies.split(","), "--policies"
+    else:
+        names, option = [policy or "random"] * players, "--policy"
     try:
-        if policies is not None:
-            names = parse_policies(policies.split(","), players)
-        else:
-            names = parse_policies([policy or "random"] * players, players, option="--policy")
-        wonders = parse_wonders(wonders, players, t)
-        # naming manneken_pis in a fixed list puts it in play: the metadata says so too
-        in_play = manneken_pis or "manneken_pis" in wonders[len("fixed:"):].replace("/", ",").split(",")
-        settings = Settings(players=players, seed=seed, games=games, policies=names, wonders=wonders,
-                            sides=sides, manneken_pis=in_play, chunk_size=chunk_size)
-        set_threads(threads)
-    except SettingsError as e:
-        raise UserError(str(e)) from None
-    if overwrite and Path(out).is_dir():
-        kept = io.strangers(Path(out))
-        if kept:
-            click.echo(f"warning: {out} holds files that are not part of a wsim dataset; they are kept: "
-                       f"{', '.join(kept[:5])}{' …' if len(kept) > 5 else ''}", err=True)
+        settings = build_settings(t, players=players, policies=names, seed=seed, games=games, wonders=wonders,
+                                  sides=sides, manneken_pis=manneken_pis, chunk_size=chunk_size)
+    except WsimError as e:  # the policy names were given by --policy or --policies
+        raise UserError(str(e).replace("--policies:", f"{option}:", 1)) from None
+    set_threads(threads)
+    given = {name for name in ("games", "players", "seed", "wonders", "sides", "manneken_pis", "chunk_size")
+             if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)}
+    if policy is not None or policies is not None:
+        given.add("policies")
+    if ctx.find_root().get_parameter_source("data") not in (ParameterSource.DEFAULT, None):
+        given.add("data")
+    mode = "overwrite" if overwrite else "resume" if resume else "new"
     _announce_compile()
     try:
-        summary = simulate(t, settings, Path(out), overwrite, progress=sys.stderr.isatty())
-    except (io.DatasetError, tables.DataError) as e:
-        raise UserError(str(e)) from None
-    except KeyboardInterrupt:
+        result = simulate(Request(t, settings, mode, frozenset(given)), Path(out), progress=sys.stderr.isatty())
+    except (KeyboardInterrupt, signals.Terminated):
         click.echo("\ninterrupted: temporary files removed", err=True)
-        ctx.exit(130)
-    click.echo(summary.text(t))
+        raise
+    if result.foreign:
+        kept = result.foreign
+        click.echo(f"warning: {out} holds files that are not part of a wsim dataset; they are kept: "
+                   f"{', '.join(kept[:5])}{' …' if len(kept) > 5 else ''}", err=True)
+    click.echo(result.summary.text(result.tables))
     click.echo(f"\ndataset: {out}")
+
+
+@main.command("check")
+@click.argument("directory", type=click.Path())
+def check_cmd(directory):
+    """Verify a dataset against its manifest: parts present, rows, checksums, settings.
+
+    Prints `ok: N games, M rows` (exit 0), or one line per problem and `damaged: K problems`
+    or `incomplete: G of N games` (exit 1).
+    """
+    from wsim.dataset.manifest import check
+
+    report = check(Path(directory))
+    for line in report.problems:
+        click.echo(line)
+    click.echo(report.closing)
+    if not report.ok:
+        sys.exit(1)
 
 
 @main.command("replay")
@@ -298,28 +355,40 @@ def replay_cmd(ctx, directory, game, as_json):
     """The readable log of one game of a dataset, played again from the dataset's settings.
 
     The game is re-played by the kernels with logging on and checked move by move by the
-    reference engine before it is shown.
+    reference engine before it is shown. The card data is the one the dataset carries (an
+    explicit --data must be the same file).
     """
-    from wsim import RULES_VERSION, io
+    from click.core import ParameterSource
+
+    from wsim.dataset import parts
     from wsim.logtext import log_text
     from wsim.reference.replay import ReplayError, replay
-    from wsim.run import Runner, settings_from_metadata, game_log
+    from wsim.run import Runner, SettingsError, game_log, settings_from_metadata
+    from wsim.simulate import tables_of_dataset
 
-    t = load_tables(ctx)
-    try:
-        meta = io.read_metadata(Path(directory))
-    except io.DatasetError as e:
-        raise UserError(str(e)) from None
-    if meta.get("rules_version") != RULES_VERSION:
-        raise UserError(f"{directory}: dataset written under rules version {meta.get('rules_version')}, "
+    path = Path(directory)
+    header = parts.read_metadata(path)
+    meta = header.meta
+    if meta["rules_version"] != RULES_VERSION:
+        raise UserError(f"{directory}: dataset written under rules version {str(meta['rules_version']):.20}, "
                         f"this wsim plays rules version {RULES_VERSION}")
-    if meta.get("data_sha256") != t.data_sha256:
-        raise UserError(f"{directory}: dataset written with other card data (sha256 "
-                        f"{str(meta.get('data_sha256'))[:12]}…, installed {t.data_sha256[:12]}…)")
-    if game >= meta["games"]:
-        raise UserError(f"--game: the dataset has games 0..{meta['games'] - 1}, got {game}")
+    installed = load_tables(ctx)
+    if ctx.find_root().get_parameter_source("data") not in (ParameterSource.DEFAULT, None) or header.data_text is None:
+        if meta["data_sha256"] != installed.data_sha256:
+            raise UserError(f"{directory}: dataset written with other card data (sha256 "
+                            f"{str(meta['data_sha256'])[:12]}…, installed {installed.data_sha256[:12]}…)")
+        t = installed
+    else:
+        t = tables_of_dataset(path, header, meta["data_sha256"], installed)
+        load_kernel_limits(t)
+    try:
+        settings = settings_from_metadata(meta, t)
+    except SettingsError as e:
+        raise UserError(f"{path / header.name}: its metadata holds invalid settings ({e})") from None
+    if game >= settings.games:
+        raise UserError(f"--game: the dataset has games 0..{settings.games - 1}, got {game}")
     _announce_compile()
-    doc = game_log(Runner(t, settings_from_metadata(meta)), game)
+    doc = game_log(Runner(t, settings), game)
     try:
         replay(t, doc)
     except ReplayError as e:
@@ -327,7 +396,7 @@ def replay_cmd(ctx, directory, game, as_json):
     if as_json:
         click.echo(json.dumps(doc, indent=1))
     else:
-        click.echo(log_text(doc, [p["name"] for p in meta["policies"]]))
+        click.echo(log_text(doc, list(settings.policies)))
 
 
 @main.command("bench")
@@ -339,7 +408,7 @@ def bench_cmd(ctx, quick, save):
     1,000,000-game run; trading solver calls/s; the reference engine's games/s."""
     from wsim.bench import run_benchmarks
 
-    load_tables(ctx)
+    load_tables(ctx)  # a data error is an Error: line here too, before any benchmark
     run_benchmarks(quick=quick, save=save, echo=click.echo, data=ctx.obj.get("data"))
 
 

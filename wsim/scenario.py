@@ -27,9 +27,8 @@ from __future__ import annotations
 import difflib
 import os
 
-import yaml
-
-from wsim import codes
+from wsim import codes, yamlfile
+from wsim.errors import WsimError, brief
 from wsim.reference.state import City, Position
 from wsim.tables import Tables, normalize_name
 
@@ -41,30 +40,8 @@ COPY3 = {"left": codes.COPY_LEFT, "right": codes.COPY_RIGHT}
 DEFAULT_AGE = 3
 
 
-class ScenarioError(ValueError):
+class ScenarioError(WsimError):
     """A scenario file that cannot be used; the message names the file, the field and the fix."""
-
-
-class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
-    """A safe YAML loader that refuses a key given twice in one mapping (PyYAML keeps the last)."""
-
-
-def _construct_unique_mapping(loader, node, deep=False):
-    seen = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        try:
-            duplicate = key in seen
-            seen.add(key)
-        except TypeError:  # an unhashable key: let the default constructor report it
-            break
-        if duplicate:
-            mark = key_node.start_mark
-            raise ScenarioError(f"key {key!r} given twice in one mapping (line {mark.line + 1})")
-    return loader.construct_mapping(node, deep=deep)
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping)
 
 
 def _is_int(value) -> bool:
@@ -73,22 +50,15 @@ def _is_int(value) -> bool:
 
 
 def read_yaml(path: str | os.PathLike) -> object:
-    """The parsed document of a YAML (or JSON) file; ScenarioError if unreadable or invalid."""
-    source = os.fspath(path)
+    """The parsed document of a YAML (or JSON) file; ScenarioError if unreadable or invalid.
+
+    The file must be a regular file of at most 16 MiB, with no key twice in one mapping and no
+    aliases expanding it beyond 16 MiB (INTERFACES section 0).
+    """
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        raise ScenarioError(f"{source}: cannot read the file ({e.strerror or e})") from None
-    try:
-        return yaml.load(raw, Loader=_UniqueKeyLoader)
-    except ScenarioError as e:
-        raise ScenarioError(f"{source}: {e}") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(e, "problem", None) or "cannot be parsed"
-        raise ScenarioError(f"{source}: not valid YAML{where}: {problem}") from None
+        return yamlfile.parse(yamlfile.read_bytes(path))
+    except yamlfile.YamlFileError as e:
+        raise ScenarioError(f"{os.fspath(path)}: {e}") from None
 
 
 def load(path: str | os.PathLike, tables: Tables) -> Position:
@@ -119,7 +89,7 @@ class _Parser:
         self._unknown_keys("", doc, TOP_KEYS)
         age = doc.get("age", DEFAULT_AGE)
         if not _is_int(age) or not 1 <= age <= 3:
-            self.fail("age", f"must be 1, 2 or 3, got {age!r}")
+            self.fail("age", f"must be 1, 2 or 3, got {brief(age)}")
         if "players" not in doc:
             self.fail("players", f"required: a list of {codes.MIN_PLAYERS} to {codes.MAX_PLAYERS} seats")
         players = doc["players"]
@@ -143,25 +113,26 @@ class _Parser:
             self.fail(where, f"wonder: required (one of: {' '.join(t.board_ids)})")
         wonder = p["wonder"]
         if not isinstance(wonder, str) or wonder.strip().lower() not in t.board_ids:
-            self.fail(where, f"unknown wonder {wonder!r} (one of: {' '.join(t.board_ids)})")
+            self.fail(where, f"unknown wonder {brief(wonder)} (one of: {' '.join(t.board_ids)})")
         board = t.board_id(wonder)
 
         if "side" not in p:
             self.fail(where, "side: required (A or B)")
         side_name = p["side"]
         if side_name not in SIDES:
-            self.fail(where, f"side: must be A or B, got {side_name!r}")
+            self.fail(where, f"side: must be A or B, got {brief(side_name)}")
         side = SIDES.index(side_name)
 
         n_stages = int(t.board_stages[board, side])
         stages = p.get("stages", 0)
         if not _is_int(stages) or not 0 <= stages <= n_stages:
             self.fail(where, f"stages: must be a whole number from 0 to {n_stages} "
-                             f"({t.board_ids[board]} side {side_name} has {n_stages} stages), got {stages!r}")
+                             f"({t.board_ids[board]} side {side_name} has {n_stages} stages), "
+                             f"got {brief(stages)}")
 
         coins = p.get("coins", codes.START_COINS)
         if not _is_int(coins) or coins < 0:
-            self.fail(where, f"coins: must be a whole number >= 0, got {coins!r}")
+            self.fail(where, f"coins: must be a whole number >= 0, got {brief(coins)}")
 
         cards = self.cards(where, p.get("cards"))
         tokens = self.tokens(where, p.get("tokens"))
@@ -179,14 +150,15 @@ class _Parser:
         ids, owner = [], {}
         for name in names:
             if not isinstance(name, str):
-                self.fail(where, f"cards: expected card names, got {name!r}")
+                self.fail(where, f"cards: expected card names, got {brief(name)}")
             try:
                 card = t.card_id(name)
             except KeyError:
-                self.fail(where, f"unknown card {name!r}{self._suggest(name)}")
+                self.fail(where, f"unknown card {brief(name)}{self._suggest(name)}")
             nid = int(t.card_name_id[card])
             if nid in owner:
-                self.fail(where, f"cards: {t.names[nid]!r} is there twice ({owner[nid]!r} and {name!r}); "
+                self.fail(where, f"cards: {brief(t.names[nid])} is there twice "
+                                 f"({brief(owner[nid])} and {brief(name)}); "
                                  "a city holds at most one building of each name")
             owner[nid] = name
             ids.append(card)
@@ -199,7 +171,7 @@ class _Parser:
             self.fail(where, f"tokens: expected a list of military tokens (-1, 1, 3, 5), got {_kind(tokens)}")
         for tok in tokens:
             if not _is_int(tok) or tok not in TOKENS:
-                self.fail(where, f"tokens: bad token {tok!r}, each token is one of -1, 1, 3, 5")
+                self.fail(where, f"tokens: bad token {brief(tok)}, each token is one of -1, 1, 3, 5")
         return list(tokens)
 
     def copy3(self, where: str, p: dict, board: int, side: int, stages: int) -> int:
@@ -215,20 +187,23 @@ class _Parser:
         if stages < 3:
             self.fail(where, f"copy3: only once stage 3 is built (stages: 3), this city has {stages}")
         value = p["copy3"]
-        if value not in COPY3:
-            self.fail(where, f"copy3: must be left or right, got {value!r}")
+        if not isinstance(value, str) or value not in COPY3:  # a list or mapping is unhashable
+            self.fail(where, f"copy3: must be left or right, got {brief(value)}")
         return COPY3[value]
 
     # -- helpers --------------------------------------------------------------------------------
     def _unknown_keys(self, where: str, mapping: dict, allowed: tuple):
         for key in mapping:
             if key not in allowed:
-                self.fail(where, f"unknown key {key!r} (allowed: {', '.join(allowed)})")
+                self.fail(where, f"unknown key {brief(key)} (allowed: {', '.join(allowed)})")
 
     def _suggest(self, name: str) -> str:
         by_key = {normalize_name(n): n for n in self.t.names}
-        close = difflib.get_close_matches(normalize_name(name), list(by_key), n=1, cutoff=0.75)
-        return f" (did you mean {by_key[close[0]]!r}?)" if close else ""
+        key = normalize_name(name)
+        if len(key) > 2 * max(map(len, by_key)):  # too long to be a misspelling; spares difflib
+            return ""
+        close = difflib.get_close_matches(key, list(by_key), n=1, cutoff=0.75)
+        return f" (did you mean {brief(by_key[close[0]])}?)" if close else ""
 
 
 def _kind(value) -> str:
@@ -239,5 +214,4 @@ def _kind(value) -> str:
         return "a mapping"
     if isinstance(value, list):
         return "a list"
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return brief(value)

@@ -1,105 +1,345 @@
-"""`wsim simulate`: play a run chunk by chunk, write each chunk as a Parquet part, summarise.
+"""`wsim simulate`: plan a run (new, --overwrite or --resume), play it part by part, summarise.
 
-Memory stays flat in the number of games: one chunk's arrays and table at a time, and the
-summary keeps running sums only.
+Every write goes through `wsim.dataset.folder.OutputFolder` (lock, recovery, atomic files and
+replacement); this module decides *what* to write. Memory stays flat in the number of games:
+one part's arrays and table at a time, and the summary keeps running sums only.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
-from wsim import codes, io
-from wsim.kernels.layout import RES_BOARD, RES_MILITARY, RES_RANK, RES_SIDE, RES_TOTAL
-from wsim.run import Chunk, Runner, Settings
+from wsim import RULES_VERSION, codes, tables as tables_mod
+from wsim.dataset import manifest, parts
+from wsim.errors import brief
+from wsim.dataset.folder import LOCK, DatasetError, OutputFolder, is_temp_of, lock_is_held, probe
+from wsim.run import MAX_CHUNK, Chunk, Runner, Settings, SettingsError, settings_from_metadata
 from wsim.tables import Tables
 
-PROGRESS_BATCH = 20_000  # games per kernel call inside a chunk, so progress can be shown
+KERNEL_SECONDS = 0.5  # work per kernel call: a signal waits for the call to return
+FIRST_CALL_GAMES = 64  # the first call also loads or compiles the kernels
 
 
 @dataclass
 class Summary:
-    """Running totals of a run, for the end-of-run report."""
+    """Running totals of a dataset, for the end-of-run report."""
 
     players: int
     games: int = 0
+    played: int = 0
     seconds: float = 0.0
     points: np.ndarray = field(default_factory=lambda: np.zeros(len(codes.CATEGORIES) + 1, dtype=np.int64))
-    seats_by_board: dict = field(default_factory=dict)  # (board, side) -> [seats, wins]
+    seats_by_board: dict = field(default_factory=dict)  # (wonder id, side) -> [seats, wins]
 
-    def add(self, res: np.ndarray):
-        flat = res.reshape(-1, res.shape[-1]).astype(np.int64)
-        self.games += res.shape[0]
-        self.points += flat[:, RES_MILITARY:RES_TOTAL + 1].sum(axis=0)
-        key = flat[:, RES_BOARD] * 2 + flat[:, RES_SIDE]
-        seats = np.bincount(key, minlength=32)
-        wins = np.bincount(key, weights=flat[:, RES_RANK] == 1, minlength=32)
-        for k in np.nonzero(seats)[0]:
-            entry = self.seats_by_board.setdefault((int(k) // 2, int(k) % 2), [0, 0])
-            entry[0] += int(seats[k])
-            entry[1] += int(wins[k])
+    def add(self, table: pa.Table):
+        """Add one part's rows (the dataset's columns)."""
+        self.games += table.num_rows // self.players
+        for i, name in enumerate([f"vp_{c}" for c in codes.CATEGORIES] + ["vp_total"]):
+            self.points[i] += pc.sum(table[name]).as_py() or 0
+        grouped = table.group_by(["wonder", "side"]).aggregate([("win", "sum"), ("win", "count")])
+        for wonder, side, wins, seats in zip(*(grouped[c].to_pylist()
+                                               for c in ("wonder", "side", "win_sum", "win_count"))):
+            entry = self.seats_by_board.setdefault((wonder, side), [0, 0])
+            entry[0] += seats
+            entry[1] += wins
 
     def text(self, tables: Tables) -> str:
-        """The end-of-run summary: speed, mean points by category, win rate by wonder and side."""
+        """The summary: speed, mean points by category, win rate by wonder and side."""
         rows = max(1, self.games * self.players)
-        rate = self.games / self.seconds if self.seconds > 0 else float("inf")
-        lines = [f"{self.games:,} games of {self.players} players in {self.seconds:.1f} s "
-                 f"({rate:,.0f} games/s)", "", "mean points per seat:"]
+        rate = self.played / self.seconds if self.seconds > 0 else float("inf")
+        if self.played == self.games:
+            head = f"{self.games:,} games of {self.players} players in {self.seconds:.1f} s ({rate:,.0f} games/s)"
+        elif self.played:
+            head = (f"{self.games:,} games of {self.players} players ({self.played:,} played now in "
+                    f"{self.seconds:.1f} s, {rate:,.0f} games/s; the rest were already in the dataset)")
+        else:
+            head = f"{self.games:,} games of {self.players} players (the dataset was complete: nothing played)"
+        lines = [head, "", "mean points per seat:"]
         names = list(codes.CATEGORIES) + ["total"]
         lines.append("  " + "  ".join(f"{n:>10}" for n in names))
         lines.append("  " + "  ".join(f"{v / rows:>10.2f}" for v in self.points))
         lines += ["", f"win rate by wonder and side (a fair share is {1 / self.players:.1%}; "
                       "shared victories count for every winner):"]
-        for (board, side), (seats, wins) in sorted(self.seats_by_board.items()):
-            lines.append(f"  {tables.board_ids[board]:<14} {'AB'[side]}  {wins / seats:6.1%}  of {seats:,} seats")
+        order = {b: i for i, b in enumerate(tables.board_ids)}
+        for (wonder, side), (seats, wins) in sorted(self.seats_by_board.items(),
+                                                    key=lambda kv: (order.get(kv[0][0], 99), kv[0][1])):
+            lines.append(f"  {wonder:<14} {side}  {wins / seats:6.1%}  of {seats:,} seats")
         return "\n".join(lines)
 
 
-def _progress(done: int, total: int, started: float):
-    rate = done / max(time.perf_counter() - started, 1e-9)
-    sys.stderr.write(f"\r  {done:,} / {total:,} games ({rate:,.0f} games/s)")
-    sys.stderr.flush()
+@dataclass
+class Request:
+    """A `wsim simulate` invocation, its options checked.
 
-
-def simulate(tables: Tables, settings: Settings, out: Path, overwrite: bool, progress: bool) -> Summary:
-    """Play the run and write its dataset to `out`; returns the summary.
-
-    The dataset appears only whole: parts are renamed into place when complete, and an old
-    dataset (with overwrite) is replaced only when the new run has finished. On any exception,
-    KeyboardInterrupt included, temporary files are removed and the exception propagates.
+    `explicit` names the options given on the command line (or by environment): with --resume
+    they must equal the dataset's; the others are taken from it.
     """
-    replace = io.check_target(out, overwrite)
-    runner = Runner(tables, settings)
-    summary = Summary(settings.players)
-    writer = io.DatasetWriter(out, replace)
-    started = time.perf_counter()
+
+    tables: Tables
+    settings: Settings
+    mode: str  # "new", "overwrite" or "resume"
+    explicit: frozenset = frozenset()
+
+
+@dataclass
+class Result:
+    summary: Summary
+    tables: Tables  # the tables the games were played with (the dataset's own, on --resume)
+    foreign: list  # files in the folder that are not wsim's (kept)
+
+
+# ---------------------------------------------------------------------------------------------
+# Planning
+
+@dataclass
+class _Plan:
+    tables: Tables
+    settings: Settings
+    keep: list  # (PartHeader, sha256) of the parts already in place
+    todo: list  # part indices to play
+    replace: list  # names of the old dataset that the new one replaces (--overwrite)
+
+
+def _grid(settings: Settings) -> int:
+    """Number of parts of a run."""
+    return -(-settings.games // settings.chunk_size)
+
+
+def _precheck(out: Path, mode: str):
+    """Refusals that need no lock, so that a refused invocation writes nothing at all."""
+    kind = probe(out)
+    if kind == "other":
+        raise DatasetError(f"--out: {out} exists and is not a folder")
+    if kind not in ("dir", "missing"):
+        raise DatasetError(f"--out: {out} cannot be used ({kind})")
+    if kind == "dir" and lock_is_held(out):
+        raise DatasetError(f"{out} is being written by another wsim run")
+    if kind == "dir" and mode == "new":
+        # the lock and wsim's own temporary files are not contents: recovery removes the latter
+        _refuse_if_not_empty(out, [n for n in os.listdir(out) if n != LOCK and not is_temp_of(n, parts.owns)])
+
+
+def _refuse_if_not_empty(out: Path, names: list):
+    if not names:
+        return
+    if any(parts.PART_RE.match(n) for n in names) and parts.MANIFEST not in names:
+        raise DatasetError(f"--out: {out} holds an unfinished run (use --resume to complete it, or "
+                           "--overwrite to replace it)")
+    raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the dataset in it)")
+
+
+def _plan_new(req: Request, folder: OutputFolder) -> _Plan:
+    names = folder.entries()
+    if req.mode == "new":
+        _refuse_if_not_empty(folder.path, names)
+    replace = []
+    if req.mode == "overwrite":
+        for name in names:
+            if parts.PART_RE.match(name):
+                try:
+                    parts.read_header(folder.path / name)
+                except DatasetError:
+                    raise DatasetError(f"--out: {folder.path / name} was not written by wsim; --overwrite "
+                                       "replaces only wsim's own files (move it away first)") from None
+        replace = [n for n in names if n == parts.MANIFEST] + [n for n in names if parts.PART_RE.match(n)]
+    return _Plan(req.tables, req.settings, [], list(range(_grid(req.settings))), replace)
+
+
+_OPTION_FIELDS = {"games": "games", "players": "players", "seed": "seed", "policies": "policies",
+                  "wonders": "wonders", "sides": "sides", "manneken_pis": "manneken_pis",
+                  "chunk_size": "chunk_size"}
+
+
+def _plan_resume(req: Request, folder: OutputFolder) -> _Plan:
+    """Settings from the parts in place; the kept parts verified; the missing ones to play."""
+    files = parts.part_files(folder.path)
+    if not files:
+        names = folder.entries()
+        if names:
+            raise DatasetError(f"--resume: {folder.path} holds no wsim dataset to resume, and is not empty")
+        return _plan_new(Request(req.tables, req.settings, "new"), folder)
+    headers = [parts.read_header(p) for p in files]
+    first = headers[0]
+    run_meta = parts.run_metadata(first.meta)
+    for h in headers[1:]:
+        if parts.run_metadata(h.meta) != run_meta:
+            raise DatasetError(f"--resume: {folder.path / h.name} belongs to another run than "
+                               f"{folder.path / first.name} (their settings differ)")
+    if run_meta.get("rules_version") != RULES_VERSION:
+        raise DatasetError(f"--resume: {folder.path} was written under rules version "
+                           f"{run_meta.get('rules_version')!s:.20}, this wsim plays rules version {RULES_VERSION}")
+    tables = _dataset_tables(req, folder.path, first, run_meta)
     try:
-        for index, first in enumerate(range(0, settings.games, settings.chunk_size)):
-            games = min(settings.chunk_size, settings.games - first)
-            pieces = []
-            for sub in range(first, first + games, PROGRESS_BATCH):
-                pieces.append(runner.play(sub, min(PROGRESS_BATCH, first + games - sub)))
-                if progress:
-                    _progress(sub + pieces[-1].res.shape[0], settings.games, started)
-            chunk = pieces[0] if len(pieces) == 1 else _concat(pieces)
-            summary.add(chunk.res)
-            writer.write(index, io.chunk_table(tables, settings, chunk),
-                         io.metadata(tables, settings, first, games))
-        writer.commit()
-    except BaseException:
-        writer.abort()
-        raise
-    finally:
-        if progress:
-            sys.stderr.write("\n")
-    summary.seconds = time.perf_counter() - started
-    return summary
+        settings = settings_from_metadata(first.meta, tables)
+    except SettingsError as e:
+        raise DatasetError(f"--resume: {folder.path / first.name}: its metadata holds invalid settings ({e})") from None
+    for option in sorted(req.explicit & set(_OPTION_FIELDS)):
+        given, recorded = getattr(req.settings, _OPTION_FIELDS[option]), getattr(settings, _OPTION_FIELDS[option])
+        if given != recorded:
+            shown = "--" + option.replace("_", "-")
+            raise DatasetError(f"--resume: {shown} is {_show(given)} but the dataset in {folder.path} was run "
+                               f"with {_show(recorded)} (leave it out to take the dataset's)")
+    ours = parts.run_metadata(parts.metadata(tables, settings, 0, 0))
+    differs = [k for k in sorted(set(ours) | set(run_meta)) if ours.get(k) != run_meta.get(k)]
+    if differs:  # e.g. another wsim version: its parts and ours would not make one dataset
+        k = differs[0]
+        raise DatasetError(f"--resume: {folder.path} was written with {k} {brief(run_meta.get(k))}, this run "
+                           f"would write {brief(ours.get(k))}")
+    keep = []
+    present = set()
+    for h in headers:
+        index = parts.part_index(h.name)
+        first_game = index * settings.chunk_size
+        games = min(settings.chunk_size, settings.games - first_game)
+        if games <= 0 or (h.first_game, h.games) != (first_game, games) or h.rows != games * settings.players:
+            raise DatasetError(f"--resume: {folder.path / h.name} does not hold the games this run puts there "
+                               f"(games {first_game}.. of {settings.games}); the dataset is damaged")
+        try:
+            sha = manifest.sha256_of(folder.path / h.name)
+        except OSError as e:
+            raise DatasetError(f"--resume: cannot read {folder.path / h.name} ({e.strerror or e})") from None
+        keep.append((h, sha))
+        present.add(index)
+    todo = [i for i in range(_grid(settings)) if i not in present]
+    return _Plan(tables, settings, keep, todo, [])
 
 
-def _concat(pieces: list) -> Chunk:
-    return Chunk(pieces[0].first_game, np.concatenate([p.res for p in pieces]),
-                 np.concatenate([p.cards for p in pieces]), pieces[0].log, pieces[0].n_log)
+def _show(value) -> str:
+    return ",".join(value) if isinstance(value, tuple) else str(value)
+
+
+def _dataset_tables(req: Request, path: Path, first: parts.PartHeader, run_meta: dict) -> Tables:
+    """The card data a dataset was made with: its own text, or the --data file if given (equal)."""
+    recorded = run_meta.get("data_sha256")
+    if "data" in req.explicit:
+        if req.tables.data_sha256 != recorded:
+            raise DatasetError(f"--resume: --data differs from the data file {path} was made with "
+                               f"(sha256 {str(recorded)[:12]}…, given {req.tables.data_sha256[:12]}…)")
+        return req.tables
+    return tables_of_dataset(path, first, recorded, req.tables)
+
+
+def tables_of_dataset(path: Path, header: parts.PartHeader, recorded, installed: Tables) -> Tables:
+    """The tables a dataset was made with: the data text it carries (checked against its hash),
+    else the installed data if it is the same file (datasets from before the text travelled)."""
+    if header.data_text is not None:
+        try:
+            t = tables_mod.compile_text(header.data_text, source=f"{path} (its data file)")
+        except tables_mod.DataError as e:
+            raise DatasetError(f"{path / header.name}: the data file it carries is invalid ({e})") from None
+        if t.data_sha256 != recorded:
+            raise DatasetError(f"{path / header.name}: the data file it carries does not match its data_sha256")
+        return t
+    if installed.data_sha256 != recorded:
+        raise DatasetError(f"{path}: dataset written with other card data (sha256 {str(recorded)[:12]}…, "
+                           f"installed {installed.data_sha256[:12]}…) and it does not carry its data file")
+    return installed
+
+
+# ---------------------------------------------------------------------------------------------
+# Playing
+
+class _Pacer:
+    """Sizes kernel calls by time (about KERNEL_SECONDS each), whatever the policy's speed."""
+
+    def __init__(self):
+        self.size = FIRST_CALL_GAMES
+
+    def played(self, games: int, seconds: float):
+        rate = games / max(seconds, 1e-6)
+        self.size = int(min(max(rate * KERNEL_SECONDS, 16), MAX_CHUNK))
+
+
+def _play_part(runner: Runner, pacer: _Pacer, first: int, games: int, on_progress) -> Chunk:
+    pieces = []
+    at = first
+    while at < first + games:
+        size = min(pacer.size, first + games - at)
+        started = time.perf_counter()
+        pieces.append(runner.play(at, size))
+        pacer.played(size, time.perf_counter() - started)
+        at += size
+        on_progress(size)
+    if len(pieces) == 1:
+        return pieces[0]
+    return Chunk(first, np.concatenate([p.res for p in pieces]), np.concatenate([p.cards for p in pieces]),
+                 pieces[0].log, pieces[0].n_log)
+
+
+def simulate(req: Request, out: Path, progress: bool) -> Result:
+    """Run `req` into `out` (INTERFACES §2); returns the summary of the whole dataset.
+
+    On any exception, KeyboardInterrupt and signals included, temporary files are removed and
+    the exception propagates: a new folder keeps its whole parts (for --resume), a replaced
+    dataset stays as it was.
+    """
+    _precheck(out, req.mode)
+    with OutputFolder(out, owns=parts.owns) as folder:
+        plan = _plan_resume(req, folder) if req.mode == "resume" else _plan_new(req, folder)
+        foreign = [n for n in folder.entries() if not parts.owns(n)]
+        settings, t = plan.settings, plan.tables
+        data_text = t.raw
+        summary = Summary(settings.players)
+        entries = {}
+        for header, sha in plan.keep:
+            summary.add(pq.read_table(out / header.name, columns=_SUMMARY_COLUMNS))
+            entries[parts.part_index(header.name)] = manifest.part_entry(header, sha)
+        if not plan.todo and (out / parts.MANIFEST).exists():
+            summary.seconds = 0.0
+            return Result(summary, t, foreign)
+        runner = Runner(t, settings) if plan.todo else None
+        if plan.replace:
+            folder.begin_replacement()
+        pacer = _Pacer()
+        started = time.perf_counter()
+        total_todo = sum(min(settings.chunk_size, settings.games - i * settings.chunk_size) for i in plan.todo)
+        done = [0]
+
+        def on_progress(games):
+            done[0] += games
+            if progress:
+                rate = done[0] / max(time.perf_counter() - started, 1e-9)
+                sys.stderr.write(f"\r  {done[0]:,} / {total_todo:,} games ({rate:,.0f} games/s)")
+                sys.stderr.flush()
+
+        try:
+            for index in plan.todo:
+                first = index * settings.chunk_size
+                games = min(settings.chunk_size, settings.games - first)
+                chunk = _play_part(runner, pacer, first, games, on_progress)
+                table = parts.chunk_table(t, settings, chunk)
+                meta = parts.metadata(t, settings, first, games)
+                blob = parts.encode(table, meta, data_text)
+                folder.write(parts.part_name(index), blob)
+                summary.add(table)
+                header = parts.PartHeader(parts.part_name(index), meta, table.num_rows, data_text)
+                entries[index] = manifest.part_entry(header, hashlib.sha256(blob).hexdigest())
+            summary.played = done[0]
+            summary.seconds = time.perf_counter() - started
+            folder.sync()
+            run_meta = parts.run_metadata(parts.metadata(t, settings, 0, 0))
+            folder.write(parts.MANIFEST, manifest.encode(run_meta, [entries[i] for i in sorted(entries)], data_text))
+            folder.sync()
+            if folder.target != folder.path:
+                new = [parts.part_name(i) for i in sorted(entries)] + [parts.MANIFEST]
+                folder.commit(plan.replace, new)
+        except BaseException:
+            folder.abort()
+            raise
+        finally:
+            if progress and plan.todo:
+                sys.stderr.write("\n")
+        return Result(summary, t, foreign)
+
+
+_SUMMARY_COLUMNS = [f"vp_{c}" for c in codes.CATEGORIES] + ["vp_total", "wonder", "side", "win"]

@@ -54,15 +54,16 @@ from importlib import resources as importlib_resources
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from wsim import codes
+from wsim.errors import WsimError, brief
+from wsim.yamlfile import YamlFileError, parse, read_bytes
 
 DEFAULT_DATA = "cards.yaml"
 MAX_CHAIN_SOURCES = 2  # the kernels keep two chain sources per card (Forum has two)
 
 
-class DataError(ValueError):
+class DataError(WsimError):
     """A card data file that cannot be used; the message names the entry, the field and the problem."""
 
 
@@ -107,6 +108,7 @@ class Tables:
     board_stages: np.ndarray
     board_stage_ent: np.ndarray
     lookup: dict = field(repr=False, compare=False)
+    raw: bytes = field(default=b"", repr=False, compare=False)  # the file's text: datasets carry it
 
     @property
     def n_cards(self) -> int:
@@ -123,17 +125,15 @@ class Tables:
         """
         key = normalize_name(name)
         if key not in self.lookup:
-            raise KeyError(f"unknown card {name!r}")
+            raise KeyError(f"unknown card {brief(name)}")
         return self.lookup[key]
 
     def board_id(self, wonder: str) -> int:
         """Index of a board by its wonder id (e.g. "rhodes", "manneken_pis")."""
-        try:
-            return self.board_ids.index(str(wonder).strip().lower())
-        except ValueError:
-            raise KeyError(
-                f"unknown wonder {wonder!r} (one of: {' '.join(self.board_ids)})"
-            ) from None
+        key = wonder.strip().lower() if isinstance(wonder, str) else None
+        if key not in self.board_ids:
+            raise KeyError(f"unknown wonder {brief(wonder)} (one of: {' '.join(self.board_ids)})")
+        return self.board_ids.index(key)
 
     def chain_sources(self, card: int) -> list:
         """Name ids whose ownership makes the card free (its chain_from), ascending."""
@@ -166,12 +166,15 @@ _CACHE: dict = {}
 
 
 def load(path: str | os.PathLike | None = None) -> Tables:
-    """Read, validate and compile a data file (memoised per path and content hash)."""
+    """Read, validate and compile a data file (memoised per path and content hash).
+
+    The file must be a regular file of at most 16 MiB (INTERFACES section 0).
+    """
     p = data_path(path)
     try:
-        raw = p.read_bytes()
-    except OSError as e:
-        raise DataError(f"{p}: cannot read the data file ({e.strerror or e})") from None
+        raw = read_bytes(p, what="data file")
+    except YamlFileError as e:
+        raise DataError(f"{p}: {e}") from None
     digest = hashlib.sha256(raw).hexdigest()
     key = (str(p), digest)
     if key not in _CACHE:
@@ -183,14 +186,11 @@ def compile_text(raw: bytes | str, source: str = "data", digest: str | None = No
     """Validate and compile the text of a data file into Tables."""
     if isinstance(raw, str):
         raw = raw.encode()
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10x faster
     try:
-        doc = yaml.load(raw, Loader=loader)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise DataError(f"{source}: not valid YAML{where}") from None
-    return _Compiler(doc, source, digest or hashlib.sha256(raw).hexdigest()).run()
+        doc = parse(raw)
+    except YamlFileError as e:
+        raise DataError(f"{source}: {e}") from None
+    return _Compiler(doc, source, digest or hashlib.sha256(raw).hexdigest(), raw).run()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -206,23 +206,24 @@ _STAGE_KEYS = {"cost"} | _EFFECT_KEYS
 
 
 class _Compiler:
-    def __init__(self, doc, source: str, digest: str):
+    def __init__(self, doc, source: str, digest: str, raw: bytes):
         self.doc = doc
         self.source = source
         self.digest = digest
+        self.raw = raw
 
     def fail(self, where: str, fld: str, problem: str):
-        raise DataError(f"{self.source}: {where}: field '{fld}': {problem}")
+        raise DataError(f"{self.source}: {where}: field {brief(fld)}: {problem}")
 
     # -- small field parsers ------------------------------------------------------------------
     def _int(self, where, fld, value, lo, hi):
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            self.fail(where, fld, f"expected a whole number from {lo} to {hi}, got {value!r}")
+            self.fail(where, fld, f"expected a whole number from {lo} to {hi}, got {brief(value)}")
         return value
 
     def _resource(self, where, fld, name):
         if name not in codes.RESOURCES:
-            self.fail(where, fld, f"unknown resource {name!r} (one of: {' '.join(codes.RESOURCES)})")
+            self.fail(where, fld, f"unknown resource {brief(name)} (one of: {' '.join(codes.RESOURCES)})")
         return codes.RESOURCES.index(name)
 
     def _cost(self, where, cost, allow_coins):
@@ -254,15 +255,15 @@ class _Compiler:
             count = 0
             for c in what:
                 if c not in codes.COLORS:
-                    self.fail(where, fld, f"unknown colour {c!r} (one of: {' '.join(codes.COLORS)}, "
+                    self.fail(where, fld, f"unknown colour {brief(c)} (one of: {' '.join(codes.COLORS)}, "
                               "or [wonder_stage], or [defeat_token])")
                 count |= 1 << codes.COLORS.index(c)
         scope = 0
         if not isinstance(spec["in"], list) or not spec["in"]:
             self.fail(where, fld, "'in' must be a non-empty list of self/left/right")
         for s in spec["in"]:
-            if s not in codes.SCOPES:
-                self.fail(where, fld, f"unknown scope {s!r} (one of: self left right)")
+            if not isinstance(s, str) or s not in codes.SCOPES:  # a list here is unhashable
+                self.fail(where, fld, f"unknown scope {brief(s)} (one of: self left right)")
             scope |= codes.SCOPES[s]
         return [amount, count, scope]
 
@@ -273,7 +274,10 @@ class _Compiler:
             if not isinstance(prod, list) or not prod:
                 self.fail(where, "produces", "expected a list such as [wood] or [wood/clay]")
             for unit in prod:
-                parts = str(unit).split("/")
+                if not isinstance(unit, str):
+                    self.fail(where, "produces", f"expected resource names such as wood or wood/clay, "
+                              f"got {brief(unit)}")
+                parts = unit.split("/")
                 if len(parts) == 1:
                     row["prod"][self._resource(where, "produces", parts[0])] += 1
                     continue
@@ -282,10 +286,10 @@ class _Compiler:
                 mask = 0
                 for part in parts:
                     if part == "":
-                        self.fail(where, "produces", f"malformed choice {unit!r}")
+                        self.fail(where, "produces", f"malformed choice {brief(unit)}")
                     bit = 1 << self._resource(where, "produces", part)
                     if mask & bit:
-                        self.fail(where, "produces", f"malformed choice {unit!r}: {part} twice")
+                        self.fail(where, "produces", f"malformed choice {brief(unit)}: {part} twice")
                     mask |= bit
                 row["choice"] = mask
             if "tradeable" not in entry:
@@ -301,7 +305,7 @@ class _Compiler:
                 row[fld] = self._int(where, fld, entry[fld], 0, hi)
         if "science" in entry:
             if entry["science"] not in codes.SCIENCE:
-                self.fail(where, "science", f"unknown science symbol {entry['science']!r} "
+                self.fail(where, "science", f"unknown science symbol {brief(entry['science'])} "
                           f"(one of: {' '.join(codes.SCIENCE)})")
             row["science"] = codes.SCIENCE.index(entry["science"])
         if "discount" in entry:
@@ -309,11 +313,11 @@ class _Compiler:
             if not isinstance(d, dict) or set(d) != {"goods", "from"} or not isinstance(d["from"], list):
                 self.fail(where, "discount", "expected {goods: raw|manufactured, from: [left, right]}")
             if d["goods"] not in ("raw", "manufactured"):
-                self.fail(where, "discount", f"goods must be raw or manufactured, got {d['goods']!r}")
+                self.fail(where, "discount", f"goods must be raw or manufactured, got {brief(d['goods'])}")
             bits = 0
             for side in d["from"]:
                 if side not in ("left", "right"):
-                    self.fail(where, "discount", f"'from' takes left and right, got {side!r}")
+                    self.fail(where, "discount", f"'from' takes left and right, got {brief(side)}")
                 raw = d["goods"] == "raw"
                 if side == "left":
                     bits |= codes.DISC_RAW_LEFT if raw else codes.DISC_MANUF_LEFT
@@ -325,7 +329,7 @@ class _Compiler:
                 row[fld] = self._scope_count(where, fld, entry[fld])
         if "power" in entry:
             if entry["power"] not in codes.POWERS[1:]:
-                self.fail(where, "power", f"unknown power {entry['power']!r} "
+                self.fail(where, "power", f"unknown power {brief(entry['power'])} "
                           f"(one of: {' '.join(codes.POWERS[1:])})")
             row["power"] = codes.POWERS.index(entry["power"])
         if row["power"] == codes.POW_COPY_STAGE:
@@ -350,26 +354,28 @@ class _Compiler:
         if not isinstance(doc, dict) or not isinstance(doc.get("cards"), list) \
                 or not isinstance(doc.get("wonders"), list):
             raise DataError(f"{self.source}: expected top-level lists 'cards' and 'wonders'")
-        extra = set(doc) - {"cards", "wonders"}
+        extra = [k for k in doc if k not in ("cards", "wonders")]
         if extra:
-            raise DataError(f"{self.source}: unknown top-level key {sorted(extra)[0]!r}")
+            raise DataError(f"{self.source}: unknown top-level key {brief(extra[0])}")
 
         rows, card_names, card_players, ages, colors, chain_names = [], [], [], [], [], []
-        lookup: dict = {}
+        lookup: dict = {}  # normalised name or alias -> card id (a building's first entry)
         names: list = []
         name_ids: list = []
+        building_card: list = []  # name id -> card id of the building's first entry
+        card_aliases: list = []
         seen_in_age: set = set()
         for i, entry in enumerate(doc["cards"]):
             if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"].strip():
                 raise DataError(f"{self.source}: card #{i + 1}: field 'name': missing")
             name = entry["name"].strip()
-            where = f"card {name!r}"
+            where = f"card {brief(name)}"
             for k in entry:
                 if k not in _CARD_KEYS | _EFFECT_KEYS:
                     self.fail(where, k, "unknown field")
             age = self._int(where, "age", entry.get("age"), 1, 3)
             if entry.get("color") not in codes.COLORS:
-                self.fail(where, "color", f"unknown colour {entry.get('color')!r} "
+                self.fail(where, "color", f"unknown colour {brief(entry.get('color'))} "
                           f"(one of: {' '.join(codes.COLORS)})")
             color = codes.COLORS.index(entry["color"])
             if color == codes.PURPLE and age != 3:
@@ -379,7 +385,7 @@ class _Compiler:
                 self.fail(where, "players", "expected a list of player counts, e.g. [3, 5]")
             for n in players:
                 if isinstance(n, bool) or not isinstance(n, int) or not codes.MIN_PLAYERS <= n <= codes.MAX_PLAYERS:
-                    self.fail(where, "players", f"player count {n!r} is outside 3..7")
+                    self.fail(where, "players", f"player count {brief(n)} is outside 3..7")
             if color == codes.PURPLE and players:
                 self.fail(where, "players", "guilds take [] (N+2 of them are drawn each game)")
             if color != codes.PURPLE and not players:
@@ -395,16 +401,21 @@ class _Compiler:
                 self.fail(where, "chain_from", "expected a list of card names")
             if len(chains) > MAX_CHAIN_SOURCES:
                 self.fail(where, "chain_from", f"at most {MAX_CHAIN_SOURCES} names")
+            aliases = entry.get("aliases")
+            if aliases is None:
+                aliases = []
+            if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+                self.fail(where, "aliases", "expected a list of other spellings, e.g. [Caravansary]")
             key = normalize_name(name)
-            if key in lookup:
+            if key in lookup:  # the same building in another age (Loom, Glassworks, Press)
                 nid = name_ids[lookup[key]]
             else:
                 nid = len(names)
                 names.append(name)
+                building_card.append(len(card_names))
                 lookup[key] = len(card_names)
-            for alias in entry.get("aliases", []) or []:
-                lookup.setdefault(normalize_name(alias), len(card_names))
             name_ids.append(nid)
+            card_aliases.append(aliases)
             rows.append(row)
             card_names.append(name)
             card_players.append(tuple(sorted(players)))
@@ -412,21 +423,38 @@ class _Compiler:
             colors.append(color)
             chain_names.append(chains)
 
+        # Aliases once every name is known, so that an alias cannot take a later card's name.
+        alias_keys: set = set()
+        for c, aliases in enumerate(card_aliases):
+            where = f"card {brief(card_names[c])}"
+            nid = name_ids[c]
+            for alias in aliases:
+                key = normalize_name(alias)
+                if not key:
+                    self.fail(where, "aliases", f"alias {brief(alias)} has no letter or digit")
+                if key not in lookup:
+                    lookup[key] = building_card[nid]
+                    alias_keys.add(key)
+                elif name_ids[lookup[key]] != nid:  # the building's own name or alias again is harmless
+                    taken = "an alias of" if key in alias_keys else "the name of another building,"
+                    self.fail(where, "aliases", f"alias {brief(alias)} is already {taken} "
+                              f"{brief(names[name_ids[lookup[key]]])}")
+
         n_cards = len(card_names)
         chain = np.zeros((n_cards, 2), dtype=np.uint64)
         if len(names) > 128:
             raise DataError(f"{self.source}: at most 128 distinct building names, got {len(names)}")
         for c, chains in enumerate(chain_names):
-            where = f"card {card_names[c]!r}"
+            where = f"card {brief(card_names[c])}"
             for target in chains:
                 key = normalize_name(target)
                 if key not in lookup:
-                    self.fail(where, "chain_from", f"unknown chain target {target!r}")
+                    self.fail(where, "chain_from", f"unknown chain target {brief(target)}")
                 src = lookup[key]
                 src_ages = [ages[j] for j in range(n_cards) if name_ids[j] == name_ids[src]]
                 if max(src_ages) >= ages[c]:
-                    self.fail(where, "chain_from",
-                              f"chain from {target!r} (Age {max(src_ages)}) must come from an earlier age")
+                    self.fail(where, "chain_from", f"chain from {brief(target)} (Age {max(src_ages)}) "
+                                                   "must come from an earlier age")
                 nid = name_ids[src]
                 chain[c, nid >> 6] |= np.uint64(1) << np.uint64(nid & 63)
 
@@ -455,14 +483,17 @@ class _Compiler:
         for b, w in enumerate(doc["wonders"]):
             if not isinstance(w, dict) or not isinstance(w.get("id"), str):
                 raise DataError(f"{self.source}: wonder #{b + 1}: field 'id': missing")
-            where = f"wonder {w['id']!r}"
+            where = f"wonder {brief(w['id'])}"
             for k in w:
                 if k not in _WONDER_KEYS:
                     self.fail(where, k, "unknown field")
             if w["id"] in board_ids:
                 self.fail(where, "id", "the id appears twice")
             board_ids.append(w["id"])
-            board_names.append(str(w.get("name", w["id"])))
+            wname = w.get("name", w["id"])
+            if not isinstance(wname, str):
+                self.fail(where, "name", f"expected the wonder's name as text, got {brief(wname)}")
+            board_names.append(wname)
             res = w.get("resource")
             board_res.append(-1 if res is None else self._resource(where, "resource", res))
             board_coins.append(codes.START_COINS + self._int(where, "extra_coins", w.get("extra_coins", 0), 0, 20))
@@ -529,7 +560,7 @@ class _Compiler:
         for a in arrays.values():
             a.setflags(write=False)
         return Tables(
-            data_sha256=self.digest, source=self.source, card_names=tuple(card_names),
+            data_sha256=self.digest, source=self.source, raw=self.raw, card_names=tuple(card_names),
             names=tuple(names), board_ids=tuple(board_ids), board_names=tuple(board_names),
             card_players=tuple(card_players), lookup=lookup, **arrays,
         )

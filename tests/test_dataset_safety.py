@@ -1,0 +1,496 @@
+"""Datasets nothing can lose (INTERFACES §0, §2): faults injected at every step of a commit, a
+real second writer, real signals and `kill -9`, `--resume`, `wsim check`, a real mount point.
+
+Each test asserts the invariant: the exit status, the last `Error:` line, and the folder byte for
+byte the old dataset or the one an uninterrupted run writes.
+"""
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import last_error_line, run_cli
+from wsim.dataset import folder as folder_mod
+
+WSIM = [sys.executable, "-c", "from wsim.entry import run; run()"]
+OLD = ["--games", "30", "--players", "3", "--chunk-size", "10", "--seed", "1", "--threads", "1"]
+NEW = ["--games", "40", "--players", "4", "--chunk-size", "10", "--seed", "5", "--threads", "1"]
+
+
+def simulate(out, *args):
+    return run_cli("simulate", "--out", str(out), *args)
+
+
+def snapshot(out: Path) -> dict:
+    """Every file of the folder but the lock, by name: what a reader or a later run could see."""
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file() and p.name != folder_mod.LOCK}
+
+
+@pytest.fixture(scope="module")
+def expected(tmp_path_factory):
+    """The old and the new dataset as uninterrupted runs write them."""
+    base = tmp_path_factory.mktemp("expected")
+    assert simulate(base / "old", *OLD).exit_code == 0
+    assert simulate(base / "new", *NEW).exit_code == 0
+    return snapshot(base / "old"), snapshot(base / "new")
+
+
+def old_dataset(tmp_path) -> Path:
+    out = tmp_path / "ds"
+    assert simulate(out, *OLD).exit_code == 0
+    return out
+
+
+class Crash(BaseException):
+    """Stands for `kill -9`: nothing after it runs, no handler, no clean-up."""
+
+
+def count_replaces(monkeypatch, tmp_path) -> int:
+    """How many os.replace calls a clean --overwrite of OLD by NEW makes (parts, journal, commit)."""
+    out = old_dataset(tmp_path / "count")
+    calls = []
+    real = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (calls.append(1), real(a, b))[1])
+    assert simulate(out, *NEW, "--overwrite").exit_code == 0
+    monkeypatch.setattr(os, "replace", real)
+    return len(calls)
+
+
+@pytest.mark.parametrize("code", [errno.EXDEV, errno.ENOSPC])
+def test_a_failed_rename_at_any_step_keeps_the_old_dataset(tmp_path, monkeypatch, expected, code):
+    """F1/F2: os.replace fails once, at the k-th call, for every k over the writes and the commit."""
+    old, _ = expected
+    real = os.replace
+    n = count_replaces(monkeypatch, tmp_path)
+    assert n == 4 + 1 + 1 + 4 + 5  # 4 parts + manifest staged, journal, 4 old aside, 5 new in
+    for k in range(n):
+        out = old_dataset(tmp_path / f"k{k}")
+        calls = []
+
+        def failing(a, b):
+            calls.append(1)
+            if len(calls) == k + 1:
+                raise OSError(code, os.strerror(code), str(a))
+            return real(a, b)
+
+        monkeypatch.setattr(os, "replace", failing)
+        result = simulate(out, *NEW, "--overwrite")
+        monkeypatch.setattr(os, "replace", real)
+        assert result.exit_code == 2, (k, result.output)
+        line = last_error_line(result)
+        assert line.startswith("Error: --out: cannot ") and os.strerror(code) in line, (k, line)
+        if k >= 6:  # inside the commit: rolled back there and then
+            assert line.endswith("the old dataset is kept"), line
+        assert snapshot(out) == old, k
+        assert run_cli("check", str(out)).stdout.startswith("ok: 30 games, 90 rows")
+
+
+def test_a_commit_that_cannot_roll_back_is_finished_by_the_next_command(tmp_path, monkeypatch, expected):
+    """Every rename from the k-th on fails (the disk went away): the journal stays, and the next
+    command writing there finishes the commit before anything else. (From k = 7 on: when the
+    commit's first rename fails there is nothing to roll back, which the test above covers.)"""
+    old, new = expected
+    real = os.replace
+    for k in range(7, 15):
+        out = old_dataset(tmp_path / f"k{k}")
+        calls = []
+
+        def failing(a, b):
+            calls.append(1)
+            if len(calls) > k:
+                raise OSError(errno.EIO, os.strerror(errno.EIO), str(a))
+            return real(a, b)
+
+        monkeypatch.setattr(os, "replace", failing)
+        result = simulate(out, *NEW, "--overwrite")
+        monkeypatch.setattr(os, "replace", real)
+        assert result.exit_code == 2
+        assert "the next wsim command" in last_error_line(result)
+        check = run_cli("check", str(out))
+        assert check.exit_code == 1 and "interrupted --overwrite" in check.stdout
+        resumed = simulate(out, "--resume")
+        assert resumed.exit_code == 0, resumed.output
+        assert "nothing played" in resumed.stdout
+        assert snapshot(out) == new
+
+
+@pytest.mark.parametrize("k", range(15))
+def test_kill_at_any_step_of_an_overwrite_is_recovered(tmp_path, monkeypatch, expected, k):
+    """A crash (no clean-up at all) at the k-th rename: the next command leaves the whole old
+    dataset (crash before the journal) or the whole new one (after it)."""
+    old, new = expected
+    out = old_dataset(tmp_path)
+    real = os.replace
+    calls = []
+
+    def crashing(a, b):
+        calls.append(1)
+        if len(calls) == k + 1:
+            raise Crash
+        return real(a, b)
+
+    monkeypatch.setattr(os, "replace", crashing)
+    monkeypatch.setattr(folder_mod.OutputFolder, "abort", lambda self: None)
+    with pytest.raises(Crash):
+        simulate(out, *NEW, "--overwrite")
+    monkeypatch.undo()
+    resumed = simulate(out, "--resume")
+    assert resumed.exit_code == 0, resumed.output
+    assert snapshot(out) == (old if k < 6 else new)
+    assert not (out / folder_mod.STAGING).exists()
+
+
+def test_overwrite_refuses_part_files_not_written_by_wsim(tmp_path, expected):
+    """F2: a folder (or a foreign file) named like a part is not wsim's: refused, nothing moved."""
+    old, _ = expected
+    out = old_dataset(tmp_path)
+    (out / "part-00050.parquet").mkdir()
+    before = snapshot(out)
+    result = simulate(out, *NEW, "--overwrite")
+    assert result.exit_code == 2
+    assert "part-00050.parquet was not written by wsim" in last_error_line(result)
+    assert snapshot(out) == before
+    (out / "part-00050.parquet").rmdir()
+    (out / "part-00003.parquet").write_bytes(b"not parquet")
+    result = simulate(out, *NEW, "--overwrite")
+    assert result.exit_code == 2 and "part-00003.parquet was not written by wsim" in last_error_line(result)
+
+
+def test_leftover_temporary_files_are_cleaned_not_foreign(tmp_path, expected):
+    _, new = expected
+    out = tmp_path / "ds"
+    out.mkdir()
+    (out / ".part-00000.parquet.tmp").write_bytes(b"half a part")
+    (out / ".wsim-lock").write_bytes(b"")
+    result = simulate(out, *NEW)
+    assert result.exit_code == 0 and "warning" not in result.stderr
+    assert snapshot(out) == new
+
+
+def test_a_second_writer_is_refused(tmp_path, expected):
+    """F3: a real second process holds the lock: exit 2, the folder untouched; check says incomplete."""
+    old, _ = expected
+    out = old_dataset(tmp_path)
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, os, sys, time\n"
+        f"fd = os.open({str(out / '.wsim-lock')!r}, os.O_RDWR)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+        "print('locked', flush=True)\n"
+        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        for args in (NEW + ["--overwrite"], NEW + ["--resume"], NEW):
+            result = simulate(out, *args)
+            assert result.exit_code == 2
+            assert last_error_line(result) == f"Error: {out} is being written by another wsim run"
+        check = run_cli("check", str(out))
+        assert check.exit_code == 1 and check.stdout.splitlines()[-1] == "incomplete: 30 of 30 games"
+    finally:
+        holder.kill()
+        holder.wait()
+    assert snapshot(out) == old
+    assert simulate(out, *NEW, "--overwrite").exit_code == 0
+
+
+def test_overwrite_on_a_mount_point(tmp_path, expected):
+    """F1: --out is a filesystem of its own (a real tmpfs mount; CI runs as root)."""
+    _, new = expected
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"mount refused here: {mounted.stderr.decode().strip() or 'not root'}")
+    try:
+        assert simulate(mnt, *OLD).exit_code == 0
+        result = simulate(mnt, *NEW, "--overwrite")
+        assert result.exit_code == 0, result.output
+        assert snapshot(mnt) == new
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+
+
+def test_out_errors(tmp_path):
+    """F9 and the weak points: no traceback, exit 2, a named option, nothing written."""
+    long_name = tmp_path / ("a" * 300)
+    cases = [
+        (["--out", str(long_name)], "File name too long"),
+        (["--out", ""], "--out: must name a folder"),
+        (["--out", str(tmp_path / "x"), "--chunk-size", "1000001"], "Invalid value for '--chunk-size'"),
+        (["--out", str(tmp_path / "x"), "--games", str(2**63)], "Invalid value for '--games'"),
+        (["--out", str(tmp_path / "x"), "--overwrite", "--resume"], "--overwrite and --resume"),
+    ]
+    for args, message in cases:
+        result = run_cli("simulate", "--games", "5", *args)
+        assert result.exit_code == 2, args
+        assert last_error_line(result).startswith("Error: ") and message in last_error_line(result), args
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    for command in (["replay", str(long_name), "--game", "1"], ["check", str(long_name)]):
+        result = run_cli(*command)
+        assert result.exit_code == 2 and "File name too long" in last_error_line(result), command
+    help_text = run_cli("simulate", "--help").stdout
+    assert "at most 1,000,000" in help_text and "2^63 - 1" in help_text
+
+
+# ---------------------------------------------------------------------------------------------
+# --resume and wsim check
+
+def test_resume_rules(tmp_path, expected):
+    old, _ = expected
+    out = old_dataset(tmp_path)
+    manifest = json.loads((out / "_wsim_manifest.json").read_text())
+    # a complete dataset: nothing played; the summary covers it all
+    done = simulate(out, "--resume")
+    assert done.exit_code == 0 and done.stdout.startswith("30 games of 3 players (the dataset was complete")
+    # a dataset from before manifests: it gets its manifest
+    (out / "_wsim_manifest.json").unlink()
+    assert simulate(out, "--resume", "--seed", "1").exit_code == 0
+    assert json.loads((out / "_wsim_manifest.json").read_text()) == manifest
+    # an explicit option that differs from the dataset's
+    for args, shown in ((["--seed", "2"], "--seed is 2"), (["--games", "31"], "--games is 31"),
+                        (["--policy", "greedy"], "--policies is greedy,greedy,greedy"),
+                        (["--chunk-size", "5"], "--chunk-size is 5"), (["--players", "4"], "--players is 4")):
+        (out / "part-00001.parquet").unlink()
+        result = simulate(out, "--resume", *args)
+        assert result.exit_code == 2 and shown in last_error_line(result), args
+        assert simulate(out, "--resume").exit_code == 0
+        assert snapshot(out) == old
+    # parts of another wsim version
+    (out / "part-00001.parquet").unlink()
+    tamper(out, wsim_version="0.0.9")
+    tamper(out, wsim_version="0.0.9", name="part-00002.parquet")
+    result = simulate(out, "--resume")
+    assert result.exit_code == 2 and "written with wsim_version '0.0.9'" in last_error_line(result)
+    # a missing folder is a normal run
+    assert simulate(tmp_path / "fresh", "--resume", *OLD).exit_code == 0
+    assert snapshot(tmp_path / "fresh") == old
+    # a folder of foreign files only
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    result = simulate(tmp_path / "other", "--resume")
+    assert result.exit_code == 2 and "holds no wsim dataset to resume" in last_error_line(result)
+    # an unfinished run without --resume
+    (out / "_wsim_manifest.json").unlink()
+    result = simulate(out, *OLD)
+    assert result.exit_code == 2 and "use --resume to complete it" in last_error_line(result)
+
+
+def test_resume_with_an_edited_data_file_uses_the_data_the_dataset_carries(tmp_path, data_doc):
+    import yaml
+
+    doc = json.loads(json.dumps(data_doc))
+    next(c for c in doc["cards"] if c["name"] == "Altar")["points"] = 7
+    edited = tmp_path / "edited.yaml"
+    edited.write_text(yaml.safe_dump(doc, sort_keys=False))
+    full = tmp_path / "full"
+    assert run_cli("--data", str(edited), "simulate", "--out", str(full), *OLD).exit_code == 0
+    part = tmp_path / "part"
+    assert run_cli("--data", str(edited), "simulate", "--out", str(part), *OLD).exit_code == 0
+    (part / "part-00002.parquet").unlink()
+    (part / "_wsim_manifest.json").unlink()
+    edited.unlink()  # the data file is gone: the dataset carries its text
+    result = simulate(part, "--resume")
+    assert result.exit_code == 0, result.output
+    assert snapshot(part) == snapshot(full)
+    assert run_cli("replay", str(part), "--game", "3").exit_code == 0
+    other = run_cli("--data", str(tmp_path / "missing.yaml"), "simulate", "--out", str(part), "--resume")
+    assert other.exit_code == 2
+
+
+def test_check_reports(tmp_path, expected):
+    out = old_dataset(tmp_path)
+    ok = run_cli("check", str(out))
+    assert (ok.exit_code, ok.stdout) == (0, "ok: 30 games, 90 rows\n")
+    part = out / "part-00001.parquet"
+    data = part.read_bytes()
+    part.write_bytes(data[:-9] + bytes([data[-9] ^ 1]) + data[-8:])
+    damaged = run_cli("check", str(out))
+    assert damaged.exit_code == 1
+    assert damaged.stdout.splitlines() == [f"{part}: checksum differs from the manifest (the file changed)",
+                                           "damaged: 1 problems"]
+    part.write_bytes(data)
+    (out / "part-00007.parquet").write_bytes(data)
+    (out / ".part-00008.parquet.tmp").write_bytes(b"")
+    (out / "notes.txt").write_text("foreign files are not stray")
+    stray = run_cli("check", str(out))
+    assert stray.exit_code == 1 and stray.stdout.splitlines()[-1] == "damaged: 2 problems"
+    (out / "part-00007.parquet").unlink()
+    (out / ".part-00008.parquet.tmp").unlink()
+    (out / "_wsim_manifest.json").unlink()
+    part.unlink()
+    incomplete = run_cli("check", str(out))
+    assert incomplete.exit_code == 1 and incomplete.stdout.splitlines()[-1] == "incomplete: 20 of 30 games"
+    for target in (tmp_path / "missing", out / "notes.txt"):
+        result = run_cli("check", str(target))
+        assert result.exit_code == 2 and last_error_line(result).startswith("Error: ")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run_cli("check", str(empty))
+    assert result.exit_code == 2 and "no wsim dataset here" in last_error_line(result)
+
+
+def test_check_compares_every_part_with_the_manifest(tmp_path):
+    out = old_dataset(tmp_path)
+    manifest = json.loads((out / "_wsim_manifest.json").read_text())
+    manifest["wsim"]["seed"] = 99
+    manifest["parts"][0]["rows"] = 1
+    (out / "_wsim_manifest.json").write_text(json.dumps(manifest))
+    result = run_cli("check", str(out))
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[-1] == "damaged: 4 problems"  # 3 metadata + 1 rows
+
+
+# ---------------------------------------------------------------------------------------------
+# Untrusted metadata (F4)
+
+def tamper(out: Path, name="part-00000.parquet", **edits):
+    """Rewrite a part's `wsim` metadata as a hostile dataset would."""
+    path = out / name
+    table = pq.read_table(path)
+    meta = json.loads(table.schema.metadata[b"wsim"])
+    meta.update(edits)
+    pq.write_table(table.replace_schema_metadata({"wsim": json.dumps(meta)}), path)
+
+
+@pytest.mark.parametrize("edits, message", [
+    ({"players": 8, "policies": [{"name": "random", "params": [0] * 5}] * 8}, "--players: must be 3..7, got 8"),
+    ({"players": 30, "policies": [{"name": "random", "params": [0] * 5}] * 30}, "--players: must be 3..7"),
+    ({"players": 2, "policies": [{"name": "random", "params": [0] * 5}] * 2}, "--players: 2 players"),
+    ({"players": "4"}, "--players: must be a whole number, got '4'"),
+    ({"players": 8}, "--players: must be 3..7"),
+    ({"games": "abc"}, "--games: must be a whole number"),
+    ({"policies": [{"name": "random", "params": [0] * 5}] * 2}, "--policies: needs exactly 3 names"),
+    ({"policies": [{"name": "clever", "params": [0] * 5}] * 3}, "unknown policy 'clever'"),
+    ({"policies": ["random"] * 3}, "policies: expected a list of {name, params}"),
+    ({"policies": [{"name": "greedy", "params": [1] * 9}] * 3}, "parameters must be 3 lists of 5"),
+    ({"wonders": "fixed:atlantis,giza,rhodes"}, "unknown wonder 'atlantis'"),
+    ({"sides": "C"}, "--sides: must be random, A or B, got 'C'"),
+    ({"sides": ["A"]}, "--sides: must be random, A or B"),
+    ({"seed": -1}, "--seed: must be a whole number"),
+    ({"seed": 2**70}, "--seed: must be a whole number"),
+    ({"manneken_pis": "yes"}, "--manneken-pis: must be true or false"),
+    ({"chunk_size": 0}, "--chunk-size: must be a whole number"),
+])
+def test_replay_checks_dataset_metadata(tmp_path, edits, message):
+    out = old_dataset(tmp_path)
+    tamper(out, **edits)
+    result = run_cli("replay", str(out), "--game", "1")
+    assert result.exit_code == 2, result.output
+    line = last_error_line(result)
+    assert line.startswith("Error: ") and "invalid settings" in line and message in line, line
+    resumed = simulate(out, "--resume")
+    assert resumed.exit_code == 2 and last_error_line(resumed).startswith("Error: ")
+
+
+def test_replay_uses_the_recorded_policy_parameters(tmp_path):
+    out = tmp_path / "ds"
+    assert simulate(out, "--games", "5", "--players", "3", "--policy", "greedy").exit_code == 0
+    normal = run_cli("replay", str(out), "--game", "2", "--json")
+    tamper(out, policies=[{"name": "greedy", "params": [100, 60, 40, 30, 25]}] * 2
+           + [{"name": "greedy", "params": [0, 0, 0, 900, 0]}])
+    changed = run_cli("replay", str(out), "--game", "2", "--json")
+    assert normal.exit_code == changed.exit_code == 0
+    assert json.loads(normal.stdout)["events"] != json.loads(changed.stdout)["events"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Real processes: signals, kill -9, closed pipes, start-up
+
+LONG = ["--games", "12000", "--players", "7", "--policy", "greedy", "--chunk-size", "400", "--threads", "1",
+        "--seed", "3"]
+
+
+@pytest.fixture(scope="module")
+def long_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("long") / "ds"
+    assert simulate(out, *LONG).exit_code == 0
+    return snapshot(out)
+
+
+def start(out, *args, **kw):
+    return subprocess.Popen(WSIM + ["simulate", "--out", str(out), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+def wait_for_parts(out: Path, n: int, proc, limit=60.0):
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and proc.poll() is None:
+        if out.is_dir() and sum(1 for p in out.iterdir() if p.name.startswith("part-")) >= n:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"no {n} parts in time (exit {proc.poll()})")
+
+
+@pytest.mark.parametrize("moment", [0, 3, 15])
+def test_resume_after_kill_9_equals_an_uninterrupted_run(tmp_path, long_run, moment):
+    out = tmp_path / "ds"
+    proc = start(out, *LONG)
+    if moment:
+        wait_for_parts(out, moment, proc)
+    else:
+        time.sleep(0.3)  # still starting up
+    proc.kill()
+    proc.wait()
+    result = simulate(out, "--resume", *LONG)  # as a batch script would: the same command again
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("12,000 games of 7 players")
+    assert snapshot(out) == long_run
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)])
+def test_signals_clean_up_and_exit_with_their_status(tmp_path, long_run, signum, status):
+    out = tmp_path / "ds"
+    proc = start(out, *LONG)
+    wait_for_parts(out, 2, proc)
+    sent = time.monotonic()
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 2.0  # kernel calls are sized by time
+    assert proc.returncode == status, err
+    assert "Traceback" not in err
+    names = [p.name for p in out.iterdir()]
+    assert not [n for n in names if n.endswith(".tmp")] and "_wsim_manifest.json" not in names
+    assert simulate(out, "--resume").exit_code == 0
+    assert snapshot(out) == long_run
+
+
+def test_signal_during_an_overwrite_keeps_the_old_dataset(tmp_path, long_run):
+    out = tmp_path / "ds"
+    assert simulate(out, *OLD).exit_code == 0
+    before = snapshot(out)
+    proc = start(out, *LONG, "--overwrite")
+    wait_for_parts(out / folder_mod.STAGING / "new", 2, proc)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=30)
+    assert proc.returncode == 143
+    assert snapshot(out) == before and not (out / folder_mod.STAGING).exists()
+
+
+def test_ctrl_c_during_start_up_exits_130(tmp_path):
+    """F11: from the first line of wsim's code, never click's "Aborted!" and status 1."""
+    for delay, signum, status in ((0.05, signal.SIGINT, 130), (0.15, signal.SIGINT, 130), (0.3, signal.SIGINT, 130),
+                                  (0.45, signal.SIGINT, 130), (0.1, signal.SIGTERM, 143), (0.2, signal.SIGHUP, 129)):
+        proc = start(tmp_path / f"ds{delay}", "--games", "200000", "--threads", "1")
+        time.sleep(delay)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == status, (delay, err)
+        assert "Aborted!" not in err and "Traceback" not in err
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    out = tmp_path / "ds"
+    assert simulate(out, "--games", "3", "--players", "3").exit_code == 0
+    proc = subprocess.Popen(WSIM + ["replay", str(out), "--game", "1"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()  # as `| head` does once it has read enough
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141 and err == ""

@@ -1,0 +1,318 @@
+"""An output folder that nothing can lose: lock, recovery, atomic files, atomic replacement.
+
+Every command that writes a folder (`simulate` today; `ladder`, `balance`, `ablate` later) goes
+through `OutputFolder`, which keeps these promises (INTERFACES §0 and §2):
+
+- One writer: an exclusive `flock` on DIR/.wsim-lock from before the first write to the end.
+  The lock file may stay behind; it is never data.
+- Recovery first: once locked, a replacement interrupted by a crash is completed (its journal
+  exists) or dropped (no journal), and wsim's own temporary files are removed.
+- Files appear whole: written to `.NAME.tmp` in the same folder, fsynced, renamed.
+- A replacement (`--overwrite`) is staged in DIR/.wsim-staging/new, on DIR's own filesystem
+  (so it works when DIR is a mount point), and swapped in by renames only.
+
+The commit of a replacement, and why every crash point is recoverable:
+  1. new files are written and fsynced in new/, then new/ is fsynced;
+  2. the journal .wsim-staging/commit.json (old and new file names) is written atomically;
+  3. old files are renamed DIR -> old/ (the old manifest first), then new files new/ -> DIR (the
+     new manifest last), and DIR is fsynced;
+  4. the journal is removed, then the staging folder with the old files.
+A crash before 2 leaves the old files in place: recovery drops the staging folder. A crash
+after 2 leaves a journal: recovery finishes 3 and 4. Where each file stands (DIR, old/, new/)
+says which steps of 3 are done, so finishing is idempotent. An error during 3 in a live run is
+rolled back there and then (the old files return); if even that fails, the journal stays and
+the next command finishes the commit, so DIR never stays mixed.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Callable, Iterable
+
+from wsim import signals
+from wsim.errors import WsimError
+
+LOCK = ".wsim-lock"
+STAGING = ".wsim-staging"
+JOURNAL = "commit.json"
+
+
+class DatasetError(WsimError):
+    """An output or dataset folder that cannot be written or read as asked."""
+
+
+def os_problem(e: OSError) -> str:
+    """The readable part of an OSError: its strerror, else its text."""
+    return e.strerror or str(e)
+
+
+def fsync_dir(path: Path):
+    """Make the renames inside `path` durable (a power loss keeps them)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def probe(path: Path) -> str:
+    """What `path` is, without raising: 'missing', 'dir', 'other', or an OS error's text."""
+    try:
+        if path.is_dir():
+            return "dir"
+        return "other" if path.exists() else "missing"
+    except OSError as e:  # e.g. a name too long for the filesystem
+        return os_problem(e)
+
+
+def lock_is_held(path: Path) -> bool:
+    """Whether some process holds the wsim lock of folder `path` (read-only probe)."""
+    try:
+        fd = os.open(path / LOCK, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def temp_name(name: str) -> str:
+    """The hidden temporary name a file is written under before its rename."""
+    return f".{name}.tmp"
+
+
+def is_temp_of(name: str, owns: Callable[[str], bool]) -> bool:
+    """Whether `name` is the temporary name of a file that `owns` claims."""
+    return name.startswith(".") and name.endswith(".tmp") and owns(name[1:-4])
+
+
+class OutputFolder:
+    """One command's output folder, locked for the lifetime of the object (use it in `with`).
+
+    `owns(name)` says which file names the command writes (for a dataset: part files and the
+    manifest); only their temporary files are cleaned by recovery.
+    """
+
+    def __init__(self, path: Path, owns: Callable[[str], bool], option: str = "--out"):
+        self.path = Path(path)
+        self.owns = owns
+        self.option = option
+        self.staging = self.path / STAGING
+        self._lock_fd = None
+        self._replacing = False
+
+    # -- errors ---------------------------------------------------------------------------------
+    def fail(self, what: str, e: OSError | None = None) -> DatasetError:
+        detail = f" ({os_problem(e)})" if e is not None else ""
+        return DatasetError(f"{self.option}: {what}{detail}")
+
+    # -- lock and recovery ----------------------------------------------------------------------
+    def __enter__(self) -> "OutputFolder":
+        self.lock()
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+    def lock(self):
+        """Create the folder if needed, take the writer's lock, then recover (see module doc)."""
+        kind = probe(self.path)
+        if kind not in ("dir", "missing"):
+            what = "exists and is not a folder" if kind == "other" else f"cannot be used ({kind})"
+            raise self.fail(f"{self.path} {what}")
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise self.fail(f"cannot write to {self.path}", e) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            os.close(fd)
+            if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise DatasetError(f"{self.path} is being written by another wsim run") from None
+            raise self.fail(f"cannot lock {self.path / LOCK}", e) from None
+        self._lock_fd = fd
+        try:
+            with signals.deferred():
+                self.recover()
+        except BaseException:
+            self.release()
+            raise
+
+    def release(self):
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing the descriptor releases the flock
+            self._lock_fd = None
+
+    def recover(self):
+        """Finish or drop an interrupted replacement, and remove wsim's temporary files."""
+        try:
+            if self.staging.exists():
+                journal = self.staging / JOURNAL
+                if journal.exists():
+                    try:
+                        plan = json.loads(journal.read_text())
+                        old, new = list(plan["old"]), list(plan["new"])
+                    except (ValueError, KeyError, TypeError):
+                        raise self.fail(f"{journal} is damaged: remove {self.staging} by hand after "
+                                        "checking which dataset you want to keep") from None
+                    self._roll_forward(old, new)
+                    self._finish()
+                else:
+                    shutil.rmtree(self.staging)
+            for p in self.path.iterdir():
+                if is_temp_of(p.name, self.owns):
+                    p.unlink()
+        except OSError as e:
+            raise self.fail(f"cannot recover {self.path} from an interrupted run", e) from None
+
+    # -- what is there --------------------------------------------------------------------------
+    def entries(self) -> list:
+        """Names in the folder, less the lock file and the staging folder (sorted)."""
+        try:
+            return sorted(n for n in os.listdir(self.path) if n not in (LOCK, STAGING))
+        except OSError as e:
+            raise self.fail(f"cannot list {self.path}", e) from None
+
+    # -- writing --------------------------------------------------------------------------------
+    def begin_replacement(self):
+        """From now on, files go to the staging folder; `commit` swaps them in."""
+        try:
+            (self.staging / "new").mkdir(parents=True)
+            (self.staging / "old").mkdir()
+        except OSError as e:
+            raise self.fail(f"cannot write to {self.path}", e) from None
+        self._replacing = True
+
+    @property
+    def target(self) -> Path:
+        """Where `write` puts files: the staging folder during a replacement, else the folder."""
+        return self.staging / "new" if self._replacing else self.path
+
+    def write(self, name: str, data: bytes):
+        """Write a whole file: a hidden temporary name, fsync, rename."""
+        tmp = self.target / temp_name(name)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, self.target / name)
+        except OSError as e:
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
+            raise self.fail(f"cannot write {self.path / name}", e) from None
+
+    def sync(self):
+        """Make the files written so far durable (before a manifest claims them)."""
+        try:
+            fsync_dir(self.target)
+        except OSError as e:
+            raise self.fail(f"cannot write to {self.path}", e) from None
+
+    def commit(self, old: Iterable[str], new: Iterable[str]):
+        """Swap a staged replacement in: the files `old` (in the folder) give way to `new`.
+
+        `old` should list the manifest first and `new` should list it last, so that no instant
+        shows a manifest beside a partial set of parts.
+        """
+        old, new = list(old), list(new)
+        with signals.deferred():
+            try:
+                fsync_dir(self.staging / "new")
+                self._write_journal(old, new)
+            except OSError as e:
+                raise self.fail(f"cannot write to {self.path}", e) from None
+            try:
+                self._roll_forward(old, new)
+            except OSError as e:
+                problem = self.fail(f"cannot replace the dataset in {self.path}", e)
+                try:
+                    self._roll_back(old, new)
+                except OSError:
+                    raise DatasetError(f"{problem}; the replacement is half done and the next wsim "
+                                       f"command writing to {self.path} will finish it") from None
+                raise DatasetError(f"{problem}; the old dataset is kept") from None
+            try:
+                self._finish()
+            except OSError as e:
+                raise self.fail(f"the new dataset is in place, but cleaning {self.staging} failed", e) from None
+            self._replacing = False
+
+    def abort(self):
+        """After a failure or a signal: remove temporary files; a replacement's staging goes too.
+
+        Whole files written directly into the folder stay (a later --resume completes them).
+        """
+        with signals.deferred():
+            try:
+                if self._replacing and (self.staging / JOURNAL).exists():
+                    return  # interrupted mid-commit: only the journal's owner (recovery) may touch it
+                if self._replacing:
+                    shutil.rmtree(self.staging)
+                    self._replacing = False
+                for p in self.path.iterdir():
+                    if is_temp_of(p.name, self.owns):
+                        p.unlink()
+            except OSError:
+                pass  # recovery under the next lock removes what is left
+
+    # -- the commit's steps (see the module docstring) ------------------------------------------
+    def _write_journal(self, old: list, new: list):
+        tmp = self.staging / temp_name(JOURNAL)
+        tmp.write_text(json.dumps({"old": old, "new": new}))
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, self.staging / JOURNAL)
+        fsync_dir(self.staging)
+
+    def _roll_forward(self, old: list, new: list):
+        here, aside, staged = self.path, self.staging / "old", self.staging / "new"
+        new_set = set(new)
+        for name in old:
+            # the copy in the folder is still the old one unless the new one has moved in
+            if (here / name).exists() and (name not in new_set or (staged / name).exists()):
+                os.replace(here / name, aside / name)
+        for name in new:
+            if (staged / name).exists():
+                os.replace(staged / name, here / name)
+        fsync_dir(here)
+
+    def _roll_back(self, old: list, new: list):
+        here, aside, staged = self.path, self.staging / "old", self.staging / "new"
+        old_set = set(old)
+        for name in new:
+            # the copy in the folder is a new one if the old one was moved aside (or never existed)
+            if ((here / name).exists() and not (staged / name).exists()
+                    and (name not in old_set or (aside / name).exists())):
+                os.replace(here / name, staged / name)
+        for name in old:
+            if (aside / name).exists():
+                os.replace(aside / name, here / name)
+        fsync_dir(here)
+        (self.staging / JOURNAL).unlink()
+        shutil.rmtree(self.staging)
+
+    def _finish(self):
+        (self.staging / JOURNAL).unlink()
+        fsync_dir(self.staging)
+        shutil.rmtree(self.staging)

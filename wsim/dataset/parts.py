@@ -1,0 +1,195 @@
+"""The Parquet parts of a `wsim simulate` dataset (INTERFACES §2): columns, metadata, headers.
+
+A dataset is a folder of part-NNNNN.parquet files in game order, part i holding the games
+[i * chunk_size, (i + 1) * chunk_size), then `_wsim_manifest.json`, written last. Each part's
+`wsim` metadata holds the run's settings; its `wsim_data` metadata holds the text of the card
+data file, so that replay, check and --resume work without the file. A part holds nothing that
+differs between two runs of the same settings (no time, host or pid): a resumed dataset is byte
+for byte an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from wsim import RULES_VERSION, __version__
+from wsim.kernels.layout import (RES_BOARD, RES_CIVILIAN, RES_COINS, RES_COMMERCIAL, RES_GUILD, RES_MILITARY,
+                                 RES_NCARDS, RES_RANK, RES_SCIENCE, RES_SHIELDS, RES_SIDE, RES_STAGES,
+                                 RES_TOTAL, RES_TREASURY, RES_WONDER)
+from wsim.dataset.folder import DatasetError
+from wsim.run import Chunk, Settings
+from wsim.tables import Tables
+
+SCHEMA_VERSION = 1
+PART_RE = re.compile(r"^part-(\d{5,})\.parquet$")
+MANIFEST = "_wsim_manifest.json"
+META_KEY = b"wsim"
+DATA_KEY = b"wsim_data"
+
+_VP_COLUMNS = (
+    ("vp_military", RES_MILITARY), ("vp_treasury", RES_TREASURY), ("vp_wonder", RES_WONDER),
+    ("vp_civilian", RES_CIVILIAN), ("vp_science", RES_SCIENCE), ("vp_commercial", RES_COMMERCIAL),
+    ("vp_guild", RES_GUILD), ("vp_total", RES_TOTAL),
+)
+
+
+def metadata(tables: Tables, settings: Settings, first_game: int, games: int) -> dict:
+    """The `wsim` key-value metadata of a part."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "wsim_version": __version__,
+        "rules_version": RULES_VERSION,
+        "data_sha256": tables.data_sha256,
+        "seed": settings.seed,
+        "players": settings.players,
+        "policies": [{"name": p, "params": list(row)} for p, row in zip(settings.policies, settings.params)],
+        "wonders": settings.wonders,
+        "sides": settings.sides,
+        "manneken_pis": settings.manneken_pis,
+        "games": settings.games,
+        "chunk_size": settings.chunk_size,
+        "part": {"first_game": first_game, "games": games},
+    }
+
+
+def chunk_table(tables: Tables, settings: Settings, chunk: Chunk) -> pa.Table:
+    """One row per (game, seat) of a chunk, in (game, seat) order, with the documented columns."""
+    res = chunk.res
+    games, n = res.shape[0], res.shape[1]
+    rows = games * n
+    flat = res.reshape(rows, -1)
+    game = np.repeat(np.arange(chunk.first_game, chunk.first_game + games, dtype=np.int64), n)
+    seat = np.tile(np.arange(n, dtype=np.int8), games)
+    policy_dict = pa.array(list(settings.policies), type=pa.string())
+    policy = pa.DictionaryArray.from_arrays(pa.array(np.tile(np.arange(n, dtype=np.int8), games)), policy_dict)
+    board_names = pa.array(list(tables.board_ids), type=pa.string())
+    wonder = pa.DictionaryArray.from_arrays(pa.array(flat[:, RES_BOARD].astype(np.int8)), board_names)
+    side = pa.DictionaryArray.from_arrays(pa.array(flat[:, RES_SIDE].astype(np.int8)), pa.array(["A", "B"]))
+    # cards: a list per row, values dictionary-encoded by building name (Loom for either age)
+    counts = flat[:, RES_NCARDS].astype(np.int32)
+    offsets = np.zeros(rows + 1, dtype=np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    ids = chunk.cards.reshape(rows, -1)
+    mask = np.arange(ids.shape[1])[None, :] < counts[:, None]
+    name_ids = np.asarray(tables.card_name_id)[ids[mask]].astype(np.int16)
+    names = pa.DictionaryArray.from_arrays(pa.array(name_ids), pa.array(list(tables.names), type=pa.string()))
+    cards = pa.ListArray.from_arrays(pa.array(offsets), names)
+    columns = {
+        "game": pa.array(game),
+        "seed": pa.array(np.full(rows, settings.seed, dtype=np.uint64)),
+        "players": pa.array(np.full(rows, n, dtype=np.int8)),
+        "seat": pa.array(seat),
+        "policy": policy.dictionary_decode(),
+        "wonder": wonder.dictionary_decode(),
+        "side": side.dictionary_decode(),
+    }
+    for name, field in _VP_COLUMNS:
+        columns[name] = pa.array(flat[:, field].astype(np.int16))
+    columns["coins"] = pa.array(flat[:, RES_COINS].astype(np.int16))
+    columns["shields"] = pa.array(flat[:, RES_SHIELDS].astype(np.int16))
+    columns["stages"] = pa.array(flat[:, RES_STAGES].astype(np.int8))
+    columns["rank"] = pa.array(flat[:, RES_RANK].astype(np.int8))
+    columns["win"] = pa.array(flat[:, RES_RANK] == 1)
+    columns["cards"] = cards
+    return pa.table(columns)
+
+
+def part_name(index: int) -> str:
+    """The file name of part `index`."""
+    return f"part-{index:05d}.parquet"
+
+
+def owns(name: str) -> bool:
+    """Whether a file name is one that `wsim simulate` writes (a part or the manifest)."""
+    return name == MANIFEST or PART_RE.match(name) is not None
+
+
+def part_index(name: str) -> int:
+    return int(PART_RE.match(name).group(1))
+
+
+def run_metadata(meta: dict) -> dict:
+    """A part's metadata less its `part` entry: what every part of one run shares."""
+    return {k: v for k, v in meta.items() if k != "part"}
+
+
+def encode(table: pa.Table, meta: dict, data_text: bytes) -> bytes:
+    """The bytes of a part file: the table with its `wsim` and `wsim_data` metadata."""
+    table = table.replace_schema_metadata({META_KEY: json.dumps(meta), DATA_KEY: data_text})
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    return sink.getvalue().to_pybytes()
+
+
+@dataclass
+class PartHeader:
+    """What a part file says about itself, read from its footer."""
+
+    name: str
+    meta: dict
+    rows: int
+    data_text: bytes | None
+
+    @property
+    def first_game(self) -> int:
+        return self.meta["part"]["first_game"]
+
+    @property
+    def games(self) -> int:
+        return self.meta["part"]["games"]
+
+
+_REQUIRED_META = ("rules_version", "data_sha256", "seed", "players", "policies", "wonders", "sides",
+                  "manneken_pis", "games", "chunk_size", "part")
+
+
+def read_header(path: Path) -> PartHeader:
+    """The footer of part file `path`; DatasetError if unreadable or not a wsim part.
+
+    Only the form is checked here (keys present, part range of integers); the settings in it
+    are checked by `wsim.run.settings_from_metadata` before any kernel sees them.
+    """
+    try:
+        f = pq.ParquetFile(path)
+        meta = f.schema_arrow.metadata or {}
+        rows = f.metadata.num_rows
+    except (OSError, pa.ArrowException) as e:
+        raise DatasetError(f"{path}: not a readable Parquet file ({e})") from None
+    if META_KEY not in meta:
+        raise DatasetError(f"{path}: not written by wsim (no 'wsim' metadata)")
+    try:
+        doc = json.loads(meta[META_KEY])
+    except ValueError:
+        doc = None
+    missing = [k for k in _REQUIRED_META if not isinstance(doc, dict) or k not in doc]
+    if missing:
+        raise DatasetError(f"{path}: its 'wsim' metadata is damaged (missing {', '.join(missing)})")
+    part = doc["part"]
+    if (not isinstance(part, dict) or set(part) != {"first_game", "games"}
+            or not all(type(part[k]) is int and 0 <= part[k] < 2**63 for k in part)):
+        raise DatasetError(f"{path}: its 'wsim' metadata is damaged (part must be {{first_game, games}})")
+    return PartHeader(path.name, doc, rows, meta.get(DATA_KEY))
+
+
+def part_files(out: Path) -> list:
+    """The part files of a dataset folder, in part order."""
+    try:
+        names = [n for n in (p.name for p in Path(out).iterdir()) if PART_RE.match(n)]
+    except OSError as e:
+        raise DatasetError(f"{out}: cannot list the folder ({e.strerror or e})") from None
+    return [Path(out) / n for n in sorted(names, key=part_index)]
+
+
+def read_metadata(out: Path) -> PartHeader:
+    """The header of a dataset's first part (every part carries the run's settings)."""
+    parts = part_files(out)
+    if not parts:
+        raise DatasetError(f"{out}: no wsim dataset here (no part-NNNNN.parquet files)")
+    return read_header(parts[0])

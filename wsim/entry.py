@@ -1,0 +1,52 @@
+"""The `wsim` console script: signal handlers first, then the click application.
+
+Installed before anything heavy is imported, so that Ctrl-C, SIGTERM and SIGHUP at any moment
+from here on end the command with 130, 143 and 129 (never click's "Aborted!" and status 1), and
+a closed stdout pipe (`wsim replay ... | head`) ends it quietly with 141, as for `cat`.
+"""
+
+import os
+import sys
+
+from wsim import signals
+
+
+def _quiet_stdout():
+    """Point stdout at /dev/null so that Python's final flush into the closed pipe stays silent."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def main(argv=None) -> int:
+    """Run `wsim ARGV`; returns the exit status (see wsim.cli for what each status means)."""
+    signals.install()
+    try:
+        from wsim.cli import PipeClosed, main as app
+        import click
+
+        try:
+            result = app.main(args=argv, prog_name="wsim", standalone_mode=False)
+        except click.exceptions.Abort:  # click's name for a KeyboardInterrupt while parsing
+            sys.stderr.write("\ninterrupted\n")
+            return 130
+        except click.ClickException as e:
+            e.show()
+            return e.exit_code
+        except PipeClosed:
+            _quiet_stdout()
+            return 141
+        return result if isinstance(result, int) else 0
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        return 130
+    except signals.Terminated as e:
+        sys.stderr.write(f"\n{e}\n")
+        return 128 + e.signum
+
+
+def run():
+    """Console-script target: exit with main()'s status."""
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""Signals as exceptions, and critical sections that finish before a signal is acted on.
+
+SIGTERM and SIGHUP (sent by `timeout`, `docker stop`, Slurm, CI cancellation, a closed
+terminal) raise `Terminated`, so that the same clean-up as for Ctrl-C (KeyboardInterrupt) runs;
+the command line then exits 128 + the signal number (143, 129; 130 for Ctrl-C).
+
+A signal that arrives inside `deferred()` (a commit of renames, a roll-back) is held until the
+section ends: a half-done commit is recoverable, but a finished one is simpler for everybody.
+This module imports nothing heavy: the console entry point installs it before anything else.
+"""
+
+from __future__ import annotations
+
+import signal
+from contextlib import contextmanager
+
+HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP, raised in the main thread (a BaseException, like KeyboardInterrupt)."""
+
+    def __init__(self, signum: int):
+        super().__init__(f"terminated by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+_depth = 0
+_pending: list = []
+
+
+def _raise_for(signum: int):
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Terminated(signum)
+
+
+def _handler(signum, frame):
+    if _depth:
+        _pending.append(signum)
+        return
+    _raise_for(signum)
+
+
+def install():
+    """Route SIGINT, SIGTERM and SIGHUP through `_handler` (main thread only)."""
+    for signum in HANDLED:
+        signal.signal(signum, _handler)
+
+
+@contextmanager
+def deferred():
+    """A critical section: signals received inside it are acted on when it ends.
+
+    Only with the handlers of `install()` in place (the console entry point); elsewhere (tests
+    calling the click group in-process) Python's default Ctrl-C handling applies.
+    """
+    global _depth
+    _depth += 1
+    try:
+        yield
+    except BaseException:
+        _depth -= 1
+        if not _depth:
+            _pending.clear()  # an exception is already on its way out: it ends the command
+        raise
+    _depth -= 1
+    if not _depth and _pending:
+        signum = _pending[0]
+        _pending.clear()
+        _raise_for(signum)
