@@ -12,7 +12,7 @@ from wsim.reference.state import City, Position
 from wsim.run import Runner, Settings, game_log
 from wsim.verify import verify_games
 
-GAMES = 200  # per player count and policy; `make verify` runs 5,000
+GAMES = 100  # per player count and policy; `make verify` runs 5,000
 
 
 @pytest.mark.parametrize("players", range(3, 8))

@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from wsim import RULES_VERSION, codes, tables as tables_mod
 from wsim.dataset import manifest, parts
@@ -292,7 +291,7 @@ def simulate(req: Request, out: Path, progress: bool) -> Result:
         summary = Summary(settings.players)
         entries = {}
         for header, sha in plan.keep:
-            summary.add(pq.read_table(out / header.name, columns=_SUMMARY_COLUMNS))
+            summary.add(parts.read_columns(out / header.name, _SUMMARY_COLUMNS))
             entries[parts.part_index(header.name)] = manifest.part_entry(header, sha)
         if not plan.todo and (out / parts.MANIFEST).exists():
             summary.seconds = 0.0

@@ -178,6 +178,14 @@ def read_header(path: Path) -> PartHeader:
     return PartHeader(path.name, doc, rows, meta.get(DATA_KEY))
 
 
+def read_columns(path: Path, columns: list) -> pa.Table:
+    """Some columns of a part, every value decoded (DatasetError if the file is damaged)."""
+    try:
+        return pq.read_table(path, columns=columns)
+    except (OSError, pa.ArrowException) as e:
+        raise DatasetError(f"{path}: damaged, its columns cannot be read ({e})") from None
+
+
 def part_files(out: Path) -> list:
     """The part files of a dataset folder, in part order."""
     try:
