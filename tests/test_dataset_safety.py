@@ -494,3 +494,36 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     proc.stdout.close()  # as `| head` does once it has read enough
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141 and err == ""
+
+
+def test_sigterm_from_a_thread_in_process(tmp_path, long_run):
+    """The console entry point's handlers, in this process: SIGTERM sent from a thread while the
+    kernels run ends the command with 143 and only whole parts, which --resume completes."""
+    import threading
+
+    from wsim import entry
+
+    out = tmp_path / "ds"
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+
+    def send_when_started():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if out.is_dir() and any(p.name.startswith("part-") for p in out.iterdir()):
+                break
+            time.sleep(0.005)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    sender = threading.Thread(target=send_when_started)
+    sender.start()
+    try:
+        status = entry.main(["simulate", "--out", str(out), *LONG])
+    finally:
+        sender.join()
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+    assert status == 143
+    names = sorted(p.name for p in out.iterdir())
+    assert names[0] == ".wsim-lock" and all(n.startswith("part-") for n in names[1:]) and len(names) > 1
+    assert simulate(out, "--resume").exit_code == 0
+    assert snapshot(out) == long_run
