@@ -57,12 +57,18 @@ def stage_entity(board, b, side, k):
 @njit(cache=True)
 def stage_source(ent, board, seat, n, s, k):
     """(effective entity, copied) of stage k of seat s: -1 where a copy gives nothing."""
+    return stage_source_with(ent, board, seat, n, s, k, seat[s, F_COPY3])
+
+
+@njit(cache=True)
+def stage_source_with(ent, board, seat, n, s, k, copy3):
+    """stage_source as if seat s's Manneken Pis A stage-3 neighbour were `copy3`."""
     e = stage_entity(board, seat[s, F_BOARD], seat[s, F_SIDE], k)
     if e < 0 or ent[e, E_POWER] != POW_COPY_STAGE:
         return e, False
     of = ent[e, E_COPY_OF]
     if of == COPY_CHOICE:
-        of = seat[s, F_COPY3]
+        of = copy3
     if of == COPY_LEFT:
         nb = left_of(n, s)
     elif of == COPY_RIGHT:

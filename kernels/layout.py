@@ -26,14 +26,21 @@ Game state (allocated once per block of games by `new_state`, reset per game):
         masks), F_COLORS (cards per colour), F_SCI (compass, gear, tablet, wildcards), F_STAGE_E
         (effective entity of each built stage, -1: a copy of nothing), F_CARDS (card ids in build
         order), F_HAND / F_HAND2 (hand, and scratch for passing), F_OWNED (1 per owned name id),
-        F_CHOSEN (this round's choice, fields C_*)
+        F_CHOSEN (this round's choice, fields C_*; C_ON: -1 not deciding this round, 0 to
+        decide, 1 decided)
   keys  uint64[7]          each seat's policy stream key
   pile  int32[C]           discard pile: copies of each card id
-  moves int32[MAX_MOVES, M_COUNT]  legal moves of one seat: slot, action, default purchase
-        (left, right), coin cost, whether the move names a stage-3 neighbour
+  gs    int32[G_COUNT]     where the game stands (kernels/step.py): G_N players, G_AGE, G_TURN,
+        G_PHASE (PH_*), G_NBUILT and G_BUILT + 2i (seat, stage index) of the stages built this
+        turn, G_DBQ_N / G_DBQ_POS and G_DBQ + i the seats owed a discard build this turn, in order
+  moves int32[MAX_MOVES, M_COUNT]  the legal decisions of one seat (kernels/step.legal): hand
+        slot, card, action, purchase (left, right), coin cost, stage-3 neighbour (M_COPY3: 1 =
+        to be chosen, for a move; COPY_LEFT/RIGHT for a DEC_COPY3 option), whether the purchase
+        is the default one (§4: the first affordable option in the solver's order)
   opts  int32[16, 2]       trading solver output
   built int32[16, 2]       (seat, stage index) of the stages built this turn
-  dealt int16[3, 7, 7]     the three ages' dealt hands; deck int16[DEAL_DECK], pool int8[DEAL_POOL] and
+  dealt int16[3, 7, 7]     the three ages' dealt hands (part of the state: later ages' hands are
+        hidden information); deck int16[DEAL_DECK], pool int8[DEAL_POOL] and
         bs int8[2, 7] (boards, sides) are the deal's scratch (sizes DEAL_DECK, DEAL_POOL)
 
 Results: res[game, seat, RES_COUNT] int16 (fields RES_*): board, side, the seven categories
@@ -52,7 +59,8 @@ MAX_SEATS = 7
 MAX_CITY = 32
 MAX_CHOICE = 16
 MAX_NAMES = 128
-MAX_MOVES = 32
+MAX_MOVES = 256  # 7 slots x (16 build + 16 stage purchases + free build + discard), or a pile's card ids
+MAX_BUILT = 16  # stages built in one turn (<= 2 per seat: a move and a 7th card)
 MAX_EVENTS = 192
 MAX_CHAIN = 2
 DEAL_DECK = 7 * MAX_SEATS + 16  # deal scratch: one age's deck (or every guild, to draw N+2 of them)
@@ -90,10 +98,19 @@ F_HAND = F_CARDS + MAX_CITY
 F_HAND2 = F_HAND + 7
 F_OWNED = F_HAND2 + 7
 F_CHOSEN = F_OWNED + MAX_NAMES
-(C_ON, C_SLOT, C_CARD, C_ACTION, C_LEFT, C_RIGHT, C_COPY3, C_COIN_COST, C_COUNT) = range(9)
+(C_ON, C_SLOT, C_CARD, C_ACTION, C_LEFT, C_RIGHT, C_COPY3, C_COIN_COST, C_NEEDS3, C_COUNT) = range(10)
 F_COUNT = F_CHOSEN + C_COUNT
 
-M_SLOT, M_ACTION, M_LEFT, M_RIGHT, M_COIN_COST, M_COPY3, M_COUNT = range(7)
+M_SLOT, M_CARD, M_ACTION, M_LEFT, M_RIGHT, M_COIN_COST, M_COPY3, M_DEFAULT, M_COUNT = range(9)
+
+(G_N, G_AGE, G_TURN, G_PHASE, G_NBUILT, G_DBQ_N, G_DBQ_POS) = range(7)
+G_BUILT = 7
+G_DBQ = G_BUILT + 2 * MAX_BUILT
+G_COUNT = G_DBQ + MAX_BUILT
+
+# Phases of a turn, and the decisions a seat may owe (kernels/step.pending)
+PH_MOVE, PH_SEVENTH, PH_DISCARD, PH_OVER = range(4)
+DEC_MOVE, DEC_SEVENTH, DEC_COPY3, DEC_DISCARD = range(4)
 
 (RES_BOARD, RES_SIDE, RES_MILITARY, RES_TREASURY, RES_WONDER, RES_CIVILIAN, RES_SCIENCE,
  RES_COMMERCIAL, RES_GUILD, RES_TOTAL, RES_COINS, RES_SHIELDS, RES_STAGES, RES_RANK, RES_NCARDS,
@@ -155,6 +172,9 @@ def _pack(t) -> tuple:
     if t.n_boards > DEAL_POOL or max(n_guilds, 7 * MAX_SEATS) > DEAL_DECK:
         raise DataError(f"{t.source}: the kernels deal from at most {DEAL_POOL} boards and "
                         f"{DEAL_DECK} cards per age (guilds included)")
+    if n_cards > MAX_MOVES:
+        raise DataError(f"{t.source}: the kernels list at most {MAX_MOVES} discard-pile cards; this data has "
+                        f"{n_cards} cards")
     if int(t.ent_cost.sum(axis=1).max()) > 7:
         raise DataError(f"{t.source}: the kernels' trading solver takes costs of at most 7 resource units")
     ent.setflags(write=False)

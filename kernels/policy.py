@@ -1,8 +1,16 @@
 """Policies as kernels: a seat's policy is an id plus an int32 parameter row.
 
+A policy decides from a seat's observation only (RULES.md §2): `decide` receives the state
+arrays and the seat, and reads nothing but what that seat may see — its own hand, every city,
+coins and tokens, its own random stream — through the accessors of kernels/city.py and
+kernels/score.py (never another seat's hand, the later ages' deal, another seat's choice this
+turn or the discard pile, whose legal cards `legal` lists when a discard build allows a look).
+tests/test_policies_observe.py perturbs everything hidden and checks the decisions stay.
+
 POLICY_RANDOM (RULES.md section 12): one draw from the seat's stream per decision, exactly as
-wsim.reference.engine.RandomPolicy: the legal (card, action) pair, then the stage-3 neighbour
-when the move needs one; a discard build draws only when a legal card exists.
+wsim.reference.engine.RandomPolicy: the legal (card, action) pair (its default purchase), then
+the stage-3 neighbour when the move needs one; a discard build draws only when a legal card
+exists.
 
 POLICY_GREEDY: one-step look-ahead. Each legal move gets an integer value and the first best
 move in canonical order is played (no random draws). The value of putting entity e into the
@@ -19,11 +27,14 @@ Manneken Pis' stage-3 neighbour (left on a tie).
 import numpy as np
 from numba import njit
 
-from wsim.codes import N_RES
-from wsim.kernels.city import coins_when_built, count
-from wsim.kernels.layout import E_CHOICE, E_POINTS, E_PPER, E_PROD, E_SCIENCE, E_SHIELDS, F_CTR
+from wsim.codes import COPY_LEFT, COPY_RIGHT, DISCARD_COINS, N_RES
+from wsim.kernels.city import coins_when_built, count, stage_source, stage_source_with
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, E_CHOICE, E_POINTS, E_PPER, E_PROD, E_SCIENCE,
+                                 E_SHIELDS, F_CTR, F_HAND, F_STAGES, G_AGE, G_N, M_ACTION, M_CARD,
+                                 M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT, M_SLOT)
 from wsim.kernels.rng import draw_below
 from wsim.kernels.score import science_with
+from wsim.movelog import ACT_DISCARD, ACT_STAGE
 
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
@@ -64,3 +75,75 @@ def entity_value(ent, seat, n, s, e, paid, params, age):
     coins = coins_when_built(ent, seat, n, s, e) - paid
     return (params[s, P_POINT] * points + params[s, P_SHIELD] * ent[e, E_SHIELDS]
             + params[s, P_UNIT] * (4 - age) * units + params[s, P_COIN] * coins)
+
+
+@njit(cache=True)
+def _copy_value(ent, board, seat, n, s, of, params, age):
+    """Greedy value of Manneken Pis A's stage 3 copying neighbour `of` (-1 when it copies nothing)."""
+    e, _ = stage_source_with(ent, board, seat, n, s, 2, of)
+    return entity_value(ent, seat, n, s, e, 0, params, age) if e >= 0 else -1
+
+
+@njit(cache=True)
+def _greedy_copy3(ent, board, seat, n, s, params, age):
+    """Greedy's stage-3 neighbour: the copy worth more, left on a tie."""
+    v_left = _copy_value(ent, board, seat, n, s, COPY_LEFT, params, age)
+    v_right = _copy_value(ent, board, seat, n, s, COPY_RIGHT, params, age)
+    return COPY_RIGHT if v_right > v_left else COPY_LEFT
+
+
+@njit(cache=True)
+def _move_value(ent, board, seat, n, s, moves, i, params, age):
+    """Greedy value of legal move i of seat s."""
+    action = moves[i, M_ACTION]
+    if action == ACT_DISCARD:
+        return params[s, P_COIN] * DISCARD_COINS
+    paid = moves[i, M_COIN_COST] + moves[i, M_LEFT] + moves[i, M_RIGHT]
+    if action == ACT_STAGE:
+        if moves[i, M_COPY3] == 1:
+            e, _ = stage_source_with(ent, board, seat, n, s, 2, _greedy_copy3(ent, board, seat, n, s, params, age))
+        else:
+            e, _ = stage_source(ent, board, seat, n, s, seat[s, F_STAGES])
+        if e < 0:
+            return params[s, P_STAGE] - params[s, P_COIN] * paid
+        return params[s, P_STAGE] + entity_value(ent, seat, n, s, e, paid, params, age)
+    return entity_value(ent, seat, n, s, seat[s, F_HAND + moves[i, M_SLOT]], paid, params, age)
+
+
+@njit(cache=True)
+def _nth_default(moves, n_moves, j):
+    """Index of the j-th move flagged M_DEFAULT (a (card, action) pair's default purchase)."""
+    for i in range(n_moves):
+        if moves[i, M_DEFAULT] == 1:
+            if j == 0:
+                return i
+            j -= 1
+    return -1
+
+
+@njit(cache=True, inline="always")
+def decide(ent, board, seat, keys, gs, s, kind, moves, n_moves, policies, params):
+    """Seat s's policy picks one of the n_moves legal options of its decision `kind`; returns
+    its index. Reads only what seat s observes (module docstring)."""
+    n = gs[G_N]
+    age = gs[G_AGE]
+    if policies[s] == POLICY_RANDOM:
+        if kind == DEC_COPY3 or kind == DEC_DISCARD:
+            return draw(seat, keys, s, n_moves)
+        pairs = 0
+        for i in range(n_moves):
+            pairs += moves[i, M_DEFAULT]
+        return _nth_default(moves, n_moves, draw(seat, keys, s, pairs))
+    if kind == DEC_COPY3:
+        return 1 if moves[1, M_COPY3] == _greedy_copy3(ent, board, seat, n, s, params, age) else 0
+    best_i = 0
+    best = 0
+    for i in range(n_moves):
+        if kind == DEC_DISCARD:
+            v = entity_value(ent, seat, n, s, moves[i, M_CARD], 0, params, age)
+        else:
+            v = _move_value(ent, board, seat, n, s, moves, i, params, age)
+        if i == 0 or v > best:
+            best = v
+            best_i = i
+    return best_i

@@ -3,7 +3,6 @@ the deal's old buffer held, data beyond the kernels' limits in `bench` (F14)."""
 
 import copy
 
-import numpy as np
 import yaml
 
 from conftest import last_error_line, run_cli

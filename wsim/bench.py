@@ -51,7 +51,7 @@ def _subprocess_seconds(args: list, env: dict) -> tuple:
 
 
 def _wsim(*args) -> list:
-    return [sys.executable, "-m", "wsim.cli", *args]
+    return [sys.executable, "-m", "wsim", *args]
 
 
 @njit(cache=True)

@@ -1,0 +1,291 @@
+"""A game as a state machine of decision points, at kernel speed: the step-level API.
+
+    init_game   deal and set up game (seed, game) in the state arrays
+    pending     which seats owe which decision now (DEC_MOVE, DEC_SEVENTH, DEC_COPY3, DEC_DISCARD)
+    legal       the legal options of one seat's decision (moves rows, layout.M_*)
+    apply       record one decision; when the last one the game waits for is in, resolve and
+                run the game on to the next decision point (or the end)
+    clone_state copy a state into other arrays (search: play a copy out, keep the original)
+    final       the results row of every seat once the game is over
+
+A game's state is five arrays (layout.py documents every field): seat[7, F_COUNT], keys[7]
+(policy streams), pile[C] (discard pile), gs[G_COUNT] (age, turn, phase, this turn's built
+stages and discard-build queue) and dealt[3, 7, 7] (the three ages' hands).
+
+Decisions follow RULES.md §9: every seat's turn move is decided on the state at the start of the
+turn (pending lists them all; none is resolved until the last is applied), a Manneken Pis A
+stage-3 neighbour right after the move that builds it, the 7th cards on the state after step 4,
+and the discard builds one at a time in their resolution order (Halicarnassus before Manneken
+Pis copies, then by seat). A discard build with no legal card is no decision: it is logged as
+taking nothing. Seats may decide in any order: each draws from its own random stream.
+"""
+
+from numba import njit
+
+from wsim.codes import (COPY_LEFT, COPY_RIGHT, HAND_SIZE, POW_DISCARD_BUILD, POW_SEVENTH, TURNS_PER_AGE)
+from wsim.kernels.city import add_entity, coins_when_built, left_of, owns_name, right_of, stage_source
+from wsim.kernels.deal import deal_game
+from wsim.kernels.layout import (C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_NEEDS3, C_ON, C_RIGHT,
+                                 C_SLOT, E_POWER, F_BOARD, F_CARDS, F_CHOSEN, F_COINS, F_HAND, F_HAND2,
+                                 F_HAND_N, F_NCARDS, F_POWERS, F_SHIELDS, F_SIDE, F_STAGES, G_AGE, G_BUILT,
+                                 G_COUNT, G_DBQ, G_DBQ_N, G_DBQ_POS, G_N, G_NBUILT, G_PHASE, G_TURN, M_ACTION,
+                                 M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT, M_SLOT, DEC_COPY3,
+                                 DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, PH_DISCARD, PH_MOVE, PH_OVER, PH_SEVENTH,
+                                 RES_BOARD, RES_COINS, RES_NCARDS, RES_SHIELDS, RES_SIDE, RES_STAGES)
+from wsim.kernels.score import rank_seats, score_seat
+from wsim.kernels.turn import legal_moves, log_event, military, reset_state, resolve
+from wsim.movelog import DISCARD_BUILD, MOVE, SEVENTH
+
+
+@njit(cache=True)
+def _start_age(seat, gs, dealt, age):
+    n = gs[G_N]
+    for s in range(n):
+        for j in range(HAND_SIZE):
+            seat[s, F_HAND + j] = dealt[age - 1, s, j]
+        seat[s, F_HAND_N] = HAND_SIZE
+    gs[G_AGE] = age
+    _start_turn(seat, gs, 1)
+
+
+@njit(cache=True)
+def _start_turn(seat, gs, turn):
+    gs[G_TURN] = turn
+    gs[G_PHASE] = PH_MOVE
+    gs[G_NBUILT] = 0
+    for s in range(gs[G_N]):
+        seat[s, F_CHOSEN + C_ON] = 0
+
+
+@njit(cache=True)
+def init_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo, seat, keys, pile, gs, dealt,
+              deck, pool, bs):
+    """Deal game (seed, game) and set the state at the first decision point (Age I, turn 1).
+
+    deck, pool and bs are the deal's scratch buffers (layout.py: DEAL_DECK, DEAL_POOL, [2, 7]).
+    """
+    deal_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo, bs[0], bs[1], dealt, deck, pool)
+    reset_state(board, seat, keys, pile, bs, n, seed, game)
+    for i in range(G_COUNT):
+        gs[i] = 0
+    gs[G_N] = n
+    _start_age(seat, gs, dealt, 1)
+
+
+@njit(cache=True, inline="always")
+def pending(seat, gs, out):
+    """Fill out[i] = (seat, decision kind) for every decision the game waits for; returns how
+    many (0 once the game is over)."""
+    k = 0
+    phase = gs[G_PHASE]
+    if phase == PH_DISCARD:
+        out[0, 0] = gs[G_DBQ + gs[G_DBQ_POS]]
+        out[0, 1] = DEC_DISCARD
+        return 1
+    if phase == PH_OVER:
+        return 0
+    kind = DEC_MOVE if phase == PH_MOVE else DEC_SEVENTH
+    for s in range(gs[G_N]):
+        on = seat[s, F_CHOSEN + C_ON]
+        if on == 0:
+            out[k, 0] = s
+            out[k, 1] = kind
+            k += 1
+        elif on == 1 and seat[s, F_CHOSEN + C_NEEDS3] == 1 and seat[s, F_CHOSEN + C_COPY3] < 0:
+            out[k, 0] = s
+            out[k, 1] = DEC_COPY3
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def _discard_options(ent, seat, pile, s, moves):
+    """The cards seat s may take from the pile (distinct ids ascending) into moves; how many."""
+    m = 0
+    for c in range(pile.shape[0]):
+        if pile[c] > 0 and not owns_name(ent, seat, s, c):
+            for f in range(moves.shape[1]):
+                moves[m, f] = 0
+            moves[m, M_SLOT] = -1
+            moves[m, M_CARD] = c
+            moves[m, M_DEFAULT] = 1
+            m += 1
+    return m
+
+
+@njit(cache=True, inline="always")
+def legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases):
+    """The legal options of seat s's decision `kind` into moves (rows M_*); returns how many.
+
+    DEC_MOVE / DEC_SEVENTH: (card, action, purchase) moves, one default purchase per (card,
+    action) pair, and every other affordable Pareto purchase with all_purchases. DEC_COPY3:
+    two rows, M_COPY3 = COPY_LEFT then COPY_RIGHT. DEC_DISCARD: one row per card id (M_CARD).
+    """
+    if kind == DEC_MOVE or kind == DEC_SEVENTH:
+        return legal_moves(ent, board, seat, gs[G_N], s, gs[G_AGE], moves, opts, all_purchases)
+    if kind == DEC_COPY3:
+        for i in range(2):
+            for f in range(moves.shape[1]):
+                moves[i, f] = 0
+            moves[i, M_SLOT] = -1
+            moves[i, M_CARD] = -1
+            moves[i, M_ACTION] = -1
+            moves[i, M_DEFAULT] = 1
+        moves[0, M_COPY3] = COPY_LEFT
+        moves[1, M_COPY3] = COPY_RIGHT
+        return 2
+    return _discard_options(ent, seat, pile, s, moves)
+
+
+@njit(cache=True, inline="always")
+def apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, g, n_log):
+    """Record seat s's decision `kind`: option j of its legal list `moves`. When it is the last
+    decision the game waits for, resolve and go on to the next decision point.
+
+    (The option is passed as (moves, j), not as the row moves[j]: numba builds an array object
+    for a row view at every call, which costs more than the whole decision.)
+    """
+    if kind == DEC_DISCARD:
+        _take_from_pile(ent, seat, pile, gs, s, moves[j, M_CARD], log, g, n_log)
+        gs[G_DBQ_POS] += 1
+        _run_discard_builds(ent, seat, pile, gs, dealt, log, g, n_log)
+        return
+    if kind == DEC_COPY3:
+        seat[s, F_CHOSEN + C_COPY3] = moves[j, M_COPY3]
+    else:
+        seat[s, F_CHOSEN + C_ON] = 1
+        seat[s, F_CHOSEN + C_SLOT] = moves[j, M_SLOT]
+        seat[s, F_CHOSEN + C_CARD] = seat[s, F_HAND + moves[j, M_SLOT]]
+        seat[s, F_CHOSEN + C_ACTION] = moves[j, M_ACTION]
+        seat[s, F_CHOSEN + C_LEFT] = moves[j, M_LEFT]
+        seat[s, F_CHOSEN + C_RIGHT] = moves[j, M_RIGHT]
+        seat[s, F_CHOSEN + C_COIN_COST] = moves[j, M_COIN_COST]
+        seat[s, F_CHOSEN + C_NEEDS3] = moves[j, M_COPY3]
+        seat[s, F_CHOSEN + C_COPY3] = -1
+    n = gs[G_N]
+    for t in range(n):
+        on = seat[t, F_CHOSEN + C_ON]
+        if on == 0 or (on == 1 and seat[t, F_CHOSEN + C_NEEDS3] == 1 and seat[t, F_CHOSEN + C_COPY3] < 0):
+            return  # the round waits for seat t
+    age = gs[G_AGE]
+    turn = gs[G_TURN]
+    event = MOVE if gs[G_PHASE] == PH_MOVE else SEVENTH
+    for t in range(n):  # the log lists a round's moves in seat order
+        if seat[t, F_CHOSEN + C_ON] == 1:
+            log_event(log, g, n_log, event, age, turn, t, seat[t, F_CHOSEN + C_CARD], seat[t, F_CHOSEN + C_ACTION],
+                      seat[t, F_CHOSEN + C_LEFT], seat[t, F_CHOSEN + C_RIGHT], seat[t, F_CHOSEN + C_COPY3])
+    resolve(ent, board, seat, pile, gs, n, age)
+    if turn == TURNS_PER_AGE and gs[G_PHASE] == PH_MOVE:
+        any_seventh = False
+        for t in range(n):  # step 5: 7th cards, on the state after step 4
+            if seat[t, F_HAND_N] > 0 and (seat[t, F_POWERS] >> POW_SEVENTH) & 1 == 1:
+                seat[t, F_CHOSEN + C_ON] = 0
+                any_seventh = True
+            else:
+                seat[t, F_CHOSEN + C_ON] = -1
+        if any_seventh:
+            gs[G_PHASE] = PH_SEVENTH
+            return
+    if turn == TURNS_PER_AGE:
+        for t in range(n):  # leftovers and unplayed 7th cards: face down, no coins
+            for j in range(seat[t, F_HAND_N]):
+                pile[seat[t, F_HAND + j]] += 1
+            seat[t, F_HAND_N] = 0
+    _queue_discard_builds(ent, board, seat, gs)
+    _run_discard_builds(ent, seat, pile, gs, dealt, log, g, n_log)
+
+
+@njit(cache=True)
+def _queue_discard_builds(ent, board, seat, gs):
+    """Step 6's order: Halicarnassus (not a copy) before Manneken Pis copies, then by seat."""
+    n = gs[G_N]
+    q = 0
+    for prio in range(2):
+        for s in range(n):
+            for i in range(gs[G_NBUILT]):
+                if gs[G_BUILT + 2 * i] != s:
+                    continue
+                e, copied = stage_source(ent, board, seat, n, s, gs[G_BUILT + 2 * i + 1])
+                if e >= 0 and ent[e, E_POWER] == POW_DISCARD_BUILD and int(copied) == prio:
+                    gs[G_DBQ + q] = s
+                    q += 1
+    gs[G_DBQ_N] = q
+    gs[G_DBQ_POS] = 0
+
+
+@njit(cache=True)
+def _take_from_pile(ent, seat, pile, gs, s, card, log, g, n_log):
+    log_event(log, g, n_log, DISCARD_BUILD, gs[G_AGE], gs[G_TURN], s, card, 0, 0, 0, -1)
+    if card >= 0:
+        pile[card] -= 1
+        add_entity(ent, seat, s, card, True)
+        seat[s, F_COINS] += coins_when_built(ent, seat, gs[G_N], s, card)
+
+
+@njit(cache=True)
+def _run_discard_builds(ent, seat, pile, gs, dealt, log, g, n_log):
+    """Go through the queued discard builds; stop at one with a choice, else end the turn."""
+    while gs[G_DBQ_POS] < gs[G_DBQ_N]:
+        s = gs[G_DBQ + gs[G_DBQ_POS]]
+        has_option = False
+        for c in range(pile.shape[0]):
+            if pile[c] > 0 and not owns_name(ent, seat, s, c):
+                has_option = True
+                break
+        if has_option:
+            gs[G_PHASE] = PH_DISCARD
+            return
+        _take_from_pile(ent, seat, pile, gs, s, -1, log, g, n_log)
+        gs[G_DBQ_POS] += 1
+    _end_turn(seat, gs, dealt, log, g, n_log)
+
+
+@njit(cache=True)
+def _end_turn(seat, gs, dealt, log, g, n_log):
+    n = gs[G_N]
+    age = gs[G_AGE]
+    turn = gs[G_TURN]
+    if turn < TURNS_PER_AGE:  # step 7: pass hands (Age II to the right, else to the left)
+        hn = seat[0, F_HAND_N]
+        for s in range(n):
+            src = left_of(n, s) if age == 2 else right_of(n, s)
+            for j in range(hn):
+                seat[s, F_HAND2 + j] = seat[src, F_HAND + j]
+        for s in range(n):
+            for j in range(hn):
+                seat[s, F_HAND + j] = seat[s, F_HAND2 + j]
+        _start_turn(seat, gs, turn + 1)
+        return
+    military(seat, n, age, log, g, n_log)
+    if age < 3:
+        _start_age(seat, gs, dealt, age + 1)
+    else:
+        gs[G_PHASE] = PH_OVER
+
+
+@njit(cache=True)
+def clone_state(seat, keys, pile, gs, dealt, seat2, keys2, pile2, gs2, dealt2):
+    """Copy a game's state into the second set of arrays (same shapes); allocates nothing."""
+    seat2[:, :] = seat
+    keys2[:] = keys
+    pile2[:] = pile
+    gs2[:] = gs
+    dealt2[:, :, :] = dealt
+
+
+@njit(cache=True)
+def final(ent, seat, gs, res, cards):
+    """Results of a finished game: res[n, RES_COUNT] (ranks included) and cards[n, MAX_CITY]."""
+    n = gs[G_N]
+    for s in range(n):
+        score_seat(ent, seat, n, s, res[s], cards[s])  # cards[s] is scratch until filled below
+        res[s, RES_BOARD] = seat[s, F_BOARD]
+        res[s, RES_SIDE] = seat[s, F_SIDE]
+        res[s, RES_COINS] = seat[s, F_COINS]
+        res[s, RES_SHIELDS] = seat[s, F_SHIELDS]
+        res[s, RES_STAGES] = seat[s, F_STAGES]
+        res[s, RES_NCARDS] = seat[s, F_NCARDS]
+    rank_seats(res, n)
+    for s in range(n):
+        for i in range(seat[s, F_NCARDS]):
+            cards[s, i] = seat[s, F_CARDS + i]

@@ -1,0 +1,217 @@
+"""The mechanics of a turn on the kernel state: setup, legal moves, resolution (RULES.md §9
+steps 2-4), military, the move log. kernels/step.py strings them into a game's decision points.
+
+This is the fast twin of wsim.reference.engine and follows its canonical orders exactly (legal
+moves: hand slots in order, then build, build_free, stage, discard; discard builds: distinct
+card ids ascending; Halicarnassus before Manneken Pis copies, then by seat), so that the random
+policy draws the same numbers and plays the same game in both engines.
+"""
+
+from numba import njit
+
+from wsim.codes import (COPY_CHOICE, DISCARD_COINS, MILITARY_LOSS, MILITARY_WIN, POW_COPY_STAGE,
+                        POW_FREE_BUILD, TURNS_PER_AGE)
+from wsim.kernels.city import (add_entity, chain_applies, coins_when_built, left_of, owns_name, purchase,
+                               right_of, set_prices, stage_entity, stage_source)
+from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_ON,
+                                 C_RIGHT, C_SLOT, E_COIN_COST, E_COPY_OF, E_HAS_COST, E_POWER, F_BOARD,
+                                 F_CHOSEN, F_COINS, F_COPY3, F_COUNT, F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N,
+                                 F_MIL, F_POWERS, F_PROD, F_SELL, F_SHIELDS, F_SIDE, F_STAGE_E, F_STAGES,
+                                 G_BUILT, G_NBUILT, M_ACTION, M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT,
+                                 M_RIGHT, M_SLOT)
+from wsim.kernels.rng import STREAM_SEAT0, stream_key
+from wsim.kernels.trade import MAX_OPTIONS
+from wsim.movelog import ACT_BUILD, ACT_BUILD_FREE, ACT_DISCARD, ACT_STAGE, MILITARY
+
+WIN_AGE1, WIN_AGE2, WIN_AGE3 = MILITARY_WIN
+
+
+@njit(cache=True)
+def reset_state(board, seat, keys, pile, bs, n, seed, game):
+    """Start a game: boards and sides from bs, starting coins, resources and prices."""
+    for s in range(n):
+        for f in range(F_COUNT):
+            seat[s, f] = 0
+        b = bs[0, s]
+        seat[s, F_BOARD] = b
+        seat[s, F_SIDE] = bs[1, s]
+        seat[s, F_COPY3] = -1
+        seat[s, F_COINS] = board[b, B_COINS]
+        for k in range(4):
+            seat[s, F_STAGE_E + k] = -1
+        res = board[b, B_RESOURCE]
+        if res >= 0:
+            seat[s, F_PROD + res] += 1
+            seat[s, F_SELL + res] += 1
+        set_prices(seat, s)
+        keys[s] = stream_key(seed, game, STREAM_SEAT0 + s)
+    for c in range(pile.shape[0]):
+        pile[c] = 0
+
+
+@njit(cache=True)
+def log_event(log, g, n_log, kind, age, turn, s, card, action, left, right, extra):
+    """Append one event to game g's log (logging is off when log has no rows)."""
+    if log.shape[0] == 0:
+        return
+    i = n_log[g]
+    row = log[g, i]
+    row[0] = kind
+    row[1] = age
+    row[2] = turn
+    row[3] = s
+    row[4] = card
+    row[5] = action
+    row[6] = left
+    row[7] = right
+    row[8] = extra
+    n_log[g] = i + 1
+
+
+@njit(cache=True)
+def _add_move(moves, m, slot, card, action, left, right, coin_cost, copy3, default):
+    moves[m, M_SLOT] = slot
+    moves[m, M_CARD] = card
+    moves[m, M_ACTION] = action
+    moves[m, M_LEFT] = left
+    moves[m, M_RIGHT] = right
+    moves[m, M_COIN_COST] = coin_cost
+    moves[m, M_COPY3] = copy3
+    moves[m, M_DEFAULT] = default
+    return m + 1
+
+
+@njit(cache=True)
+def _add_purchases(moves, m, slot, card, action, opts, at, n_opts, budget, coin_cost, copy3, all_purchases):
+    """One move per affordable purchase in opts[at:at + n_opts] (only the default one unless
+    all_purchases). The solver sorts options by total, so the affordable ones come first and the
+    first is the default."""
+    for i in range(at, at + n_opts):
+        if opts[i, 0] + opts[i, 1] > budget:
+            break
+        m = _add_move(moves, m, slot, card, action, opts[i, 0], opts[i, 1], coin_cost, copy3, 1 if i == at else 0)
+        if not all_purchases:
+            break
+    return m
+
+
+@njit(cache=True)
+def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases):
+    """Fill moves with seat s's legal (card, action, purchase) moves; returns how many.
+
+    Each (card, action) pair has exactly one move flagged M_DEFAULT (its default purchase);
+    with all_purchases every other affordable Pareto purchase follows it.
+    """
+    coins = seat[s, F_COINS]
+    can_free = (seat[s, F_POWERS] >> POW_FREE_BUILD) & 1 == 1 and seat[s, F_FREE_AGE] != age
+    needs3 = 0
+    stage_free = False
+    n_stage = 0  # the next stage's purchase options (in the upper half of opts)
+    e = stage_entity(board, seat[s, F_BOARD], seat[s, F_SIDE], seat[s, F_STAGES])
+    if e >= 0:
+        if ent[e, E_HAS_COST] == 0:
+            stage_free = True
+        else:
+            n_stage = purchase(ent, seat, n, s, e, opts)
+        if ent[e, E_POWER] == POW_COPY_STAGE and ent[e, E_COPY_OF] == COPY_CHOICE:
+            needs3 = 1
+    # the stage's options are kept in the upper half of opts while cards use the lower half
+    for i in range(n_stage):
+        opts[MAX_OPTIONS + i, 0] = opts[i, 0]
+        opts[MAX_OPTIONS + i, 1] = opts[i, 1]
+    m = 0
+    for slot in range(seat[s, F_HAND_N]):
+        c = seat[s, F_HAND + slot]
+        if not owns_name(ent, seat, s, c):
+            if ent[c, E_HAS_COST] == 0 or chain_applies(ent, seat, s, c):
+                m = _add_move(moves, m, slot, c, ACT_BUILD, 0, 0, 0, 0, 1)
+            else:
+                cc = ent[c, E_COIN_COST]
+                if cc <= coins:
+                    n_opts = purchase(ent, seat, n, s, c, opts)
+                    m = _add_purchases(moves, m, slot, c, ACT_BUILD, opts, 0, n_opts, coins - cc, cc, 0, all_purchases)
+                if can_free:  # Olympia A: only for a card that is not free anyway
+                    m = _add_move(moves, m, slot, c, ACT_BUILD_FREE, 0, 0, 0, 0, 1)
+        if stage_free:
+            m = _add_move(moves, m, slot, c, ACT_STAGE, 0, 0, 0, needs3, 1)
+        elif n_stage > 0:
+            m = _add_purchases(moves, m, slot, c, ACT_STAGE, opts, MAX_OPTIONS, n_stage, coins, 0, needs3,
+                               all_purchases)
+        m = _add_move(moves, m, slot, c, ACT_DISCARD, 0, 0, 0, 0, 1)
+    return m
+
+
+@njit(cache=True)
+def resolve(ent, board, seat, pile, gs, n, age):
+    """Steps 2-4 for the seats whose choice is on (C_ON 1): pay, place, then immediate coins.
+
+    Appends the stages built to the game header's G_BUILT list (for step 6).
+    """
+    for s in range(n):  # step 2: payments
+        if seat[s, F_CHOSEN + C_ON] != 1:
+            continue
+        left = seat[s, F_CHOSEN + C_LEFT]
+        right = seat[s, F_CHOSEN + C_RIGHT]
+        seat[s, F_COINS] -= seat[s, F_CHOSEN + C_COIN_COST] + left + right
+        seat[left_of(n, s), F_COINS] += left
+        seat[right_of(n, s), F_COINS] += right
+    for s in range(n):  # step 3: cards enter cities / the discard pile
+        if seat[s, F_CHOSEN + C_ON] != 1:
+            continue
+        card = seat[s, F_CHOSEN + C_CARD]
+        hn = seat[s, F_HAND_N]
+        for j in range(seat[s, F_CHOSEN + C_SLOT], hn - 1):
+            seat[s, F_HAND + j] = seat[s, F_HAND + j + 1]
+        seat[s, F_HAND_N] = hn - 1
+        action = seat[s, F_CHOSEN + C_ACTION]
+        if action == ACT_BUILD or action == ACT_BUILD_FREE:
+            add_entity(ent, seat, s, card, True)
+            if action == ACT_BUILD_FREE:
+                seat[s, F_FREE_AGE] = age
+        elif action == ACT_STAGE:
+            k = seat[s, F_STAGES]
+            gs[G_BUILT + 2 * gs[G_NBUILT]] = s
+            gs[G_BUILT + 2 * gs[G_NBUILT] + 1] = k
+            gs[G_NBUILT] += 1
+            if seat[s, F_CHOSEN + C_COPY3] >= 0:
+                seat[s, F_COPY3] = seat[s, F_CHOSEN + C_COPY3]
+            seat[s, F_STAGES] = k + 1
+            e, _ = stage_source(ent, board, seat, n, s, k)
+            seat[s, F_STAGE_E + k] = e
+            if e >= 0:
+                add_entity(ent, seat, s, e, False)
+        else:
+            pile[card] += 1
+    for s in range(n):  # step 4: immediate coins, on the cities as they stand
+        if seat[s, F_CHOSEN + C_ON] != 1:
+            continue
+        action = seat[s, F_CHOSEN + C_ACTION]
+        if action == ACT_DISCARD:
+            seat[s, F_COINS] += DISCARD_COINS
+        elif action == ACT_STAGE:
+            e = seat[s, F_STAGE_E + seat[s, F_STAGES] - 1]
+            if e >= 0:
+                seat[s, F_COINS] += coins_when_built(ent, seat, n, s, e)
+        else:
+            seat[s, F_COINS] += coins_when_built(ent, seat, n, s, seat[s, F_CHOSEN + C_CARD])
+
+
+@njit(cache=True)
+def military(seat, n, age, log, g, n_log):
+    """End of an age: every seat against each neighbour (RULES.md section 5)."""
+    win = WIN_AGE1 if age == 1 else (WIN_AGE2 if age == 2 else WIN_AGE3)
+    for s in range(n):  # every result first: tokens never change shields
+        mine = seat[s, F_SHIELDS]
+        vs_left = 0
+        vs_right = 0
+        for j in range(2):
+            other = seat[left_of(n, s) if j == 0 else right_of(n, s), F_SHIELDS]
+            r = win if mine > other else (MILITARY_LOSS if mine < other else 0)
+            if j == 0:
+                vs_left = r
+            else:
+                vs_right = r
+            seat[s, F_MIL] += r
+            if r < 0:
+                seat[s, F_DEFEATS] += 1
+        log_event(log, g, n_log, MILITARY, age, TURNS_PER_AGE, s, mine, 0, vs_left, vs_right, -1)

@@ -1,0 +1,5 @@
+"""`python -m wsim ...`: the same as the `wsim` console script."""
+
+from wsim.entry import run
+
+run()
