@@ -1,0 +1,126 @@
+"""One kernel game driven from Python, decision by decision (the step-level API of kernels/step.py).
+
+For tests, notebooks and agents prototyped in Python: the same kernels as `wsim simulate`, one
+call per step. A decision is (seat, kind); `legal` lists its options as rows of M_* columns and
+`apply` takes the index of one of them.
+
+    g = KernelGame(tables, players=4, seed=0, game=12)
+    while not g.over:
+        for seat, kind in g.pending():
+            options = g.legal(seat, kind)
+            g.apply(seat, kind, g.decide(seat, kind, options))
+    g.results()
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wsim.kernels.game import new_scratch, new_state
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, G_AGE, G_PHASE, G_TURN, MAX_CITY,
+                                 MAX_EVENTS, PH_OVER, RES_COUNT, kernel_tables)
+from wsim.kernels.policy import POLICY_NAMES, decide, default_params
+from wsim.kernels.step import apply, clone_state, final, init_game, legal, pending
+from wsim.movelog import EVENT_COLUMNS
+from wsim.tables import Tables
+
+DECISIONS = {DEC_MOVE: "move", DEC_SEVENTH: "seventh", DEC_COPY3: "copy3", DEC_DISCARD: "discard_build"}
+
+
+class KernelGame:
+    """The state arrays of one game and its step functions (every seat on `policy` for decide)."""
+
+    def __init__(self, tables: Tables, players: int, seed: int = 0, game: int = 0, policy: str = "random",
+                 board_spec=None, side_spec=None, promo: bool = False, _state=None):
+        self.tables = tables
+        self.n = players
+        self.ent, self.board, self.n_cards = kernel_tables(tables)
+        pid = POLICY_NAMES.index(policy)
+        self.policies = np.full(players, pid, dtype=np.int32)
+        self.params = np.tile(default_params(pid), (players, 1)).astype(np.int32)
+        self.moves, self.opts, self.todo, deck, pool, bs = new_scratch()
+        self.log = np.zeros((1, MAX_EVENTS, len(EVENT_COLUMNS)), dtype=np.int16)
+        self.n_log = np.zeros(1, dtype=np.int32)
+        if _state is not None:
+            self.state = _state
+            return
+        self.state = new_state(self.n_cards)
+        spec_b = np.full(players, -1, np.int8) if board_spec is None else np.asarray(board_spec, np.int8)
+        spec_s = np.full(players, -1, np.int8) if side_spec is None else np.asarray(side_spec, np.int8)
+        init_game(self.ent, self.board, self.n_cards, players, np.uint64(seed), game, spec_b, spec_s, promo,
+                  *self.state, deck, pool, bs)
+
+    # -- the state ------------------------------------------------------------------------------
+    @property
+    def seat(self) -> np.ndarray:
+        return self.state[0]
+
+    @property
+    def gs(self) -> np.ndarray:
+        return self.state[3]
+
+    @property
+    def over(self) -> bool:
+        return int(self.gs[G_PHASE]) == PH_OVER
+
+    @property
+    def age(self) -> int:
+        return int(self.gs[G_AGE])
+
+    @property
+    def turn(self) -> int:
+        return int(self.gs[G_TURN])
+
+    def clone(self) -> "KernelGame":
+        """An independent copy (its own arrays, same position)."""
+        copy = tuple(np.empty_like(a) for a in self.state)
+        clone_state(*self.state, *copy)
+        other = KernelGame.__new__(KernelGame)
+        other.__dict__.update(self.__dict__)
+        other.state = copy
+        other.moves, other.opts, other.todo = (np.empty_like(self.moves), np.empty_like(self.opts),
+                                               np.empty_like(self.todo))
+        other.log, other.n_log = self.log.copy(), self.n_log.copy()
+        return other
+
+    # -- the steps ------------------------------------------------------------------------------
+    def pending(self) -> list:
+        """[(seat, decision kind)] the game waits for; [] once it is over."""
+        k = pending(self.state[0], self.state[3], self.todo)
+        return [(int(s), int(kind)) for s, kind in self.todo[:k]]
+
+    def legal(self, seat: int, kind: int, all_purchases: bool = True) -> np.ndarray:
+        """The legal options of a decision, a copy of the kernel's rows (columns layout.M_*)."""
+        seat_arr, keys, pile, gs, dealt = self.state
+        m = legal(self.ent, self.board, seat_arr, pile, gs, seat, kind, self.moves, self.opts, all_purchases)
+        return self.moves[:m].copy()
+
+    def decide(self, seat: int, kind: int, options: np.ndarray) -> int:
+        """What the seat's policy picks among `options` (rows as `legal` returns them)."""
+        seat_arr, keys, pile, gs, dealt = self.state
+        return int(decide(self.ent, self.board, seat_arr, keys, gs, seat, kind, np.ascontiguousarray(options),
+                          len(options), self.policies, self.params))
+
+    def apply(self, seat: int, kind: int, options: np.ndarray, index: int):
+        """Play option `index` of `options` for the seat's decision."""
+        seat_arr, keys, pile, gs, dealt = self.state
+        apply(self.ent, self.board, seat_arr, keys, pile, gs, dealt, seat, kind, np.ascontiguousarray(options),
+              index, self.log, 0, self.n_log)
+
+    def play_out(self):
+        """Every remaining decision by the seats' policies (default purchases, as run_batch)."""
+        while not self.over:
+            for seat, kind in self.pending():
+                options = self.legal(seat, kind, all_purchases=False)
+                self.apply(seat, kind, options, self.decide(seat, kind, options))
+
+    def results(self) -> tuple:
+        """(res[n, RES_COUNT], cards[n, MAX_CITY]) of a finished game."""
+        res = np.zeros((self.n, RES_COUNT), np.int16)
+        cards = np.zeros((self.n, MAX_CITY), np.int16)
+        final(self.ent, self.state[0], self.state[3], res, cards)
+        return res, cards
+
+    def events(self) -> list:
+        """The move log so far (integer events, wsim.movelog columns)."""
+        return self.log[0, :self.n_log[0]].tolist()
