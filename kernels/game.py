@@ -1,17 +1,18 @@
 """Whole games from the step-level API (kernels/step.py), and the parallel batch driver.
 
 A game is the loop every agent would run: ask `pending` who owes which decision, list its
-`legal` options, let the seat's policy `decide` from its observation, `apply` it; until the
-game is over. Nothing here knows a rule.
+`legal` options, let the seat's policy `decide` from its observation, `apply` it; at the end
+of an age (nothing pending) `end_age`; until the game is over. Nothing here knows a rule.
 """
 
 import numpy as np
 from numba import njit, prange
 
 from wsim.codes import HAND_SIZE
-from wsim.kernels.layout import DEAL_DECK, DEAL_POOL, F_COUNT, G_COUNT, MAX_MOVES, MAX_SEATS, M_COUNT
+from wsim.kernels.layout import (DEAL_DECK, DEAL_POOL, F_COUNT, G_COUNT, G_PHASE, MAX_MOVES, MAX_SEATS, M_COUNT,
+                                 PH_AGE_END)
 from wsim.kernels.policy import decide
-from wsim.kernels.step import apply, final, init_game, legal, pending
+from wsim.kernels.step import apply, end_age, final, init_game, legal, pending
 from wsim.kernels.trade import MAX_OPTIONS
 
 BLOCK = 64  # games per parallel work item; each item allocates its state once
@@ -43,7 +44,10 @@ def play_game(ent, board, n_cards, seat, keys, pile, gs, dealt, moves, opts, tod
     while True:
         k = pending(seat, gs, todo)
         if k == 0:
-            break
+            if gs[G_PHASE] != PH_AGE_END:
+                break
+            end_age(seat, gs, dealt, log, g, n_log)
+            continue
         for i in range(k):
             s = todo[i, 0]
             kind = todo[i, 1]

@@ -102,6 +102,7 @@ F_CHOSEN = F_OWNED + MAX_NAMES
 F_COUNT = F_CHOSEN + C_COUNT
 
 M_SLOT, M_CARD, M_ACTION, M_LEFT, M_RIGHT, M_COIN_COST, M_COPY3, M_DEFAULT, M_COUNT = range(9)
+DECLINE = -1  # M_ACTION of the row that declines a 7th card; M_CARD of the one that declines a discard build
 
 (G_N, G_AGE, G_TURN, G_PHASE, G_NBUILT, G_DBQ_N, G_DBQ_POS) = range(7)
 G_BUILT = 7
@@ -109,7 +110,7 @@ G_DBQ = G_BUILT + 2 * MAX_BUILT
 G_COUNT = G_DBQ + MAX_BUILT
 
 # Phases of a turn, and the decisions a seat may owe (kernels/step.pending)
-PH_MOVE, PH_SEVENTH, PH_DISCARD, PH_OVER = range(4)
+PH_MOVE, PH_SEVENTH, PH_DISCARD, PH_AGE_END, PH_OVER = range(5)
 DEC_MOVE, DEC_SEVENTH, DEC_COPY3, DEC_DISCARD = range(4)
 
 (RES_BOARD, RES_SIDE, RES_MILITARY, RES_TREASURY, RES_WONDER, RES_CIVILIAN, RES_SCIENCE,

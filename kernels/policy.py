@@ -29,7 +29,7 @@ from numba import njit
 
 from wsim.codes import COPY_LEFT, COPY_RIGHT, DISCARD_COINS, N_RES
 from wsim.kernels.city import coins_when_built, count, stage_source, stage_source_with
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, E_CHOICE, E_POINTS, E_PPER, E_PROD, E_SCIENCE,
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHOICE, E_POINTS, E_PPER, E_PROD, E_SCIENCE,
                                  E_SHIELDS, F_CTR, F_HAND, F_STAGES, G_AGE, G_N, M_ACTION, M_CARD,
                                  M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT, M_SLOT)
 from wsim.kernels.rng import draw_below
@@ -127,6 +127,8 @@ def decide(ent, board, seat, keys, gs, s, kind, moves, n_moves, policies, params
     its index. Reads only what seat s observes (module docstring)."""
     n = gs[G_N]
     age = gs[G_AGE]
+    if kind == DEC_SEVENTH or kind == DEC_DISCARD:
+        n_moves -= 1  # neither policy declines a 7th card or a discard build (the last option)
     if policies[s] == POLICY_RANDOM:
         if kind == DEC_COPY3 or kind == DEC_DISCARD:
             return draw(seat, keys, s, n_moves)

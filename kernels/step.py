@@ -4,7 +4,9 @@
     pending     which seats owe which decision now (DEC_MOVE, DEC_SEVENTH, DEC_COPY3, DEC_DISCARD)
     legal       the legal options of one seat's decision (moves rows, layout.M_*)
     apply       record one decision; when the last one the game waits for is in, resolve and
-                run the game on to the next decision point (or the end)
+                run the game on to the next decision point, or to the end of a turn 6
+    end_age     after a turn 6 (phase PH_AGE_END, nothing pending): military, then the next
+                age's deal, or the end of the game
     clone_state copy a state into other arrays (search: play a copy out, keep the original)
     final       the results row of every seat once the game is over
 
@@ -16,8 +18,9 @@ Decisions follow RULES.md §9: every seat's turn move is decided on the state at
 turn (pending lists them all; none is resolved until the last is applied), a Manneken Pis A
 stage-3 neighbour right after the move that builds it, the 7th cards on the state after step 4,
 and the discard builds one at a time in their resolution order (Halicarnassus before Manneken
-Pis copies, then by seat). A discard build with no legal card is no decision: it is logged as
-taking nothing. Seats may decide in any order: each draws from its own random stream.
+Pis copies, then by seat). A 7th card and a discard build may be declined (a last option with
+M_ACTION or M_CARD = DECLINE); a discard build with no legal card is no decision: it is logged
+as taking nothing. Seats may decide in any order: each draws from its own random stream.
 """
 
 from numba import njit
@@ -25,7 +28,7 @@ from numba import njit
 from wsim.codes import (COPY_LEFT, COPY_RIGHT, HAND_SIZE, POW_DISCARD_BUILD, POW_SEVENTH, TURNS_PER_AGE)
 from wsim.kernels.city import add_entity, coins_when_built, left_of, owns_name, right_of, stage_source
 from wsim.kernels.deal import deal_game
-from wsim.kernels.layout import (C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_NEEDS3, C_ON, C_RIGHT,
+from wsim.kernels.layout import (DECLINE, PH_AGE_END, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_NEEDS3, C_ON, C_RIGHT,
                                  C_SLOT, E_POWER, F_BOARD, F_CARDS, F_CHOSEN, F_COINS, F_HAND, F_HAND2,
                                  F_HAND_N, F_NCARDS, F_POWERS, F_SHIELDS, F_SIDE, F_STAGES, G_AGE, G_BUILT,
                                  G_COUNT, G_DBQ, G_DBQ_N, G_DBQ_POS, G_N, G_NBUILT, G_PHASE, G_TURN, M_ACTION,
@@ -82,7 +85,7 @@ def pending(seat, gs, out):
         out[0, 0] = gs[G_DBQ + gs[G_DBQ_POS]]
         out[0, 1] = DEC_DISCARD
         return 1
-    if phase == PH_OVER:
+    if phase == PH_OVER or phase == PH_AGE_END:
         return 0
     kind = DEC_MOVE if phase == PH_MOVE else DEC_SEVENTH
     for s in range(gs[G_N]):
@@ -99,18 +102,26 @@ def pending(seat, gs, out):
 
 
 @njit(cache=True)
+def _add_option(moves, m, card, action, copy3):
+    """A row that is not a (card, action, purchase) move: a pile card, a neighbour, a decline."""
+    for f in range(moves.shape[1]):
+        moves[m, f] = 0
+    moves[m, M_SLOT] = -1
+    moves[m, M_CARD] = card
+    moves[m, M_ACTION] = action
+    moves[m, M_COPY3] = copy3
+    moves[m, M_DEFAULT] = 1
+    return m + 1
+
+
+@njit(cache=True)
 def _discard_options(ent, seat, pile, s, moves):
-    """The cards seat s may take from the pile (distinct ids ascending) into moves; how many."""
+    """The cards seat s may take from the pile (distinct ids ascending), then the decline."""
     m = 0
     for c in range(pile.shape[0]):
         if pile[c] > 0 and not owns_name(ent, seat, s, c):
-            for f in range(moves.shape[1]):
-                moves[m, f] = 0
-            moves[m, M_SLOT] = -1
-            moves[m, M_CARD] = c
-            moves[m, M_DEFAULT] = 1
-            m += 1
-    return m
+            m = _add_option(moves, m, c, 0, 0)
+    return _add_option(moves, m, DECLINE, 0, 0)
 
 
 @njit(cache=True, inline="always")
@@ -118,22 +129,18 @@ def legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases):
     """The legal options of seat s's decision `kind` into moves (rows M_*); returns how many.
 
     DEC_MOVE / DEC_SEVENTH: (card, action, purchase) moves, one default purchase per (card,
-    action) pair, and every other affordable Pareto purchase with all_purchases. DEC_COPY3:
-    two rows, M_COPY3 = COPY_LEFT then COPY_RIGHT. DEC_DISCARD: one row per card id (M_CARD).
+    action) pair, and every other affordable Pareto purchase with all_purchases; a 7th card's
+    list ends with its decline (M_ACTION = DECLINE). DEC_COPY3: two rows, M_COPY3 = COPY_LEFT
+    then COPY_RIGHT. DEC_DISCARD: one row per card id (M_CARD), then the decline (M_CARD = DECLINE).
     """
-    if kind == DEC_MOVE or kind == DEC_SEVENTH:
+    if kind == DEC_MOVE:
         return legal_moves(ent, board, seat, gs[G_N], s, gs[G_AGE], moves, opts, all_purchases)
+    if kind == DEC_SEVENTH:
+        m = legal_moves(ent, board, seat, gs[G_N], s, gs[G_AGE], moves, opts, all_purchases)
+        return _add_option(moves, m, -1, DECLINE, 0)
     if kind == DEC_COPY3:
-        for i in range(2):
-            for f in range(moves.shape[1]):
-                moves[i, f] = 0
-            moves[i, M_SLOT] = -1
-            moves[i, M_CARD] = -1
-            moves[i, M_ACTION] = -1
-            moves[i, M_DEFAULT] = 1
-        moves[0, M_COPY3] = COPY_LEFT
-        moves[1, M_COPY3] = COPY_RIGHT
-        return 2
+        m = _add_option(moves, 0, -1, 0, COPY_LEFT)
+        return _add_option(moves, m, -1, 0, COPY_RIGHT)
     return _discard_options(ent, seat, pile, s, moves)
 
 
@@ -152,6 +159,8 @@ def apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, g, n_
         return
     if kind == DEC_COPY3:
         seat[s, F_CHOSEN + C_COPY3] = moves[j, M_COPY3]
+    elif moves[j, M_ACTION] == DECLINE:  # a 7th card kept (discarded face down with the leftovers)
+        seat[s, F_CHOSEN + C_ON] = -1
     else:
         seat[s, F_CHOSEN + C_ON] = 1
         seat[s, F_CHOSEN + C_SLOT] = moves[j, M_SLOT]
@@ -242,6 +251,7 @@ def _run_discard_builds(ent, seat, pile, gs, dealt, log, g, n_log):
 
 @njit(cache=True)
 def _end_turn(seat, gs, dealt, log, g, n_log):
+    """Step 7 and the next turn; after turn 6 the game waits for end_age."""
     n = gs[G_N]
     age = gs[G_AGE]
     turn = gs[G_TURN]
@@ -256,7 +266,14 @@ def _end_turn(seat, gs, dealt, log, g, n_log):
                 seat[s, F_HAND + j] = seat[s, F_HAND2 + j]
         _start_turn(seat, gs, turn + 1)
         return
-    military(seat, n, age, log, g, n_log)
+    gs[G_PHASE] = PH_AGE_END
+
+
+@njit(cache=True)
+def end_age(seat, gs, dealt, log, g, n_log):
+    """After an age's last turn: military (RULES.md §5), then the next age's hands or the end."""
+    age = gs[G_AGE]
+    military(seat, gs[G_N], age, log, g, n_log)
     if age < 3:
         _start_age(seat, gs, dealt, age + 1)
     else:

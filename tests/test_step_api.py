@@ -45,6 +45,7 @@ def _random_purchase_game(tables, players, seed, game, rng):
             assert (options[options[:, M_DEFAULT] == 1] == defaults).all()
             seen_choices += len(options) > len(defaults)
             g.apply(seat, kind, options, int(rng.integers(len(options))))
+        g.next()
     return g, seen_choices
 
 
@@ -71,6 +72,7 @@ def test_clones_are_independent(tables):
         for seat, kind in g.pending():
             options = g.legal(seat, kind)
             g.apply(seat, kind, options, g.decide(seat, kind, options))
+        g.next()
     before = tuple(a.copy() for a in g.state)
     c = g.clone()
     c.play_out()
@@ -115,6 +117,7 @@ def test_policies_see_only_their_observation(tables, policy):
                     assert changed.decide(seat, kind, options) == choice, (players, game, seat, kind)
                     kinds.add(kind)
                     g.apply(seat, kind, options, g.decide(seat, kind, options))
+                g.next()
     assert {DEC_MOVE, DEC_COPY3, DEC_DISCARD} <= kinds
 
 
@@ -134,3 +137,4 @@ def test_a_move_names_its_purchase(tables):
                         j -= 1
                     assert options[i, M_LEFT] + options[i, M_RIGHT] >= options[j, M_LEFT] + options[j, M_RIGHT]
             g.apply(seat, kind, options, g.decide(seat, kind, options))
+        g.next()

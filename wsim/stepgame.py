@@ -6,9 +6,10 @@ call per step. A decision is (seat, kind); `legal` lists its options as rows of 
 
     g = KernelGame(tables, players=4, seed=0, game=12)
     while not g.over:
-        for seat, kind in g.pending():
+        for seat, kind in g.pending():      # [] at the end of an age: next() runs military
             options = g.legal(seat, kind)
-            g.apply(seat, kind, g.decide(seat, kind, options))
+            g.apply(seat, kind, options, g.decide(seat, kind, options))
+        g.next()
     g.results()
 """
 
@@ -18,9 +19,9 @@ import numpy as np
 
 from wsim.kernels.game import new_scratch, new_state
 from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, G_AGE, G_PHASE, G_TURN, MAX_CITY,
-                                 MAX_EVENTS, PH_OVER, RES_COUNT, kernel_tables)
+                                 MAX_EVENTS, PH_AGE_END, PH_OVER, RES_COUNT, kernel_tables)
 from wsim.kernels.policy import POLICY_NAMES, decide, default_params
-from wsim.kernels.step import apply, clone_state, final, init_game, legal, pending
+from wsim.kernels.step import apply, clone_state, end_age, final, init_game, legal, pending
 from wsim.movelog import EVENT_COLUMNS
 from wsim.tables import Tables
 
@@ -107,12 +108,19 @@ class KernelGame:
         apply(self.ent, self.board, seat_arr, keys, pile, gs, dealt, seat, kind, np.ascontiguousarray(options),
               index, self.log, 0, self.n_log)
 
+    def next(self):
+        """At the end of an age (nothing pending): military, then the next age or the end."""
+        if int(self.gs[G_PHASE]) == PH_AGE_END:
+            seat_arr, keys, pile, gs, dealt = self.state
+            end_age(seat_arr, gs, dealt, self.log, 0, self.n_log)
+
     def play_out(self):
         """Every remaining decision by the seats' policies (default purchases, as run_batch)."""
         while not self.over:
             for seat, kind in self.pending():
                 options = self.legal(seat, kind, all_purchases=False)
                 self.apply(seat, kind, options, self.decide(seat, kind, options))
+            self.next()
 
     def results(self) -> tuple:
         """(res[n, RES_COUNT], cards[n, MAX_CITY]) of a finished game."""
