@@ -12,6 +12,10 @@ Typical use (see tests/test_rules_engine.py):
     assert g.pos.cities[0].coins == 1
 
 Seats: seat s's left neighbour is s+1, its right neighbour s-1 (mod N).
+
+`ENGINE` ("reference" or "kernel") picks the engine `new_game` builds: the kernel twin
+(tests/kernelturn.py) takes the same setup and plays its turns with the kernels' step API, so a
+rule test parametrised over both engines holds the two to the same numbers.
 Cards are named by their printed name; Loom, Glassworks and Press (two entries, Age I and II)
 resolve to the entry of the game's current age unless an age is given (`card(t, "Loom", 2)`).
 """
@@ -23,6 +27,8 @@ import pytest
 from wsim import codes
 from wsim.movelog import ACTIONS
 from wsim.reference.engine import Choice, Game, legal_moves
+
+ENGINE = "reference"  # set by the `engine` fixture of a rule-test module
 
 
 # -- names -> ids ---------------------------------------------------------------------------------
@@ -68,7 +74,12 @@ def new_game(t, boards, age=1, turn=1, policies=None) -> Game:
     dummy = [[[0] * codes.HAND_SIZE for _ in range(n)] for _ in range(3)]
     if policies is None:
         policies = [ScriptedPolicy(t) for _ in range(n)]
-    g = Game(t, ids, sides, dummy, policies)
+    if ENGINE == "kernel":
+        from kernelturn import KernelTurnGame
+
+        g = KernelTurnGame(t, ids, sides, dummy, policies)
+    else:
+        g = Game(t, ids, sides, dummy, policies)
     g.age, g.turn = age, turn
     g.hands = [[] for _ in range(n)]
     return g
@@ -118,8 +129,11 @@ def discard_names(g: Game) -> list:
 # -- legality ---------------------------------------------------------------------------------------
 
 def moves_for(g: Game, seat: int, hand=None) -> list:
-    """legal_moves of a seat for its current hand (or the given one), on the current position."""
+    """The legal moves of a seat for its current hand (or the given one), on the current
+    position: the kernels' list for a kernel game, the reference's otherwise."""
     h = g.hands[seat] if hand is None else [card(g.t, c, g.age) for c in hand]
+    if hasattr(g, "legal_for"):
+        return g.legal_for(seat, h)
     return legal_moves(g.pos, seat, h, g.age)
 
 

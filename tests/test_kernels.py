@@ -3,13 +3,12 @@
 import numpy as np
 import pytest
 
-from wsim.kernels.city import add_entity, set_prices
-from wsim.kernels.layout import F_COINS, F_DEFEATS, F_MIL, F_STAGE_E, F_STAGES, F_COPY3, F_BOARD, F_SIDE, \
-    RES_COUNT, RES_MILITARY, RES_RANK, RES_TOTAL, MAX_SEATS, F_COUNT, kernel_tables
+from wsim.kernels.layout import RES_COUNT, RES_MILITARY, RES_RANK, RES_TOTAL, kernel_tables
 from wsim.kernels.score import score_seat
 from wsim.reference.scoring import score_all
 from wsim.reference.state import City, Position
 from wsim.run import Runner, Settings, game_log
+from wsim.stepgame import state_of_position
 from wsim.verify import verify_games
 
 GAMES = 100  # per player count and policy; `make verify` runs 5,000
@@ -25,28 +24,8 @@ def test_kernel_games_match_reference(tables, players, policy):
 
 def _kernel_seat(tables, pos):
     """The kernel state of a reference position (cities built entity by entity)."""
-    ent, board, _ = kernel_tables(tables)
-    seat = np.zeros((MAX_SEATS, F_COUNT), np.int32)
-    for s, city in enumerate(pos.cities):
-        seat[s, F_BOARD] = city.board
-        seat[s, F_SIDE] = city.side
-        seat[s, F_COINS] = city.coins
-        seat[s, F_COPY3] = city.copy3
-        seat[s, F_MIL] = sum(city.tokens)
-        seat[s, F_DEFEATS] = sum(1 for t in city.tokens if t < 0)
-        set_prices(seat, s)
-        for c in city.cards:
-            add_entity(ent, seat, s, c, True)
-    for s, city in enumerate(pos.cities):  # stages after every board is known (copies)
-        for k in range(4):
-            seat[s, F_STAGE_E + k] = -1
-        for k in range(city.stages):
-            e, _ = pos.stage_source(s, k)
-            seat[s, F_STAGE_E + k] = e
-            seat[s, F_STAGES] = k + 1
-            if e >= 0:
-                add_entity(ent, seat, s, e, False)
-    return ent, seat
+    ent, _, _ = kernel_tables(tables)
+    return ent, state_of_position(tables, pos)[0]
 
 
 def test_kernel_scoring_matches_reference_on_random_cities(tables):

@@ -17,15 +17,59 @@ from __future__ import annotations
 
 import numpy as np
 
+from wsim.kernels.city import add_entity
 from wsim.kernels.game import new_scratch, new_state
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, G_AGE, G_PHASE, G_TURN, MAX_CITY,
-                                 MAX_EVENTS, PH_AGE_END, PH_OVER, RES_COUNT, kernel_tables)
+from wsim.kernels.layout import (C_ON, DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, F_CHOSEN, F_COINS, F_COPY3,
+                                 F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL, F_STAGE_E, F_STAGES, G_AGE, G_N,
+                                 G_PHASE, G_TURN, MAX_CITY, MAX_EVENTS, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER,
+                                 RES_COUNT, kernel_tables)
 from wsim.kernels.policy import POLICY_NAMES, decide, default_params
 from wsim.kernels.step import apply, clone_state, end_age, final, init_game, legal, pending
+from wsim.kernels.turn import reset_state
 from wsim.movelog import EVENT_COLUMNS
 from wsim.tables import Tables
 
 DECISIONS = {DEC_MOVE: "move", DEC_SEVENTH: "seventh", DEC_COPY3: "copy3", DEC_DISCARD: "discard_build"}
+
+
+def state_of_position(tables: Tables, pos, hands=(), discard=(), age: int = 1, turn: int = 1) -> tuple:
+    """The kernels' state (seat, keys, pile, gs, dealt) of a reference Position (wsim.reference
+    .state), with these hands and discard pile, at the start of turn `turn` of age `age`.
+
+    Cities are built entity by entity as the kernels build them in play; policy streams are
+    those of (seed 0, game 0), and the later ages' deal is empty.
+    """
+    ent, board, n_cards = kernel_tables(tables)
+    seat, keys, pile, gs, dealt = state = new_state(n_cards)
+    n = len(pos.cities)
+    bs = np.zeros((2, MAX_SEATS), np.int8)
+    for s, city in enumerate(pos.cities):
+        bs[0, s], bs[1, s] = city.board, city.side
+    reset_state(board, seat, keys, pile, bs, n, np.uint64(0), 0)
+    for s, city in enumerate(pos.cities):
+        seat[s, F_COINS] = city.coins
+        seat[s, F_MIL] = sum(city.tokens)
+        seat[s, F_DEFEATS] = sum(1 for x in city.tokens if x < 0)
+        seat[s, F_FREE_AGE] = city.free_build_age
+        seat[s, F_COPY3] = city.copy3
+        for c in city.cards:
+            add_entity(ent, seat, s, c, True)
+    for s, city in enumerate(pos.cities):  # stages once every board is known (copies)
+        for k in range(city.stages):
+            e, _ = pos.stage_source(s, k)
+            seat[s, F_STAGE_E + k] = e
+            seat[s, F_STAGES] = k + 1
+            if e >= 0:
+                add_entity(ent, seat, s, e, False)
+    for s, hand in enumerate(hands):
+        seat[s, F_HAND:F_HAND + len(hand)] = hand
+        seat[s, F_HAND_N] = len(hand)
+    for s in range(n):
+        seat[s, F_CHOSEN + C_ON] = 0
+    for c in discard:
+        pile[c] += 1
+    gs[G_N], gs[G_AGE], gs[G_TURN], gs[G_PHASE] = n, age, turn, PH_MOVE
+    return state
 
 
 class KernelGame:

@@ -1,0 +1,128 @@
+"""The kernels' twin of the reference Game for scripted rule tests (tests/enginekit.py).
+
+`KernelTurnGame` keeps the reference Game's position, hands, discard pile and policies, so a
+test sets up a position exactly as for the reference engine; but `play_turn` and `military`
+load that position into the kernels' state and play the turn through the step-level API
+(kernels/step.py): the kernels list the legal moves, the test's policies choose among them
+(a choice the kernels do not list is an IllegalMove, as in the reference), the kernels resolve,
+and the new position, hands, pile and log events are read back for the test's assertions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wsim import codes
+from wsim.kernels.game import new_scratch
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, DECLINE, F_CARDS, F_COINS, F_COPY3,
+                                 F_FREE_AGE, F_HAND, F_HAND_N, F_NCARDS, F_STAGES, G_PHASE, G_TURN, M_ACTION, M_CARD,
+                                 M_COIN_COST, M_COPY3, M_LEFT, M_RIGHT, M_SLOT, MAX_EVENTS, PH_AGE_END, PH_MOVE,
+                                 PH_OVER, kernel_tables)
+from wsim.kernels.step import apply, end_age, legal, pending
+from wsim.movelog import EVENT_COLUMNS, MILITARY
+from wsim.reference.engine import Game, IllegalMove, Move
+from wsim.stepgame import state_of_position
+
+
+def rows_to_moves(rows) -> list:
+    """Kernel move rows -> reference Moves: one per (slot, action), its purchases in order."""
+    moves, order = {}, []
+    for r in rows:
+        if r[M_ACTION] == DECLINE:
+            continue
+        key = (int(r[M_SLOT]), int(r[M_ACTION]))
+        if key not in moves:
+            order.append(key)
+            moves[key] = [int(r[M_CARD]), int(r[M_COIN_COST]), [], bool(r[M_COPY3])]
+        moves[key][2].append((int(r[M_LEFT]), int(r[M_RIGHT])))
+    return [Move(slot, moves[(slot, action)][0], action, moves[(slot, action)][1], tuple(moves[(slot, action)][2]),
+                 moves[(slot, action)][3]) for slot, action in order]
+
+
+class KernelTurnGame(Game):
+    """A reference Game whose turns (and military) the kernels play (module docstring)."""
+
+    def _load(self):
+        """The kernels' state of the current position, hands and pile, at the start of the turn."""
+        self.ent, self.board, self.n_cards = kernel_tables(self.t)
+        self.log = np.zeros((1, MAX_EVENTS, len(EVENT_COLUMNS)), np.int16)
+        self.n_log = np.zeros(1, np.int32)
+        return state_of_position(self.t, self.pos, self.hands, self.discard, self.age, self.turn)
+
+    def _store(self, state):
+        """Read the kernels' state back into the reference position, hands, pile and log."""
+        seat, keys, pile, gs, dealt = state
+        for s, city in enumerate(self.pos.cities):
+            city.coins = int(seat[s, F_COINS])
+            city.cards = [int(c) for c in seat[s, F_CARDS:F_CARDS + seat[s, F_NCARDS]]]
+            city.stages = int(seat[s, F_STAGES])
+            city.copy3 = int(seat[s, F_COPY3])
+            city.free_build_age = int(seat[s, F_FREE_AGE])
+        self.hands = [[int(c) for c in seat[s, F_HAND:F_HAND + seat[s, F_HAND_N]]] for s in range(self.n)]
+        self.discard = [c for c in range(len(pile)) for _ in range(int(pile[c]))]
+        new = [tuple(ev) for ev in self.log[0, :self.n_log[0]].tolist()]
+        self.events.extend(new)
+        return new
+
+    def _decide(self, state, s, kind, moves, opts, chosen) -> int:
+        """The test's policy decides among the kernels' options; returns the row index."""
+        seat, keys, pile, gs, dealt = state
+        m = legal(self.ent, self.board, seat, pile, gs, s, kind, moves, opts, True)
+        rows = moves[:m]
+        if kind == DEC_COPY3:
+            return 0 if chosen[s].copy3 == codes.COPY_LEFT else 1
+        if kind == DEC_DISCARD:
+            offered = [int(r[M_CARD]) for r in rows if r[M_CARD] != DECLINE]
+            pick = self.policies[s].discard_build(self, s, offered)
+            if pick is not None and pick not in offered:
+                raise IllegalMove(f"age {self.age} turn {self.turn} seat {s}: discard build of "
+                                  f"{self.t.card_names[pick]} is not allowed")
+            target = DECLINE if pick is None else pick
+            return next(i for i, r in enumerate(rows) if r[M_CARD] == target)
+        legal_list = rows_to_moves(rows)
+        ch = self.policies[s].choose(self, s, legal_list, kind == DEC_SEVENTH)
+        if ch is None:
+            if kind != DEC_SEVENTH:
+                raise IllegalMove(f"seat {s}: a turn's move cannot be declined")
+            return next(i for i, r in enumerate(rows) if r[M_ACTION] == DECLINE)
+        ch = self._checked(s, ch, legal_list)  # the reference's own checks, on the kernels' list
+        chosen[s] = ch
+        return next(i for i, r in enumerate(rows)
+                    if (r[M_SLOT], r[M_ACTION], r[M_LEFT], r[M_RIGHT]) == (ch.move.slot, ch.move.action,
+                                                                           *ch.purchase))
+
+    def legal_for(self, seat: int, hand: list) -> list:
+        """The kernels' legal moves of `seat` holding `hand`, as reference Moves."""
+        saved = self.hands
+        self.hands = [list(h) for h in saved]
+        self.hands[seat] = list(hand)
+        state = self._load()
+        self.hands = saved
+        s_arr, keys, pile, gs, dealt = state
+        moves, opts, _, _, _, _ = new_scratch()
+        m = legal(self.ent, self.board, s_arr, pile, gs, seat, DEC_MOVE, moves, opts, True)
+        return rows_to_moves(moves[:m])
+
+    def play_turn(self):
+        """One turn of RULES.md section 9, steps 1 to 7, played by the kernels."""
+        state = self._load()
+        seat, keys, pile, gs, dealt = state
+        moves, opts, todo, _, _, _ = new_scratch()
+        chosen = {}
+        while gs[G_TURN] == self.turn and gs[G_PHASE] not in (PH_AGE_END, PH_OVER):
+            for i in range(pending(seat, gs, todo)):
+                s, kind = int(todo[i, 0]), int(todo[i, 1])
+                j = self._decide(state, s, kind, moves, opts, chosen)
+                apply(self.ent, self.board, seat, keys, pile, gs, dealt, s, kind, moves, j, self.log, 0, self.n_log)
+        assert gs[G_PHASE] in (PH_MOVE, PH_AGE_END)
+        self._store(state)
+
+    def military(self):
+        """End of an age (RULES.md section 5), by the kernels; tokens read back from the log."""
+        state = self._load()
+        seat, keys, pile, gs, dealt = state
+        gs[G_PHASE] = PH_AGE_END
+        end_age(seat, gs, dealt, self.log, 0, self.n_log)
+        for ev in self._store(state):
+            if ev[0] == MILITARY:
+                self.pos.cities[ev[3]].tokens.extend(r for r in (ev[6], ev[7]) if r)
