@@ -126,3 +126,85 @@ class KernelTurnGame(Game):
         for ev in self._store(state):
             if ev[0] == MILITARY:
                 self.pos.cities[ev[3]].tokens.extend(r for r in (ev[6], ev[7]) if r)
+
+
+# -- scoring and trading on the kernels (the twins of `wsim score` / `wsim trade`) ----------------
+
+def _score_rows(t, pos):
+    """Every seat's kernel score row, the seat's Manneken Pis A stage-3 neighbour (when a
+    scenario leaves it open) chosen for its best total, as `wsim score` does."""
+    from wsim.kernels.layout import MAX_CITY, RES_COUNT, RES_TOTAL
+    from wsim.kernels.score import score_seat
+
+    ent, _, _ = kernel_tables(t)
+    rows = []
+    for s, city in enumerate(pos.cities):
+        first = t.stage_entity(city.board, city.side, 2)
+        open3 = city.copy3 < 0 and city.stages >= 3 and first >= 0 and t.copies_chosen_neighbour(first)
+        best = None
+        for choice in ((codes.COPY_LEFT, codes.COPY_RIGHT) if open3 else (city.copy3,)):
+            saved, city.copy3 = city.copy3, choice
+            seat = state_of_position(t, pos)[0]
+            city.copy3 = saved
+            row = np.zeros(RES_COUNT, np.int16)
+            score_seat(ent, seat, len(pos.cities), s, row, np.zeros(MAX_CITY, np.int16))
+            if best is None or row[RES_TOTAL] > best[RES_TOTAL]:
+                best = row
+        rows.append(best)
+    return rows
+
+
+def kernel_score_doc(t, pos) -> dict:
+    """The `wsim score --json` document of a position, every number from the kernels."""
+    from wsim.kernels.layout import RES_COINS, RES_COUNT, RES_MILITARY, RES_RANK, RES_TOTAL
+    from wsim.kernels.score import rank_seats
+
+    res = np.zeros((len(pos.cities), RES_COUNT), np.int16)
+    for s, row in enumerate(_score_rows(t, pos)):
+        res[s] = row
+        res[s, RES_COINS] = pos.cities[s].coins
+    rank_seats(res, len(pos.cities))
+    players = []
+    for s in range(len(pos.cities)):
+        d = {"seat": s}
+        for k, name in enumerate(codes.CATEGORIES):
+            d[name] = int(res[s, RES_MILITARY + k])
+        d["total"] = int(res[s, RES_TOTAL])
+        players.append(d)
+    return {"players": players, "winners": [s for s in range(len(pos.cities)) if res[s, RES_RANK] == 1]}
+
+
+def kernel_trade_doc(t, pos, seat: int, card) -> dict:
+    """The `wsim trade --json` document, every number from the kernels (card None: next stage)."""
+    from wsim.kernels.city import chain_applies, owns_name, purchase, stage_entity
+    from wsim.kernels.layout import E_COIN_COST, E_HAS_COST
+    from wsim.kernels.trade import MAX_OPTIONS
+
+    ent, board, _ = kernel_tables(t)
+    state = state_of_position(t, pos)
+    s_arr = state[0]
+    city = pos.cities[seat]
+    n = len(pos.cities)
+    if card is None:
+        target = f"{t.board_ids[city.board]} {'AB'[city.side]} stage {city.stages + 1}"
+        e = stage_entity(board, city.board, city.side, city.stages)
+        if e < 0:
+            return {"seat": seat, "target": target, "free": False, "coin_cost": 0, "options": [],
+                    "affordable": False, "legal": False}
+        free, second = bool(ent[e, E_HAS_COST] == 0), False
+    else:
+        e = card
+        target = t.card_names[card]
+        free = bool(ent[e, E_HAS_COST] == 0 or chain_applies(ent, s_arr, seat, e))
+        second = bool(owns_name(ent, s_arr, seat, e))
+    coin_cost = 0 if free else int(ent[e, E_COIN_COST])
+    if free:
+        options = [(0, 0)]
+    else:
+        opts = np.zeros((MAX_OPTIONS, 2), np.int32)
+        k = purchase(ent, s_arr, n, seat, e, opts)
+        options = [(int(a), int(b)) for a, b in opts[:k]]
+    affordable = any(coin_cost + a + b <= city.coins for a, b in options)
+    return {"seat": seat, "target": target, "free": free, "coin_cost": coin_cost,
+            "options": [{"left": a, "right": b} for a, b in options], "affordable": affordable,
+            "legal": (free or affordable) and not second}

@@ -5,6 +5,9 @@ Each test writes a small scenario file (INTERFACES section 1) and runs `wsim sco
 interface. Seat i's left neighbour is seat i+1, its right neighbour seat i-1.
 
 Every player line is a YAML flow mapping, e.g. "wonder: giza, side: A, cards: [Haven]".
+
+Each test runs twice: through the CLI (the reference engine), and with every number computed by
+the kernels (tests/kernelturn.py: the same scenario loaded into the kernels' state).
 """
 
 import itertools
@@ -13,8 +16,19 @@ import json
 import pytest
 
 from conftest import run_cli
+from kernelturn import kernel_score_doc, kernel_trade_doc
+from wsim import scenario, tables as tables_mod
 
 _counter = itertools.count()
+ENGINE = {"name": "reference"}
+
+
+@pytest.fixture(params=["reference", "kernel"], autouse=True)
+def engine(request):
+    """Every scoring and trading rule test runs on both engines."""
+    ENGINE["name"] = request.param
+    yield request.param
+    ENGINE["name"] = "reference"
 
 
 def write_scenario(tmp_path, *players, age=None) -> str:
@@ -27,8 +41,12 @@ def write_scenario(tmp_path, *players, age=None) -> str:
 
 
 def score(tmp_path, *players) -> dict:
-    """The `wsim score --json` document of a scenario."""
-    result = run_cli("score", write_scenario(tmp_path, *players), "--json")
+    """The `wsim score --json` document of a scenario (the kernels' numbers on the kernel run)."""
+    path = write_scenario(tmp_path, *players)
+    if ENGINE["name"] == "kernel":
+        t = tables_mod.load()
+        return kernel_score_doc(t, scenario.load(path, t))
+    result = run_cli("score", path, "--json")
     assert result.exit_code == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -42,11 +60,16 @@ def seat_score(tmp_path, *players, seat=0) -> dict:
 
 def trade(tmp_path, *players, seat=0, card=None) -> dict:
     """The `wsim trade --json` document: for `card`, or the next wonder stage when card is None."""
-    args = ["trade", write_scenario(tmp_path, *players), "--seat", str(seat), "--json"]
-    args += ["--card", card] if card is not None else ["--stage"]
-    result = run_cli(*args)
-    assert result.exit_code == 0, result.stderr
-    doc = json.loads(result.stdout)
+    path = write_scenario(tmp_path, *players)
+    if ENGINE["name"] == "kernel":
+        t = tables_mod.load()
+        doc = kernel_trade_doc(t, scenario.load(path, t), seat, None if card is None else t.card_id(card))
+    else:
+        args = ["trade", path, "--seat", str(seat), "--json"]
+        args += ["--card", card] if card is not None else ["--stage"]
+        result = run_cli(*args)
+        assert result.exit_code == 0, result.stderr
+        doc = json.loads(result.stdout)
     assert doc["seat"] == seat
     return doc
 
