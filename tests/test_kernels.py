@@ -7,7 +7,8 @@ from wsim.kernels.layout import RES_COUNT, RES_MILITARY, RES_RANK, RES_TOTAL, ke
 from wsim.kernels.score import score_seat
 from wsim.reference.scoring import score_all
 from wsim.reference.state import City, Position
-from wsim.run import Runner, Settings, game_log
+from wsim.run import Runner, game_log
+from wsim.settings import Settings
 from wsim.stepgame import state_of_position
 from wsim.verify import verify_games
 

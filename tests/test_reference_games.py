@@ -4,10 +4,11 @@ import copy
 
 import pytest
 
-from wsim import codes, movelog
+from wsim import movelog
 from wsim.kernels.deal import deal
 from wsim.reference.engine import Game, RandomPolicy, play
 from wsim.reference.replay import ReplayError, replay
+from wsim.verify import check_complete_game
 
 GAMES_PER_N = 20  # the deep runs are `make verify`'s (5,000 per player count, same invariants)
 
@@ -16,16 +17,7 @@ def _play_checked(tables, n, seed, game, promo):
     boards, sides, hands = deal(tables, n, seed, game, promo_in_pool=promo)
     g = Game(tables, boards, sides, hands, [RandomPolicy(seed, game, s) for s in range(n)])
     final = g.play()
-    moves = [ev for ev in g.events if ev[0] == movelog.MOVE]
-    sevenths = [ev for ev in g.events if ev[0] == movelog.SEVENTH]
-    for seat in range(n):
-        assert sum(1 for ev in moves if ev[3] == seat) == 18  # 6 turns x 3 ages from its hand
-    assert all(tables.ent_power[tables.stage_entity(boards[ev[3]], sides[ev[3]], 1)] == codes.POW_SEVENTH
-               or tables.board_promo[boards[ev[3]]] for ev in sevenths)
-    placed = sum(len(c.cards) + c.stages for c in g.pos.cities) + len(g.discard)
-    assert placed == 3 * 7 * n  # every card of the three 7N-card decks is somewhere
-    assert all(c.coins >= 0 for c in g.pos.cities)
-    assert all(len({tables.card_name_id[x] for x in c.cards}) == len(c.cards) for c in g.pos.cities)
+    check_complete_game(g, game)
     return boards, sides, hands, g, final
 
 

@@ -259,7 +259,8 @@ def test_golden_results(policy):
     they change on purpose (version 2: the greedy policy values production by age)."""
     from wsim import tables
     from wsim.reference.replay import replay
-    from wsim.run import Settings, game_log
+    from wsim.run import game_log
+    from wsim.settings import Settings
 
     t = tables.load()
     assert RULES_VERSION == 2

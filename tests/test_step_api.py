@@ -11,7 +11,8 @@ from wsim.kernels.layout import (C_ACTION, C_CARD, C_COPY3, C_LEFT, C_RIGHT, C_S
                                  DEC_MOVE, DEC_SEVENTH, F_CHOSEN, F_CTR, F_HAND, F_HAND2, M_ACTION, M_DEFAULT, M_LEFT, M_RIGHT,
                                  M_SLOT)
 from wsim.reference.replay import replay
-from wsim.run import Runner, Settings, final_from_res
+from wsim.run import Runner, final_from_res
+from wsim.settings import Settings
 from wsim.stepgame import KernelGame
 
 

@@ -27,7 +27,8 @@ from numba import njit
 
 from wsim import RULES_VERSION, __version__, tables as tables_mod
 from wsim.kernels.trade import MAX_OPTIONS, trade_options_at
-from wsim.run import Runner, Settings, available_cores, set_threads
+from wsim.run import Runner, available_cores, set_threads
+from wsim.settings import Settings
 
 
 def _games_per_second(t, players: int, policy: str, threads: int, games: int) -> float:

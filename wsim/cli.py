@@ -16,7 +16,7 @@ import click
 from wsim import RULES_VERSION, __version__, codes, scenario, signals, tables
 from wsim.describe import cards_json
 from wsim.errors import WsimError
-from wsim.reference.scoring import score_all
+from wsim.positions import city_label, score_json, trade_json
 
 
 class UserError(click.ClickException):
@@ -125,18 +125,6 @@ def load_position(ctx: click.Context, path: str):
     return scenario.load(path, load_tables(ctx))
 
 
-def _city_label(pos, seat: int) -> str:
-    city = pos.cities[seat]
-    return f"{pos.t.board_ids[city.board]} {'AB'[city.side]}"
-
-
-def score_json(pos) -> dict:
-    """The `wsim score --json` document: every seat's breakdown and the winners."""
-    scores, _, winners = score_all(pos)
-    return {"players": [s.as_dict(seat) for seat, s in enumerate(scores)],
-            "winners": [int(w) for w in winners]}
-
-
 @main.command("score")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (INTERFACES section 1) instead of a table.")
@@ -159,34 +147,12 @@ def score_cmd(ctx, file, as_json):
     click.echo("-" * len(head))
     for row in doc["players"]:
         seat = row["seat"]
-        click.echo(f"{seat:>4}  {_city_label(pos, seat):<16} " + " ".join(f"{row[c]:>10}" for c in cols)
+        click.echo(f"{seat:>4}  {city_label(pos, seat):<16} " + " ".join(f"{row[c]:>10}" for c in cols)
                    + f" {pos.cities[seat].coins:>6}")
     win = doc["winners"]
     label = "winner" if len(win) == 1 else "winners (shared victory)"
     click.echo(f"\n{label}: " + ", ".join(f"seat {w}" for w in win))
     click.echo("(left = seat i+1, right = seat i-1)")
-
-
-def trade_json(pos, seat: int, card: int | None) -> dict:
-    """The `wsim trade --json` document for a card id, or for the next wonder stage (card None)."""
-    t = pos.t
-    city = pos.cities[seat]
-    if card is None:
-        target = f"{t.board_ids[city.board]} {'AB'[city.side]} stage {city.stages + 1}"
-        cost = pos.stage_cost(seat)
-        second_copy = False
-    else:
-        target = t.card_names[card]
-        cost = pos.card_cost(seat, card)
-        second_copy = pos.owns_name(seat, card)
-    if cost is None:  # every stage is built
-        return {"seat": seat, "target": target, "free": False, "coin_cost": 0, "options": [],
-                "affordable": False, "legal": False}
-    options = [(int(a), int(b)) for a, b in cost.options]  # the solver's order: total, then left
-    free, affordable = bool(cost.free), bool(cost.affordable)
-    return {"seat": seat, "target": target, "free": free, "coin_cost": int(cost.coin_cost),
-            "options": [{"left": a, "right": b} for a, b in options],
-            "affordable": affordable, "legal": (free or affordable) and not second_copy}
 
 
 @main.command("trade")
@@ -221,7 +187,7 @@ def trade_cmd(ctx, file, seat, card_name, stage, as_json):
     city = pos.cities[seat]
     left, right = pos.left(seat), pos.right(seat)
     yes = {True: "yes", False: "no"}
-    click.echo(f"seat {seat} ({_city_label(pos, seat)}, {city.coins} coins): {doc['target']}")
+    click.echo(f"seat {seat} ({city_label(pos, seat)}, {city.coins} coins): {doc['target']}")
     click.echo(f"  left neighbour = seat {left}, right neighbour = seat {right} (left = seat i+1)")
     if card is None and pos.stages_left(seat) <= 0:
         click.echo("  every wonder stage is built already")
@@ -287,7 +253,8 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, wonders, sides, ma
     """
     from click.core import ParameterSource
 
-    from wsim.run import build_settings, set_threads
+    from wsim.run import set_threads
+    from wsim.settings import build_settings
     from wsim.simulate import Request, simulate
 
     if out == "":
@@ -363,7 +330,8 @@ def replay_cmd(ctx, directory, game, as_json):
     from wsim.dataset import parts
     from wsim.logtext import log_text
     from wsim.reference.replay import ReplayError, replay
-    from wsim.run import Runner, SettingsError, game_log, settings_from_metadata
+    from wsim.run import Runner, game_log
+    from wsim.settings import SettingsError, settings_from_metadata
     from wsim.simulate import tables_of_dataset
 
     path = Path(directory)

@@ -1,4 +1,4 @@
-"""Batch orchestration: run settings, policies, chunks and threads around the game kernel.
+"""The kernels' runner: a run's games played in chunks on the threads, and one game's move log.
 
 A run is a pure function of its Settings and the card data: game i of a run is played from
 (seed, i) alone, so chunking and threads never change a value.
@@ -12,102 +12,16 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from wsim import codes, movelog
+from wsim import movelog
 from wsim.codes import CATEGORIES
-from wsim.errors import WsimError, brief
 from wsim.kernels.deal import check_board_pool, deal
 from wsim.kernels.game import run_batch
 from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_COINS, RES_COUNT, RES_GUILD, RES_MILITARY, RES_RANK,
                                  RES_TOTAL, kernel_tables)
-from wsim.kernels.policy import P_COUNT, POLICY_NAMES, default_params
+from wsim.kernels.policy import P_COUNT
 from wsim.movelog import EVENT_COLUMNS
+from wsim.settings import Settings, SettingsError
 from wsim.tables import Tables
-
-
-class SettingsError(WsimError):
-    """Run settings that cannot be used; the message names the option and what is allowed."""
-
-
-MAX_GAMES = 2**63 - 1  # game indices are int64 in the dataset
-MAX_CHUNK = 1_000_000  # one chunk's arrays stay well under a gigabyte at 7 players
-MAX_SEED = 2**64 - 1
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Everything that determines a run's games (besides the card data)."""
-
-    players: int
-    policies: tuple  # one policy name per seat
-    params: tuple = ()  # one tuple of P_COUNT ints per seat; () = each policy's defaults
-    seed: int = 0
-    games: int = 100_000
-    wonders: str = "random"  # "random" or "fixed:ID/SIDE,..." as given by the user
-    sides: str = "random"  # random | A | B
-    manneken_pis: bool = False
-    chunk_size: int = 100_000
-
-    def __post_init__(self):
-        if not self.params:
-            rows = tuple(tuple(int(v) for v in default_params(POLICY_NAMES.index(p))) for p in self.policies)
-            object.__setattr__(self, "params", rows)
-
-    def board_spec(self, tables: Tables) -> tuple:
-        """(board per seat or -1, side per seat or -1) from --wonders and --sides."""
-        default_side = {"random": -1, "A": 0, "B": 1}[self.sides]
-        if self.wonders == "random":
-            return (-1,) * self.players, (default_side,) * self.players
-        boards, sides = [], []
-        for entry in self.wonders[len("fixed:"):].split(","):
-            wid, _, side = entry.strip().partition("/")
-            boards.append(tables.board_id(wid))
-            sides.append(default_side if side == "" else "AB".index(side.upper()))
-        return tuple(boards), tuple(sides)
-
-    def promo_in_pool(self) -> bool:
-        return self.manneken_pis
-
-    def policy_ids(self) -> np.ndarray:
-        return np.array([POLICY_NAMES.index(p) for p in self.policies], dtype=np.int32)
-
-    def policy_params(self) -> np.ndarray:
-        return np.array(self.params, dtype=np.int32).reshape(self.players, P_COUNT)
-
-
-def parse_wonders(value: str, players: int, tables: Tables) -> str:
-    """Check a --wonders value; returns it normalised ("random" or "fixed:id/S,...")."""
-    if value == "random":
-        return value
-    if not value.startswith("fixed:"):
-        raise SettingsError(f"--wonders: expected 'random' or 'fixed:ID/SIDE,...', got {brief(value)}")
-    entries = [e.strip() for e in value[len("fixed:"):].split(",")]
-    if len(entries) != players:
-        raise SettingsError(f"--wonders: 'fixed:' needs exactly {players} entries (one per seat), got {len(entries)}")
-    seen = set()
-    out = []
-    for entry in entries:
-        wid, slash, side = entry.partition("/")
-        wid = wid.strip().lower()
-        if wid not in tables.board_ids:
-            raise SettingsError(f"--wonders: unknown wonder {brief(wid)} (one of: {' '.join(tables.board_ids)})")
-        if wid in seen:
-            raise SettingsError(f"--wonders: {wid!r} is named twice (entries must be distinct)")
-        seen.add(wid)
-        if slash and side.strip().upper() not in ("A", "B"):
-            raise SettingsError(f"--wonders: side of {wid!r} must be A or B, got {brief(side)}")
-        out.append(wid + (f"/{side.strip().upper()}" if slash else ""))
-    return "fixed:" + ",".join(out)
-
-
-def parse_policies(names, players: int, option: str = "--policies") -> tuple:
-    """Check policy names (one per seat); returns the tuple. `option` names the CLI option."""
-    names = tuple(n.strip() for n in names)
-    if len(names) != players:
-        raise SettingsError(f"{option}: needs exactly {players} names (one per seat), got {len(names)}")
-    for n in names:
-        if n not in POLICY_NAMES:
-            raise SettingsError(f"{option}: unknown policy {brief(n)} (one of: {' '.join(POLICY_NAMES)})")
-    return names
 
 
 @dataclass
@@ -190,64 +104,3 @@ def game_log(runner: Runner, game: int) -> dict:
                            events, final_from_res(chunk.res[0]))
 
 
-def _whole(option: str, value, lo: int, hi: int) -> int:
-    if type(value) is not int or not lo <= value <= hi:
-        raise SettingsError(f"{option}: must be a whole number from {lo:,} to {hi:,}, got {brief(value)}")
-    return value
-
-
-def _params(value, players: int) -> tuple:
-    """Recorded policy parameters: one list of P_COUNT int32 values per seat."""
-    if (not isinstance(value, list) or len(value) != players
-            or not all(isinstance(r, list) and len(r) == P_COUNT and all(type(v) is int and -2**31 <= v < 2**31
-                                                                       for v in r) for r in value)):
-        raise SettingsError(f"policies: parameters must be {players} lists of {P_COUNT} 32-bit whole numbers")
-    return tuple(tuple(r) for r in value)
-
-
-def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, wonders="random",
-                   sides="random", manneken_pis=False, chunk_size=100_000, params=None) -> Settings:
-    """Check every run setting, as the CLI and dataset metadata give them; returns the Settings.
-
-    The same checks serve options typed by a user and metadata read from a dataset someone
-    sent (untrusted: types are checked too), so no kernel ever sees a value it cannot take.
-    """
-    if type(players) is not int:
-        raise SettingsError(f"--players: must be a whole number, got {brief(players)}")
-    if players == 2:
-        raise SettingsError("--players: 2 players (the Free City variant) is not implemented yet; use 3..7")
-    if not codes.MIN_PLAYERS <= players <= codes.MAX_PLAYERS:
-        raise SettingsError(f"--players: must be {codes.MIN_PLAYERS}..{codes.MAX_PLAYERS}, got {players}")
-    _whole("--seed", seed, 0, MAX_SEED)
-    _whole("--games", games, 1, MAX_GAMES)
-    _whole("--chunk-size", chunk_size, 1, MAX_CHUNK)
-    if not isinstance(policies, (list, tuple)) or not all(isinstance(p, str) for p in policies):
-        raise SettingsError(f"--policies: expected policy names, got {brief(policies)}")
-    names = parse_policies(policies, players)
-    if not isinstance(wonders, str):
-        raise SettingsError(f"--wonders: expected 'random' or 'fixed:ID/SIDE,...', got {brief(wonders)}")
-    wonders = parse_wonders(wonders, players, tables)
-    if sides not in ("random", "A", "B") or not isinstance(sides, str):
-        raise SettingsError(f"--sides: must be random, A or B, got {brief(sides)}")
-    if type(manneken_pis) is not bool:
-        raise SettingsError(f"--manneken-pis: must be true or false, got {brief(manneken_pis)}")
-    # naming manneken_pis in a fixed list puts it in play: the metadata says so too
-    in_play = manneken_pis or "manneken_pis" in wonders[len("fixed:"):].replace("/", ",").split(",")
-    settings = Settings(players=players, seed=seed, games=games, policies=names, wonders=wonders, sides=sides,
-                        manneken_pis=in_play, chunk_size=chunk_size,
-                        params=() if params is None else _params(params, players))
-    boards, _ = settings.board_spec(tables)
-    check_board_pool(tables, boards, in_play)
-    return settings
-
-
-def settings_from_metadata(meta: dict, tables: Tables) -> Settings:
-    """The Settings a dataset was written with, checked like CLI options (SettingsError)."""
-    policies = meta["policies"]
-    if not isinstance(policies, list) or not all(isinstance(p, dict) and set(p) == {"name", "params"}
-                                                 for p in policies):
-        raise SettingsError(f"policies: expected a list of {{name, params}}, got {brief(policies)}")
-    return build_settings(tables, players=meta["players"], policies=[p["name"] for p in policies],
-                          seed=meta["seed"], games=meta["games"], wonders=meta["wonders"], sides=meta["sides"],
-                          manneken_pis=meta["manneken_pis"], chunk_size=meta["chunk_size"],
-                          params=[p["params"] for p in policies])

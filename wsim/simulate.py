@@ -22,7 +22,8 @@ from wsim import RULES_VERSION, codes, tables as tables_mod
 from wsim.dataset import manifest, parts
 from wsim.errors import brief
 from wsim.dataset.folder import LOCK, DatasetError, OutputFolder, is_temp_of, lock_is_held, probe
-from wsim.run import MAX_CHUNK, Chunk, Runner, Settings, SettingsError, settings_from_metadata
+from wsim.run import Chunk, Runner
+from wsim.settings import MAX_CHUNK, Settings, SettingsError, settings_from_metadata
 from wsim.tables import Tables
 
 KERNEL_SECONDS = 0.5  # work per kernel call: a signal waits for the call to return

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import time
 
-from wsim import movelog, tables as tables_mod
+from wsim import codes, movelog, tables as tables_mod
 from wsim.kernels.deal import deal
 from wsim.reference.engine import Game, RandomPolicy
 from wsim.reference.replay import replay
-from wsim.run import Runner, Settings, game_log, set_threads
+from wsim.run import Runner, game_log, set_threads
+from wsim.settings import Settings
 
 
 def one_thread():
@@ -28,20 +29,34 @@ class VerificationError(AssertionError):
     """The kernels and the reference engine disagree (or a game breaks an invariant)."""
 
 
+def check_complete_game(g: Game, game: int):
+    """The invariants of a complete game (VerificationError naming the first one broken): 18
+    moves per seat, every card of the three 7N-card decks in a city, under a stage or in the
+    discard pile, coins never negative, one building per name, and a 7th card only for a seat
+    with the power (Babylon B, or Manneken Pis copying it)."""
+    t, n = g.t, g.n
+    for seat in range(n):
+        moves = sum(1 for ev in g.events if ev[0] == movelog.MOVE and ev[3] == seat)
+        if moves != 18:
+            raise VerificationError(f"game {game}: seat {seat} made {moves} moves, not 18")
+    placed = sum(len(c.cards) + c.stages for c in g.pos.cities) + len(g.discard)
+    if placed != 21 * n:
+        raise VerificationError(f"game {game}: {placed} cards accounted for, not {21 * n}")
+    if any(c.coins < 0 for c in g.pos.cities):
+        raise VerificationError(f"game {game}: negative coins")
+    if any(len({t.card_name_id[x] for x in c.cards}) != len(c.cards) for c in g.pos.cities):
+        raise VerificationError(f"game {game}: a city holds two buildings of one name")
+    for ev in g.events:
+        if ev[0] == movelog.SEVENTH and not g.pos.has_power(ev[3], codes.POW_SEVENTH):
+            raise VerificationError(f"game {game}: seat {ev[3]} played a 7th card without the power")
+
+
 def _reference_game(t, seed: int, game: int, players: int) -> dict:
     """The reference's own random game, checked for the invariants of a complete game."""
     boards, sides, hands = deal(t, players, seed, game, promo_in_pool=True)
     g = Game(t, boards, sides, hands, [RandomPolicy(seed, game, s) for s in range(players)])
     final = g.play()
-    for seat in range(players):
-        moves = sum(1 for ev in g.events if ev[0] == movelog.MOVE and ev[3] == seat)
-        if moves != 18:
-            raise VerificationError(f"game {game}: seat {seat} made {moves} moves, not 18")
-    placed = sum(len(c.cards) + c.stages for c in g.pos.cities) + len(g.discard)
-    if placed != 21 * players:
-        raise VerificationError(f"game {game}: {placed} cards accounted for, not {21 * players}")
-    if any(c.coins < 0 for c in g.pos.cities):
-        raise VerificationError(f"game {game}: negative coins")
+    check_complete_game(g, game)
     return movelog.to_json(t, seed, game, boards.tolist(), sides.tolist(), hands.tolist(), g.events, final)
 
 

@@ -24,7 +24,8 @@ from wsim.kernels.layout import (RES_BOARD, RES_CIVILIAN, RES_COINS, RES_COMMERC
                                  RES_NCARDS, RES_RANK, RES_SCIENCE, RES_SHIELDS, RES_SIDE, RES_STAGES,
                                  RES_TOTAL, RES_TREASURY, RES_WONDER)
 from wsim.dataset.folder import DatasetError
-from wsim.run import Chunk, Settings
+from wsim.run import Chunk
+from wsim.settings import Settings
 from wsim.tables import Tables
 
 SCHEMA_VERSION = 1
