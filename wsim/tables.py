@@ -205,6 +205,33 @@ _WONDER_KEYS = {"id", "name", "promo", "resource", "extra_coins", "sides"}
 _STAGE_KEYS = {"cost"} | _EFFECT_KEYS
 
 
+@dataclass
+class _CardList:
+    """The cards read so far, in file order (card id = position), and their names."""
+
+    rows: list = field(default_factory=list)  # entity rows (cards, then stages)
+    card_names: list = field(default_factory=list)
+    players: list = field(default_factory=list)
+    ages: list = field(default_factory=list)
+    colors: list = field(default_factory=list)
+    chain_names: list = field(default_factory=list)
+    aliases: list = field(default_factory=list)
+    lookup: dict = field(default_factory=dict)  # normalised name or alias -> card id (a building's first entry)
+    names: list = field(default_factory=list)  # building names, by name id
+    name_ids: list = field(default_factory=list)
+    building_card: list = field(default_factory=list)  # name id -> card id of the building's first entry
+    seen_in_age: set = field(default_factory=set)
+
+
+class _BoardList:
+    """The wonders read so far."""
+
+    def __init__(self, n_boards: int):
+        self.ids, self.names, self.resource, self.coins, self.promo = [], [], [], [], []
+        self.stages = np.zeros((n_boards, 2), dtype=np.int8)
+        self.stage_ent = np.full((n_boards, 2, codes.MAX_STAGES), -1, dtype=np.int16)
+
+
 class _Compiler:
     def __init__(self, doc, source: str, digest: str, raw: bytes):
         self.doc = doc
@@ -350,6 +377,7 @@ class _Compiler:
 
     # -- the whole file -----------------------------------------------------------------------
     def run(self) -> Tables:
+        """Check the whole document and compile it: cards, aliases, chains, decks, wonders."""
         doc = self.doc
         if not isinstance(doc, dict) or not isinstance(doc.get("cards"), list) \
                 or not isinstance(doc.get("wonders"), list):
@@ -357,115 +385,127 @@ class _Compiler:
         extra = [k for k in doc if k not in ("cards", "wonders")]
         if extra:
             raise DataError(f"{self.source}: unknown top-level key {brief(extra[0])}")
-
-        rows, card_names, card_players, ages, colors, chain_names = [], [], [], [], [], []
-        lookup: dict = {}  # normalised name or alias -> card id (a building's first entry)
-        names: list = []
-        name_ids: list = []
-        building_card: list = []  # name id -> card id of the building's first entry
-        card_aliases: list = []
-        seen_in_age: set = set()
+        cards = _CardList()
         for i, entry in enumerate(doc["cards"]):
-            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"].strip():
-                raise DataError(f"{self.source}: card #{i + 1}: field 'name': missing")
-            name = entry["name"].strip()
-            where = f"card {brief(name)}"
-            for k in entry:
-                if k not in _CARD_KEYS | _EFFECT_KEYS:
-                    self.fail(where, k, "unknown field")
-            age = self._int(where, "age", entry.get("age"), 1, 3)
-            if entry.get("color") not in codes.COLORS:
-                self.fail(where, "color", f"unknown colour {brief(entry.get('color'))} "
-                          f"(one of: {' '.join(codes.COLORS)})")
-            color = codes.COLORS.index(entry["color"])
-            if color == codes.PURPLE and age != 3:
-                self.fail(where, "age", "guilds (purple) belong to Age III")
-            players = entry.get("players")
-            if not isinstance(players, list):
-                self.fail(where, "players", "expected a list of player counts, e.g. [3, 5]")
-            for n in players:
-                if isinstance(n, bool) or not isinstance(n, int) or not codes.MIN_PLAYERS <= n <= codes.MAX_PLAYERS:
-                    self.fail(where, "players", f"player count {brief(n)} is outside 3..7")
-            if color == codes.PURPLE and players:
-                self.fail(where, "players", "guilds take [] (N+2 of them are drawn each game)")
-            if color != codes.PURPLE and not players:
-                self.fail(where, "players", "a non-guild card needs at least one copy")
-            if (age, normalize_name(name)) in seen_in_age:
-                self.fail(where, "name", f"the name appears twice in Age {age}")
-            seen_in_age.add((age, normalize_name(name)))
-            row = self._blank_row(color)
-            row["coin_cost"], row["cost"] = self._cost(where, entry.get("cost"), allow_coins=True)
-            self._effects(where, entry, row)
-            chains = entry.get("chain_from", [])
-            if not isinstance(chains, list) or not all(isinstance(c, str) for c in chains):
-                self.fail(where, "chain_from", "expected a list of card names")
-            if len(chains) > MAX_CHAIN_SOURCES:
-                self.fail(where, "chain_from", f"at most {MAX_CHAIN_SOURCES} names")
-            aliases = entry.get("aliases")
-            if aliases is None:
-                aliases = []
-            if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
-                self.fail(where, "aliases", "expected a list of other spellings, e.g. [Caravansary]")
-            key = normalize_name(name)
-            if key in lookup:  # the same building in another age (Loom, Glassworks, Press)
-                nid = name_ids[lookup[key]]
-            else:
-                nid = len(names)
-                names.append(name)
-                building_card.append(len(card_names))
-                lookup[key] = len(card_names)
-            name_ids.append(nid)
-            card_aliases.append(aliases)
-            rows.append(row)
-            card_names.append(name)
-            card_players.append(tuple(sorted(players)))
-            ages.append(age)
-            colors.append(color)
-            chain_names.append(chains)
+            self._card(cards, i, entry)
+        self._aliases(cards)
+        chain = self._chains(cards)
+        copies = self._decks(cards)
+        boards = _BoardList(len(doc["wonders"]))
+        for b, w in enumerate(doc["wonders"]):
+            self._wonder(boards, cards.rows, b, w)
+        if not boards.ids:
+            raise DataError(f"{self.source}: no wonders")
+        return self._tables(cards, chain, copies, boards)
 
-        # Aliases once every name is known, so that an alias cannot take a later card's name.
+    def _card(self, cards: "_CardList", i: int, entry):
+        """Check one card entry and add it (its aliases wait until every name is known)."""
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"].strip():
+            raise DataError(f"{self.source}: card #{i + 1}: field 'name': missing")
+        name = entry["name"].strip()
+        where = f"card {brief(name)}"
+        for k in entry:
+            if k not in _CARD_KEYS | _EFFECT_KEYS:
+                self.fail(where, k, "unknown field")
+        age = self._int(where, "age", entry.get("age"), 1, 3)
+        if entry.get("color") not in codes.COLORS:
+            self.fail(where, "color", f"unknown colour {brief(entry.get('color'))} "
+                      f"(one of: {' '.join(codes.COLORS)})")
+        color = codes.COLORS.index(entry["color"])
+        if color == codes.PURPLE and age != 3:
+            self.fail(where, "age", "guilds (purple) belong to Age III")
+        players = entry.get("players")
+        if not isinstance(players, list):
+            self.fail(where, "players", "expected a list of player counts, e.g. [3, 5]")
+        for n in players:
+            if isinstance(n, bool) or not isinstance(n, int) or not codes.MIN_PLAYERS <= n <= codes.MAX_PLAYERS:
+                self.fail(where, "players", f"player count {brief(n)} is outside 3..7")
+        if color == codes.PURPLE and players:
+            self.fail(where, "players", "guilds take [] (N+2 of them are drawn each game)")
+        if color != codes.PURPLE and not players:
+            self.fail(where, "players", "a non-guild card needs at least one copy")
+        if (age, normalize_name(name)) in cards.seen_in_age:
+            self.fail(where, "name", f"the name appears twice in Age {age}")
+        cards.seen_in_age.add((age, normalize_name(name)))
+        row = self._blank_row(color)
+        row["coin_cost"], row["cost"] = self._cost(where, entry.get("cost"), allow_coins=True)
+        self._effects(where, entry, row)
+        chains = entry.get("chain_from", [])
+        if not isinstance(chains, list) or not all(isinstance(c, str) for c in chains):
+            self.fail(where, "chain_from", "expected a list of card names")
+        if len(chains) > MAX_CHAIN_SOURCES:
+            self.fail(where, "chain_from", f"at most {MAX_CHAIN_SOURCES} names")
+        aliases = entry.get("aliases")
+        if aliases is None:
+            aliases = []
+        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+            self.fail(where, "aliases", "expected a list of other spellings, e.g. [Caravansary]")
+        key = normalize_name(name)
+        if key in cards.lookup:  # the same building in another age (Loom, Glassworks, Press)
+            nid = cards.name_ids[cards.lookup[key]]
+        else:
+            nid = len(cards.names)
+            cards.names.append(name)
+            cards.building_card.append(len(cards.card_names))
+            cards.lookup[key] = len(cards.card_names)
+        cards.name_ids.append(nid)
+        cards.aliases.append(aliases)
+        cards.rows.append(row)
+        cards.card_names.append(name)
+        cards.players.append(tuple(sorted(players)))
+        cards.ages.append(age)
+        cards.colors.append(color)
+        cards.chain_names.append(chains)
+
+    def _aliases(self, cards: "_CardList"):
+        """Aliases once every name is known, so that an alias cannot take a later card's name."""
         alias_keys: set = set()
-        for c, aliases in enumerate(card_aliases):
-            where = f"card {brief(card_names[c])}"
-            nid = name_ids[c]
+        for c, aliases in enumerate(cards.aliases):
+            where = f"card {brief(cards.card_names[c])}"
+            nid = cards.name_ids[c]
             for alias in aliases:
                 key = normalize_name(alias)
                 if not key:
                     self.fail(where, "aliases", f"alias {brief(alias)} has no letter or digit")
-                if key not in lookup:
-                    lookup[key] = building_card[nid]
+                if key not in cards.lookup:
+                    cards.lookup[key] = cards.building_card[nid]
                     alias_keys.add(key)
-                elif name_ids[lookup[key]] != nid:  # the building's own name or alias again is harmless
+                elif cards.name_ids[cards.lookup[key]] != nid:  # the building's own name or alias again is harmless
                     taken = "an alias of" if key in alias_keys else "the name of another building,"
                     self.fail(where, "aliases", f"alias {brief(alias)} is already {taken} "
-                              f"{brief(names[name_ids[lookup[key]]])}")
+                              f"{brief(cards.names[cards.name_ids[cards.lookup[key]]])}")
 
-        n_cards = len(card_names)
+    def _chains(self, cards: "_CardList") -> np.ndarray:
+        """card_chain: per card, a 128-bit set of the name ids whose ownership makes it free."""
+        n_cards = len(cards.card_names)
         chain = np.zeros((n_cards, 2), dtype=np.uint64)
-        if len(names) > 128:
-            raise DataError(f"{self.source}: at most 128 distinct building names, got {len(names)}")
-        for c, chains in enumerate(chain_names):
-            where = f"card {brief(card_names[c])}"
+        if len(cards.names) > 128:
+            raise DataError(f"{self.source}: at most 128 distinct building names, got {len(cards.names)}")
+        for c, chains in enumerate(cards.chain_names):
+            where = f"card {brief(cards.card_names[c])}"
             for target in chains:
                 key = normalize_name(target)
-                if key not in lookup:
+                if key not in cards.lookup:
                     self.fail(where, "chain_from", f"unknown chain target {brief(target)}")
-                src = lookup[key]
-                src_ages = [ages[j] for j in range(n_cards) if name_ids[j] == name_ids[src]]
-                if max(src_ages) >= ages[c]:
+                nid = cards.name_ids[cards.lookup[key]]
+                src_ages = [cards.ages[j] for j in range(n_cards) if cards.name_ids[j] == nid]
+                if max(src_ages) >= cards.ages[c]:
                     self.fail(where, "chain_from", f"chain from {brief(target)} (Age {max(src_ages)}) "
                                                    "must come from an earlier age")
-                nid = name_ids[src]
                 chain[c, nid >> 6] |= np.uint64(1) << np.uint64(nid & 63)
+        return chain
 
+    def _decks(self, cards: "_CardList") -> np.ndarray:
+        """card_copies[c, N]: copies in an N-player deck; every age's deck must be 7N cards."""
+        n_cards = len(cards.card_names)
         copies = np.zeros((n_cards, 8), dtype=np.int8)
-        for c, players in enumerate(card_players):
+        for c, players in enumerate(cards.players):
             for n in range(codes.MIN_PLAYERS, codes.MAX_PLAYERS + 1):
                 copies[c, n] = sum(1 for p in players if p <= n)
-        n_guilds = sum(1 for col in colors if col == codes.PURPLE)
+        n_guilds = sum(1 for col in cards.colors if col == codes.PURPLE)
         for n in range(codes.MIN_PLAYERS, codes.MAX_PLAYERS + 1):
             for age in (1, 2, 3):
-                size = sum(int(copies[c, n]) for c in range(n_cards) if ages[c] == age)
+                size = sum(int(copies[c, n]) for c in range(n_cards) if cards.ages[c] == age)
                 if age == 3:
                     if n_guilds < n + 2:
                         raise DataError(f"{self.source}: Age III needs {n + 2} guilds for {n} players, "
@@ -475,65 +515,65 @@ class _Compiler:
                     raise DataError(f"{self.source}: the Age {age} deck for {n} players has {size} cards, "
                                     f"expected 7 x {n} = {7 * n}"
                                     + (" (counting N+2 guilds)" if age == 3 else ""))
+        return copies
 
-        board_ids, board_names, board_res, board_coins, board_promo = [], [], [], [], []
-        n_boards = len(doc["wonders"])
-        board_stages = np.zeros((n_boards, 2), dtype=np.int8)
-        board_stage_ent = np.full((n_boards, 2, codes.MAX_STAGES), -1, dtype=np.int16)
-        for b, w in enumerate(doc["wonders"]):
-            if not isinstance(w, dict) or not isinstance(w.get("id"), str):
-                raise DataError(f"{self.source}: wonder #{b + 1}: field 'id': missing")
-            where = f"wonder {brief(w['id'])}"
-            for k in w:
-                if k not in _WONDER_KEYS:
-                    self.fail(where, k, "unknown field")
-            if w["id"] in board_ids:
-                self.fail(where, "id", "the id appears twice")
-            board_ids.append(w["id"])
-            wname = w.get("name", w["id"])
-            if not isinstance(wname, str):
-                self.fail(where, "name", f"expected the wonder's name as text, got {brief(wname)}")
-            board_names.append(wname)
-            res = w.get("resource")
-            board_res.append(-1 if res is None else self._resource(where, "resource", res))
-            board_coins.append(codes.START_COINS + self._int(where, "extra_coins", w.get("extra_coins", 0), 0, 20))
-            promo = w.get("promo", False)
-            if not isinstance(promo, bool):
-                self.fail(where, "promo", "expected true or false")
-            board_promo.append(int(promo))
-            sides = w.get("sides")
-            if not isinstance(sides, dict) or set(sides) != {"A", "B"}:
-                self.fail(where, "sides", "expected exactly the two sides A and B")
-            for s, side in enumerate("AB"):
-                stages = sides[side]
-                if not isinstance(stages, list) or not stages:
-                    self.fail(f"{where} side {side}", "stages", "a wonder side needs at least one stage")
-                if len(stages) > codes.MAX_STAGES:
-                    self.fail(f"{where} side {side}", "stages", f"at most {codes.MAX_STAGES} stages")
-                board_stages[b, s] = len(stages)
-                for k, st in enumerate(stages):
-                    swhere = f"{where} side {side} stage {k + 1}"
-                    if not isinstance(st, dict):
-                        self.fail(swhere, "cost", "expected a mapping with cost and effects")
-                    for key in st:
-                        if key not in _STAGE_KEYS:
-                            self.fail(swhere, key, "unknown stage effect")
-                    row = self._blank_row(codes.STAGE_KIND)
-                    _, row["cost"] = self._cost(swhere, st.get("cost"), allow_coins=False)
-                    self._effects(swhere, st, row)
-                    if row["tradeable"]:
-                        self.fail(swhere, "tradeable", "wonder-stage production is never tradeable")
-                    board_stage_ent[b, s, k] = len(rows)
-                    rows.append(row)
-        if not board_ids:
-            raise DataError(f"{self.source}: no wonders")
+    def _wonder(self, boards: "_BoardList", rows: list, b: int, w):
+        """Check one wonder entry; its stages join the entity rows after the cards."""
+        if not isinstance(w, dict) or not isinstance(w.get("id"), str):
+            raise DataError(f"{self.source}: wonder #{b + 1}: field 'id': missing")
+        where = f"wonder {brief(w['id'])}"
+        for k in w:
+            if k not in _WONDER_KEYS:
+                self.fail(where, k, "unknown field")
+        if w["id"] in boards.ids:
+            self.fail(where, "id", "the id appears twice")
+        boards.ids.append(w["id"])
+        wname = w.get("name", w["id"])
+        if not isinstance(wname, str):
+            self.fail(where, "name", f"expected the wonder's name as text, got {brief(wname)}")
+        boards.names.append(wname)
+        res = w.get("resource")
+        boards.resource.append(-1 if res is None else self._resource(where, "resource", res))
+        boards.coins.append(codes.START_COINS + self._int(where, "extra_coins", w.get("extra_coins", 0), 0, 20))
+        promo = w.get("promo", False)
+        if not isinstance(promo, bool):
+            self.fail(where, "promo", "expected true or false")
+        boards.promo.append(int(promo))
+        sides = w.get("sides")
+        if not isinstance(sides, dict) or set(sides) != {"A", "B"}:
+            self.fail(where, "sides", "expected exactly the two sides A and B")
+        for s, side in enumerate("AB"):
+            stages = sides[side]
+            if not isinstance(stages, list) or not stages:
+                self.fail(f"{where} side {side}", "stages", "a wonder side needs at least one stage")
+            if len(stages) > codes.MAX_STAGES:
+                self.fail(f"{where} side {side}", "stages", f"at most {codes.MAX_STAGES} stages")
+            boards.stages[b, s] = len(stages)
+            for k, st in enumerate(stages):
+                swhere = f"{where} side {side} stage {k + 1}"
+                if not isinstance(st, dict):
+                    self.fail(swhere, "cost", "expected a mapping with cost and effects")
+                for key in st:
+                    if key not in _STAGE_KEYS:
+                        self.fail(swhere, key, "unknown stage effect")
+                row = self._blank_row(codes.STAGE_KIND)
+                _, row["cost"] = self._cost(swhere, st.get("cost"), allow_coins=False)
+                self._effects(swhere, st, row)
+                if row["tradeable"]:
+                    self.fail(swhere, "tradeable", "wonder-stage production is never tradeable")
+                boards.stage_ent[b, s, k] = len(rows)
+                rows.append(row)
+
+    def _tables(self, cards: "_CardList", chain, copies, boards: "_BoardList") -> Tables:
+        """The read-only arrays (layout in the module docstring)."""
+        rows = cards.rows
 
         def col(key, dtype):
             return np.array([r[key] for r in rows], dtype=dtype)
 
         arrays = dict(
-            card_name_id=np.array(name_ids, dtype=np.int16),
-            card_age=np.array(ages, dtype=np.int8),
+            card_name_id=np.array(cards.name_ids, dtype=np.int16),
+            card_age=np.array(cards.ages, dtype=np.int8),
             card_copies=copies,
             card_chain=chain,
             ent_kind=col("kind", np.int8),
@@ -551,16 +591,16 @@ class _Compiler:
             ent_points_per=col("points_per", np.int16).reshape(-1, 3),
             ent_power=col("power", np.int8),
             ent_copy=col("copy", np.int8).reshape(-1, 2),
-            board_resource=np.array(board_res, dtype=np.int8),
-            board_coins=np.array(board_coins, dtype=np.int8),
-            board_promo=np.array(board_promo, dtype=np.int8),
-            board_stages=board_stages,
-            board_stage_ent=board_stage_ent,
+            board_resource=np.array(boards.resource, dtype=np.int8),
+            board_coins=np.array(boards.coins, dtype=np.int8),
+            board_promo=np.array(boards.promo, dtype=np.int8),
+            board_stages=boards.stages,
+            board_stage_ent=boards.stage_ent,
         )
         for a in arrays.values():
             a.setflags(write=False)
         return Tables(
-            data_sha256=self.digest, source=self.source, raw=self.raw, card_names=tuple(card_names),
-            names=tuple(names), board_ids=tuple(board_ids), board_names=tuple(board_names),
-            card_players=tuple(card_players), lookup=lookup, **arrays,
+            data_sha256=self.digest, source=self.source, raw=self.raw, card_names=tuple(cards.card_names),
+            names=tuple(cards.names), board_ids=tuple(boards.ids), board_names=tuple(boards.names),
+            card_players=tuple(cards.players), lookup=cards.lookup, **arrays,
         )
