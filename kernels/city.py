@@ -12,7 +12,7 @@ from wsim.codes import (COPY_CHOICE, COPY_LEFT, COPY_RIGHT, COUNT_DEFEATS, COUNT
                         POW_COPY_GUILD, POW_COPY_STAGE, PURPLE, RAW_MASK, SCOPE_LEFT, SCOPE_RIGHT,
                         SCOPE_SELF, TRADE_PRICE)
 from wsim.kernels.layout import (B_STAGE_ENT, B_STAGES, E_CHAIN, E_CHOICE, E_COINS, E_COPY_OF,
-                                 E_COPY_STAGE, E_COST, E_CPER, E_DISCOUNT, E_KIND, E_NAME, E_POWER, E_PROD,
+                                 E_COPY_STAGE, E_COST, E_COINS_PER, E_DISCOUNT, E_KIND, E_NAME_ID, E_POWER, E_PROD,
                                  E_SCIENCE, E_SHIELDS, E_TRADEABLE, F_BOARD, F_CARDS, F_CHOICE, F_COLORS,
                                  F_COPY3, F_COPY_GUILD, F_DEFEATS, F_DISC, F_LP, F_NCARDS, F_NCHOICE,
                                  F_NSELL_CHOICE, F_OWNED, F_POWERS, F_PROD, F_RP, F_SCI, F_SELL,
@@ -33,7 +33,7 @@ def right_of(n, s):
 @njit(cache=True)
 def owns_name(ent, seat, s, card):
     """Whether seat s has a building of the card's name."""
-    return seat[s, F_OWNED + ent[card, E_NAME]] != 0
+    return seat[s, F_OWNED + ent[card, E_NAME_ID]] != 0
 
 
 @njit(cache=True)
@@ -126,7 +126,7 @@ def add_entity(ent, seat, s, e, is_card):
     if is_card:
         seat[s, F_CARDS + seat[s, F_NCARDS]] = e
         seat[s, F_NCARDS] += 1
-        seat[s, F_OWNED + ent[e, E_NAME]] = 1
+        seat[s, F_OWNED + ent[e, E_NAME_ID]] = 1
         seat[s, F_COLORS + ent[e, E_KIND]] += 1
 
 
@@ -168,7 +168,7 @@ def count(seat, n, s, amount, what, scope, extra_purple):
 @njit(cache=True)
 def coins_when_built(ent, seat, n, s, e):
     """Coins an entity gives when it resolves, on the cities as they stand."""
-    return ent[e, E_COINS] + count(seat, n, s, ent[e, E_CPER], ent[e, E_CPER + 1], ent[e, E_CPER + 2], 0)
+    return ent[e, E_COINS] + count(seat, n, s, ent[e, E_COINS_PER], ent[e, E_COINS_PER + 1], ent[e, E_COINS_PER + 2], 0)
 
 
 @njit(cache=True)

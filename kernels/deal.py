@@ -18,7 +18,6 @@ from numba import njit
 from wsim.codes import HAND_SIZE, PURPLE
 from wsim.kernels.layout import B_PROMO, DEAL_DECK, DEAL_POOL, E_AGE, E_COPIES, E_KIND, kernel_tables
 from wsim.kernels.rng import STREAM_DEAL, draw_below, stream_key
-from wsim.tables import DataError
 
 
 @njit(cache=True)
@@ -89,16 +88,12 @@ def deal_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo_i
     return counter
 
 
-def check_board_pool(tables, boards, promo_in_pool: bool):
-    """Refuse seats that want a random board when the pool has too few left (deal_game would
-    read past the shuffled pool): DataError naming what is missing."""
+def board_pool(board, boards, promo_in_pool: bool) -> tuple:
+    """(seats wanting a random board, boards left in the pool for them). deal_game reads past
+    the shuffled pool when the first is larger: callers check it (wsim.settings)."""
     fixed = {int(b) for b in boards if b >= 0}
-    pool = sum(1 for b in range(tables.n_boards)
-               if b not in fixed and (not tables.board_promo[b] or promo_in_pool))
-    wanted = sum(1 for b in boards if b < 0)
-    if wanted > pool:
-        raise DataError(f"{tables.source}: {wanted} seats need a random board but the pool holds only {pool} "
-                        "(promo boards join it only with --manneken-pis)")
+    pool = sum(1 for b in range(board.shape[0]) if b not in fixed and (not board[b, B_PROMO] or promo_in_pool))
+    return sum(1 for b in boards if b < 0), pool
 
 
 def deal(tables, n, seed, game, board_spec=None, side_spec=None, promo_in_pool=False):
@@ -106,7 +101,9 @@ def deal(tables, n, seed, game, board_spec=None, side_spec=None, promo_in_pool=F
     ent, board, n_cards = kernel_tables(tables)
     if board_spec is None:
         board_spec = np.full(n, -1, dtype=np.int8)
-    check_board_pool(tables, board_spec, promo_in_pool)
+    wanted, pool = board_pool(board, board_spec, promo_in_pool)
+    if wanted > pool:
+        raise ValueError(f"{wanted} seats want a random board, the pool has {pool}")
     if side_spec is None:
         side_spec = np.full(n, -1, dtype=np.int8)
     boards = np.zeros(n, dtype=np.int8)

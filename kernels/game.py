@@ -13,7 +13,7 @@ from wsim.kernels.layout import (DEAL_DECK, DEAL_POOL, F_COUNT, G_COUNT, G_PHASE
                                  PH_AGE_END)
 from wsim.kernels.policy import decide
 from wsim.kernels.step import apply, end_age, final, init_game, legal, pending
-from wsim.kernels.trade import MAX_OPTIONS
+from wsim.kernels.schema import MAX_OPTIONS
 
 BLOCK = 64  # games per parallel work item; each item allocates its state once
 

@@ -27,14 +27,13 @@ Manneken Pis' stage-3 neighbour (left on a tie).
 import numpy as np
 from numba import njit
 
-from wsim.codes import COPY_LEFT, COPY_RIGHT, DISCARD_COINS, N_RES
+from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS, N_RES
 from wsim.kernels.city import coins_when_built, count, stage_source, stage_source_with
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHOICE, E_POINTS, E_PPER, E_PROD, E_SCIENCE,
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHOICE, E_POINTS, E_POINTS_PER, E_PROD, E_SCIENCE,
                                  E_SHIELDS, F_CTR, F_HAND, F_STAGES, G_AGE, G_N, M_ACTION, M_CARD,
                                  M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT, M_SLOT)
 from wsim.kernels.rng import draw_below
 from wsim.kernels.score import science_with
-from wsim.movelog import ACT_DISCARD, ACT_STAGE
 
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
@@ -64,7 +63,7 @@ def draw(seat, keys, s, m):
 def entity_value(ent, seat, n, s, e, paid, params, age):
     """Greedy value of entity e entering seat s's city now, in `age`, having paid `paid` coins
     (params: every seat's parameter rows; seat s's are used)."""
-    points = ent[e, E_POINTS] + count(seat, n, s, ent[e, E_PPER], ent[e, E_PPER + 1], ent[e, E_PPER + 2], 0)
+    points = ent[e, E_POINTS] + count(seat, n, s, ent[e, E_POINTS_PER], ent[e, E_POINTS_PER + 1], ent[e, E_POINTS_PER + 2], 0)
     if ent[e, E_SCIENCE] >= 0:
         points += science_with(seat, s, ent[e, E_SCIENCE]) - science_with(seat, s, -1)
     units = 0

@@ -10,7 +10,7 @@ from numba import njit
 
 from wsim.codes import BLUE, PURPLE, SCI_ANY, YELLOW
 from wsim.kernels.city import count, left_of, owns_name, right_of
-from wsim.kernels.layout import (E_KIND, E_POINTS, E_PPER, E_SCIENCE, F_CARDS, F_COINS, F_COPY_GUILD, F_MIL,
+from wsim.kernels.layout import (E_KIND, E_POINTS, E_POINTS_PER, E_SCIENCE, F_CARDS, F_COINS, F_COPY_GUILD, F_MIL,
                                  F_NCARDS, F_SCI, F_STAGE_E, F_STAGES, RES_CIVILIAN, RES_COINS,
                                  RES_COMMERCIAL, RES_GUILD, RES_MILITARY, RES_RANK, RES_SCIENCE, RES_TOTAL,
                                  RES_TREASURY, RES_WONDER)
@@ -51,7 +51,7 @@ def science_with(seat, s, sym):
 
 @njit(cache=True)
 def _points_of(ent, seat, n, s, c, extra):
-    return ent[c, E_POINTS] + count(seat, n, s, ent[c, E_PPER], ent[c, E_PPER + 1], ent[c, E_PPER + 2], extra)
+    return ent[c, E_POINTS] + count(seat, n, s, ent[c, E_POINTS_PER], ent[c, E_POINTS_PER + 1], ent[c, E_POINTS_PER + 2], extra)
 
 
 @njit(cache=True)

@@ -25,7 +25,8 @@ as taking nothing. Seats may decide in any order: each draws from its own random
 
 from numba import njit
 
-from wsim.codes import (COPY_LEFT, COPY_RIGHT, HAND_SIZE, POW_DISCARD_BUILD, POW_SEVENTH, TURNS_PER_AGE)
+from wsim.codes import (COPY_LEFT, COPY_RIGHT, DISCARD_BUILD, HAND_SIZE, MOVE, POW_DISCARD_BUILD, POW_SEVENTH,
+                        SEVENTH, TURNS_PER_AGE)
 from wsim.kernels.city import add_entity, coins_when_built, left_of, owns_name, right_of, stage_source
 from wsim.kernels.deal import deal_game
 from wsim.kernels.layout import (DECLINE, PH_AGE_END, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_NEEDS3, C_ON, C_RIGHT,
@@ -37,7 +38,6 @@ from wsim.kernels.layout import (DECLINE, PH_AGE_END, C_ACTION, C_CARD, C_COIN_C
                                  RES_BOARD, RES_COINS, RES_NCARDS, RES_SHIELDS, RES_SIDE, RES_STAGES)
 from wsim.kernels.score import rank_seats, score_seat
 from wsim.kernels.turn import legal_moves, log_event, military, reset_state, resolve
-from wsim.movelog import DISCARD_BUILD, MOVE, SEVENTH
 
 
 @njit(cache=True)

@@ -32,9 +32,7 @@ import numpy as np
 from numba import njit
 
 from wsim.codes import N_RES
-
-MAX_OPTIONS = 16
-MAX_CHOICE_SLOTS = 14  # two words of 7 units per source
+from wsim.kernels.schema import MAX_CHOICE_SLOTS, MAX_OPTIONS
 
 _GUARD = 0x80808080808080  # bit 7 of each of the 7 fields
 _LOW7 = 0x7F7F7F7F7F7F7F  # 127 in each field

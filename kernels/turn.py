@@ -9,7 +9,7 @@ policy draws the same numbers and plays the same game in both engines.
 
 from numba import njit
 
-from wsim.codes import (COPY_CHOICE, DISCARD_COINS, MILITARY_LOSS, MILITARY_WIN, POW_COPY_STAGE,
+from wsim.codes import (ACT_BUILD, ACT_BUILD_FREE, ACT_DISCARD, ACT_STAGE, MILITARY, COPY_CHOICE, DISCARD_COINS, MILITARY_LOSS, MILITARY_WIN, POW_COPY_STAGE,
                         POW_FREE_BUILD, TURNS_PER_AGE)
 from wsim.kernels.city import (add_entity, chain_applies, coins_when_built, left_of, owns_name, purchase,
                                right_of, set_prices, stage_entity, stage_source)
@@ -20,8 +20,7 @@ from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_C
                                  G_BUILT, G_NBUILT, M_ACTION, M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT,
                                  M_RIGHT, M_SLOT)
 from wsim.kernels.rng import STREAM_SEAT0, stream_key
-from wsim.kernels.trade import MAX_OPTIONS
-from wsim.movelog import ACT_BUILD, ACT_BUILD_FREE, ACT_DISCARD, ACT_STAGE, MILITARY
+from wsim.kernels.schema import MAX_OPTIONS
 
 WIN_AGE1, WIN_AGE2, WIN_AGE3 = MILITARY_WIN
 

@@ -178,7 +178,7 @@ def kernel_trade_doc(t, pos, seat: int, card) -> dict:
     """The `wsim trade --json` document, every number from the kernels (card None: next stage)."""
     from wsim.kernels.city import chain_applies, owns_name, purchase, stage_entity
     from wsim.kernels.layout import E_COIN_COST, E_HAS_COST
-    from wsim.kernels.trade import MAX_OPTIONS
+    from wsim.kernels.schema import MAX_OPTIONS
 
     ent, board, _ = kernel_tables(t)
     state = state_of_position(t, pos)

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from wsim.codes import N_RES, RESOURCES
-from wsim.kernels.trade import MAX_CHOICE_SLOTS, MAX_OPTIONS, trade_options
+from wsim.kernels.schema import MAX_CHOICE_SLOTS, MAX_OPTIONS
+from wsim.kernels.trade import trade_options
 from wsim.reference.trade import purchase_options
 
 RAW = 0b0001111

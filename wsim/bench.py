@@ -26,7 +26,8 @@ import numpy as np
 from numba import njit
 
 from wsim import RULES_VERSION, __version__, tables as tables_mod
-from wsim.kernels.trade import MAX_OPTIONS, trade_options_at
+from wsim.kernels.schema import MAX_OPTIONS
+from wsim.kernels.trade import trade_options_at
 from wsim.run import Runner, available_cores, set_threads
 from wsim.settings import Settings
 

@@ -50,19 +50,10 @@ class WsimGroup(click.Group):
             ctx.exit(128 + e.signum)
 
 
-def load_kernel_limits(t: tables.Tables):
-    """Check tables against the kernels' limits (DataError), as every command that plays does."""
-    from wsim.kernels.layout import kernel_tables
-
-    kernel_tables(t)
-
-
 def load_tables(ctx: click.Context) -> tables.Tables:
-    """The tables of the data file chosen by `--data` / WSIM_DATA, checked against the kernels'
-    limits too, so that every command reports a data error the same way."""
-    t = tables.load(ctx.obj.get("data"))
-    load_kernel_limits(t)
-    return t
+    """The tables of the data file chosen by `--data` / WSIM_DATA (checked, the kernels' limits
+    included, so that every command reports a data error the same way)."""
+    return tables.load(ctx.obj.get("data"))
 
 
 @click.group(cls=WsimGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -348,7 +339,6 @@ def replay_cmd(ctx, directory, game, as_json):
         t = installed
     else:
         t = tables_of_dataset(path, header, meta["data_sha256"], installed)
-        load_kernel_limits(t)
     try:
         settings = settings_from_metadata(meta, t)
     except SettingsError as e:

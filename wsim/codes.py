@@ -42,7 +42,7 @@ POWERS = (
 )
 POW_NONE, POW_SEVENTH, POW_FREE_BUILD, POW_COPY_GUILD, POW_DISCARD_BUILD, POW_COPY_STAGE = range(6)
 
-# ent_copy[:, 1]: which neighbour a copy_neighbor_stage stage copies.
+# ent_copy_of: which neighbour a copy_neighbor_stage stage copies.
 COPY_LEFT, COPY_RIGHT, COPY_CHOICE = 0, 1, 2
 COPY_OF = ("left", "right", "left_or_right")
 
@@ -57,7 +57,13 @@ MIN_PLAYERS = 3
 MAX_PLAYERS = 7
 MILITARY_WIN = (1, 3, 5)  # by age
 MILITARY_LOSS = -1
-MAX_STAGES = 4
 
 # Score categories, in the order of INTERFACES section 1.
 CATEGORIES = ("military", "treasury", "wonder", "civilian", "science", "commercial", "guild")
+
+# Move-log events (wsim.movelog documents the columns) and move actions: the kernels write them.
+MOVE, SEVENTH, DISCARD_BUILD, MILITARY = range(4)
+KINDS = ("move", "seventh", "discard_build", "military")
+ACT_BUILD, ACT_BUILD_FREE, ACT_STAGE, ACT_DISCARD = range(4)
+ACTIONS = ("build", "build_free", "stage", "discard")
+EVENT_COLUMNS = ("kind", "age", "turn", "seat", "card", "action", "left", "right", "extra")

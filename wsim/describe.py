@@ -60,7 +60,7 @@ def effect_words(tables: Tables, e: int) -> str:
         out.append("points at the end: " + _count_words(t.ent_points_per[e]))
     p = int(t.ent_power[e])
     if p == codes.POW_COPY_STAGE:
-        stage, of = int(t.ent_copy[e, 0]) + 1, codes.COPY_OF[t.ent_copy[e, 1]]
+        stage, of = int(t.ent_copy_stage[e]) + 1, codes.COPY_OF[t.ent_copy_of[e]]
         out.append(f"copies stage {stage} of the {of.replace('_', ' ')} neighbour")
     elif p:
         out.append(codes.POWERS[p].replace("_", " "))

@@ -35,12 +35,10 @@ from wsim import RULES_VERSION, codes
 from wsim.tables import Tables
 
 FORMAT = "wsim-log-1"
-
-MOVE, SEVENTH, DISCARD_BUILD, MILITARY = range(4)
-KINDS = ("move", "seventh", "discard_build", "military")
-ACT_BUILD, ACT_BUILD_FREE, ACT_STAGE, ACT_DISCARD = range(4)
-ACTIONS = ("build", "build_free", "stage", "discard")
-EVENT_COLUMNS = ("kind", "age", "turn", "seat", "card", "action", "left", "right", "extra")
+# The codes live in wsim.codes, which the kernels (writing the log) share; readers know them here.
+MOVE, SEVENTH, DISCARD_BUILD, MILITARY = codes.MOVE, codes.SEVENTH, codes.DISCARD_BUILD, codes.MILITARY
+ACT_BUILD, ACT_BUILD_FREE, ACT_STAGE, ACT_DISCARD = codes.ACT_BUILD, codes.ACT_BUILD_FREE, codes.ACT_STAGE, codes.ACT_DISCARD
+KINDS, ACTIONS, EVENT_COLUMNS = codes.KINDS, codes.ACTIONS, codes.EVENT_COLUMNS
 COPY_NAMES = ("left", "right")
 
 

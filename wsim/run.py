@@ -14,13 +14,13 @@ import numpy as np
 
 from wsim import movelog
 from wsim.codes import CATEGORIES
-from wsim.kernels.deal import check_board_pool, deal
+from wsim.kernels.deal import deal
 from wsim.kernels.game import run_batch
 from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_COINS, RES_COUNT, RES_GUILD, RES_MILITARY, RES_RANK,
                                  RES_TOTAL, kernel_tables)
 from wsim.kernels.policy import P_COUNT
 from wsim.movelog import EVENT_COLUMNS
-from wsim.settings import Settings, SettingsError
+from wsim.settings import Settings, SettingsError, check_board_pool
 from wsim.tables import Tables
 
 

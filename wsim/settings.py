@@ -12,7 +12,7 @@ import numpy as np
 
 from wsim import codes
 from wsim.errors import WsimError, brief
-from wsim.kernels.deal import check_board_pool
+from wsim.kernels.deal import board_pool
 from wsim.kernels.policy import P_COUNT, POLICY_NAMES, default_params
 from wsim.tables import Tables
 
@@ -164,3 +164,12 @@ def settings_from_metadata(meta: dict, tables: Tables) -> Settings:
                           seed=meta["seed"], games=meta["games"], wonders=meta["wonders"], sides=meta["sides"],
                           manneken_pis=meta["manneken_pis"], chunk_size=meta["chunk_size"],
                           params=[p["params"] for p in policies])
+
+
+def check_board_pool(tables: Tables, boards, promo_in_pool: bool):
+    """Refuse seats that want a random board when the pool has too few left (the deal would
+    read past the shuffled pool)."""
+    wanted, pool = board_pool(tables.board, boards, promo_in_pool)
+    if wanted > pool:
+        raise SettingsError(f"{tables.source}: {wanted} seats need a random board but the pool holds only {pool} "
+                            "(promo boards join it only with --manneken-pis)")

@@ -1,47 +1,22 @@
 """Load, validate and compile the card data file into frozen integer tables.
 
-Layout of every table (C cards, S wonder stages, E = C + S "entities", B boards, K name ids)
---------------------------------------------------------------------------------------------
+Layout
+------
 Cards and wonder stages share one id space, the *entities*: ids 0..C-1 are the cards in data-file
 order, ids C..E-1 the stages of every board and side. Anything that carries effects is an
 entity, so the engines compute production, points, coins and powers the same way for both.
 
-Names (Python side only, never passed to kernels)
-  card_names[C]            printed name of each card entry (Age I and II Loom are two entries)
-  names[K]                 distinct building names; the one-copy-per-name rule works on these
-  board_ids[B]             wonder ids ("rhodes", ..., "manneken_pis")
+Names (Python side only, never passed to kernels): card_names[C] (printed name of each card
+entry; Age I and II Loom are two entries), names[K] (distinct building names: the
+one-copy-per-name rule works on these), board_ids[B] ("rhodes", ..., "manneken_pis").
 
-Cards                      (all numpy, read-only)
-  card_name_id[C]   int16  index into names
-  card_age[C]       int8   1..3
-  card_copies[C,8]  int8   copies used in an N-player game, indexed by N (0 for guilds)
-  card_chain[C,2]   uint64 bitmask over name ids (bit k of word k>>6): owning any of these
-                           buildings makes the card free (RULES.md section 3)
+The numbers are two read-only int32 arrays in the kernels' own layout, declared field by field
+in wsim.kernels.schema: `ent` (one row per entity) and `board` (one row per board). Each field is
+also a read-only view named after it: `ent_<field>` (e.g. ent_cost[E, 7]), `card_<field>` for
+the card-only fields (card_name_id, card_age, card_chain, card_copies: C rows) and
+`board_<field>` (board_stage_ent viewed as [B, 2, MAX_STAGES]):
 
-Entities (cards and stages)
-  ent_kind[E]        int8  card colour 0..6 (codes.COLORS), 7 for a wonder stage
-  ent_coin_cost[E]   int8  coins paid to the bank
-  ent_cost[E,7]      int8  resource cost, by codes.RESOURCES
-  ent_prod[E,7]      int8  fixed production units
-  ent_choice[E]      int8  one extra production unit chosen among these resources (bitmask), 0 = none
-  ent_tradeable[E]   int8  1 if neighbours may buy the entity's production
-  ent_points[E]      int8  flat points at the end
-  ent_shields[E]     int8  military strength
-  ent_coins[E]       int8  coins taken once, when built
-  ent_science[E]     int8  -1 none, 0 compass, 1 gear, 2 tablet, 3 any (wildcard)
-  ent_discount[E]    int8  codes.DISC_* bits: goods bought for 1 coin from that neighbour
-  ent_coins_per[E,3] int16 (amount, count, scope): coins when built = amount x count over scope
-  ent_points_per[E,3] int16 same, points at final scoring; count is a colour bitmask or
-                           codes.COUNT_STAGES / COUNT_DEFEATS, scope codes.SCOPE_* bits
-  ent_power[E]       int8  codes.POW_*
-  ent_copy[E,2]      int8  for POW_COPY_STAGE: (stage index from 0, codes.COPY_LEFT/RIGHT/CHOICE)
-
-Boards (side index 0 = A, 1 = B)
-  board_resource[B]      int8  starting resource, -1 for none (Manneken Pis)
-  board_coins[B]         int8  starting coins (3 + extra)
-  board_promo[B]         int8  1 for a promo board, out of the random pool unless asked for
-  board_stages[B,2]      int8  number of stages of each side
-  board_stage_ent[B,2,4] int16 entity id of each stage, -1 past the last one
+{schema}
 """
 
 from __future__ import annotations
@@ -57,10 +32,14 @@ import numpy as np
 
 from wsim import codes
 from wsim.errors import WsimError, brief
+from wsim.kernels.schema import (BOARD, CARD_ONLY, DEAL_DECK, DEAL_POOL, ENTITY, MAX_CHAIN, MAX_CHOICE,
+                                 MAX_CHOICE_SLOTS, MAX_COST_UNITS, MAX_MOVES, MAX_NAMES, MAX_SEATS, MAX_STAGES)
+from wsim.kernels.schema import describe as describe_layout
 from wsim.yamlfile import YamlFileError, parse, read_bytes
 
+__doc__ = __doc__.format(schema=describe_layout())
+
 DEFAULT_DATA = "cards.yaml"
-MAX_CHAIN_SOURCES = 2  # the kernels keep two chain sources per card (Forum has two)
 
 
 class DataError(WsimError):
@@ -83,36 +62,18 @@ class Tables:
     board_ids: tuple
     board_names: tuple
     card_players: tuple  # per card, the printed player counts (for display)
-    card_name_id: np.ndarray
-    card_age: np.ndarray
-    card_copies: np.ndarray
-    card_chain: np.ndarray
-    ent_kind: np.ndarray
-    ent_coin_cost: np.ndarray
-    ent_cost: np.ndarray
-    ent_prod: np.ndarray
-    ent_choice: np.ndarray
-    ent_tradeable: np.ndarray
-    ent_points: np.ndarray
-    ent_shields: np.ndarray
-    ent_coins: np.ndarray
-    ent_science: np.ndarray
-    ent_discount: np.ndarray
-    ent_coins_per: np.ndarray
-    ent_points_per: np.ndarray
-    ent_power: np.ndarray
-    ent_copy: np.ndarray
-    board_resource: np.ndarray
-    board_coins: np.ndarray
-    board_promo: np.ndarray
-    board_stages: np.ndarray
-    board_stage_ent: np.ndarray
+    ent: np.ndarray  # int32[E, ENTITY.count]
+    board: np.ndarray  # int32[B, BOARD.count]
     lookup: dict = field(repr=False, compare=False)
     raw: bytes = field(default=b"", repr=False, compare=False)  # the file's text: datasets carry it
 
     @property
     def n_cards(self) -> int:
         return len(self.card_names)
+
+    @property
+    def n_ent(self) -> int:
+        return self.ent.shape[0]
 
     @property
     def n_boards(self) -> int:
@@ -137,17 +98,36 @@ class Tables:
 
     def chain_sources(self, card: int) -> list:
         """Name ids whose ownership makes the card free (its chain_from), ascending."""
-        return [k for k in range(len(self.names)) if int(self.card_chain[card, k >> 6]) >> (k & 63) & 1]
+        return sorted(int(k) for k in self.card_chain[card] if k >= 0)
 
     def copies_chosen_neighbour(self, e: int) -> bool:
         """Whether stage entity e copies a neighbour's stage chosen when built (Manneken Pis A3)."""
-        return self.ent_power[e] == codes.POW_COPY_STAGE and self.ent_copy[e, 1] == codes.COPY_CHOICE
+        return self.ent_power[e] == codes.POW_COPY_STAGE and self.ent_copy_of[e] == codes.COPY_CHOICE
 
     def stage_entity(self, board: int, side: int, stage: int) -> int:
         """Entity id of stage `stage` (0-based) of a board side, -1 if the side has no such stage."""
         if stage >= self.board_stages[board, side]:
             return -1
         return int(self.board_stage_ent[board, side, stage])
+
+
+def _view(array_name: str, offset: int, width: int, rows_of_cards: bool, shape=None):
+    def get(self):
+        a = getattr(self, array_name)
+        if rows_of_cards:
+            a = a[:self.n_cards]
+        v = a[:, offset] if width == 1 else a[:, offset:offset + width]
+        return v.reshape((v.shape[0],) + shape) if shape else v
+    return property(get)
+
+
+# ent_<field>, card_<field> and board_<field>: views of the packed arrays (module docstring)
+for _name, _width, _ in ENTITY.fields:
+    _card = _name in CARD_ONLY
+    setattr(Tables, ("card_" if _card else "ent_") + _name, _view("ent", ENTITY.offsets[_name], _width, _card))
+for _name, _width, _ in BOARD.fields:
+    setattr(Tables, "board_" + _name, _view("board", BOARD.offsets[_name], _width, False,
+                                            (2, MAX_STAGES) if _name == "stage_ent" else None))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -229,7 +209,7 @@ class _BoardList:
     def __init__(self, n_boards: int):
         self.ids, self.names, self.resource, self.coins, self.promo = [], [], [], [], []
         self.stages = np.zeros((n_boards, 2), dtype=np.int8)
-        self.stage_ent = np.full((n_boards, 2, codes.MAX_STAGES), -1, dtype=np.int16)
+        self.stage_ent = np.full((n_boards, 2, MAX_STAGES), -1, dtype=np.int16)
 
 
 class _Compiler:
@@ -363,17 +343,18 @@ class _Compiler:
             c = entry.get("copies")
             if not isinstance(c, dict) or set(c) != {"stage", "of"} or c["of"] not in codes.COPY_OF:
                 self.fail(where, "copies", "expected {stage: 1..4, of: left|right|left_or_right}")
-            row["copy"] = [self._int(where, "copies", c["stage"], 1, codes.MAX_STAGES) - 1,
-                           codes.COPY_OF.index(c["of"])]
+            row["copy_stage"] = self._int(where, "copies", c["stage"], 1, MAX_STAGES) - 1
+            row["copy_of"] = codes.COPY_OF.index(c["of"])
         elif "copies" in entry:
             self.fail(where, "copies", "only meaningful with power copy_neighbor_stage")
 
     @staticmethod
     def _blank_row(kind):
-        return {"kind": kind, "coin_cost": 0, "cost": [0] * 7, "prod": [0] * 7, "choice": 0,
+        """An entity's fields as the data file sets them (schema ENTITY names); the rest is derived."""
+        return {"kind": kind, "coin_cost": 0, "cost": [0] * codes.N_RES, "prod": [0] * codes.N_RES, "choice": 0,
                 "tradeable": 0, "points": 0, "shields": 0, "coins": 0, "science": -1,
                 "discount": 0, "coins_per": [0, 0, 0], "points_per": [0, 0, 0], "power": 0,
-                "copy": [0, 0]}
+                "copy_stage": 0, "copy_of": 0}
 
     # -- the whole file -----------------------------------------------------------------------
     def run(self) -> Tables:
@@ -433,8 +414,8 @@ class _Compiler:
         chains = entry.get("chain_from", [])
         if not isinstance(chains, list) or not all(isinstance(c, str) for c in chains):
             self.fail(where, "chain_from", "expected a list of card names")
-        if len(chains) > MAX_CHAIN_SOURCES:
-            self.fail(where, "chain_from", f"at most {MAX_CHAIN_SOURCES} names")
+        if len(chains) > MAX_CHAIN:
+            self.fail(where, "chain_from", f"at most {MAX_CHAIN} names")
         aliases = entry.get("aliases")
         if aliases is None:
             aliases = []
@@ -475,14 +456,15 @@ class _Compiler:
                     self.fail(where, "aliases", f"alias {brief(alias)} is already {taken} "
                               f"{brief(cards.names[cards.name_ids[cards.lookup[key]]])}")
 
-    def _chains(self, cards: "_CardList") -> np.ndarray:
-        """card_chain: per card, a 128-bit set of the name ids whose ownership makes it free."""
+    def _chains(self, cards: "_CardList") -> list:
+        """Per card, the name ids whose ownership makes it free (at most MAX_CHAIN)."""
         n_cards = len(cards.card_names)
-        chain = np.zeros((n_cards, 2), dtype=np.uint64)
-        if len(cards.names) > 128:
-            raise DataError(f"{self.source}: at most 128 distinct building names, got {len(cards.names)}")
+        if len(cards.names) > MAX_NAMES:
+            raise DataError(f"{self.source}: at most {MAX_NAMES} distinct building names, got {len(cards.names)}")
+        chain = []
         for c, chains in enumerate(cards.chain_names):
             where = f"card {brief(cards.card_names[c])}"
+            ids = []
             for target in chains:
                 key = normalize_name(target)
                 if key not in cards.lookup:
@@ -492,7 +474,9 @@ class _Compiler:
                 if max(src_ages) >= cards.ages[c]:
                     self.fail(where, "chain_from", f"chain from {brief(target)} (Age {max(src_ages)}) "
                                                    "must come from an earlier age")
-                chain[c, nid >> 6] |= np.uint64(1) << np.uint64(nid & 63)
+                if nid not in ids:
+                    ids.append(nid)
+            chain.append(ids)
         return chain
 
     def _decks(self, cards: "_CardList") -> np.ndarray:
@@ -546,8 +530,8 @@ class _Compiler:
             stages = sides[side]
             if not isinstance(stages, list) or not stages:
                 self.fail(f"{where} side {side}", "stages", "a wonder side needs at least one stage")
-            if len(stages) > codes.MAX_STAGES:
-                self.fail(f"{where} side {side}", "stages", f"at most {codes.MAX_STAGES} stages")
+            if len(stages) > MAX_STAGES:
+                self.fail(f"{where} side {side}", "stages", f"at most {MAX_STAGES} stages")
             boards.stages[b, s] = len(stages)
             for k, st in enumerate(stages):
                 swhere = f"{where} side {side} stage {k + 1}"
@@ -564,43 +548,51 @@ class _Compiler:
                 boards.stage_ent[b, s, k] = len(rows)
                 rows.append(row)
 
-    def _tables(self, cards: "_CardList", chain, copies, boards: "_BoardList") -> Tables:
-        """The read-only arrays (layout in the module docstring)."""
-        rows = cards.rows
+    def _tables(self, cards: "_CardList", chain: list, copies, boards: "_BoardList") -> Tables:
+        """The packed read-only arrays (schema ENTITY and BOARD), checked against the kernels' limits."""
+        ent = np.zeros((len(cards.rows), ENTITY.count), dtype=np.int32)
+        for e, row in enumerate(cards.rows):
+            for name, value in row.items():
+                at = ENTITY.offsets[name]
+                ent[e, at:at + ENTITY.width(name)] = value
+        t = Tables(data_sha256=self.digest, source=self.source, raw=self.raw, card_names=tuple(cards.card_names),
+                   names=tuple(cards.names), board_ids=tuple(boards.ids), board_names=tuple(boards.names),
+                   card_players=tuple(cards.players), lookup=cards.lookup, ent=ent,
+                   board=np.zeros((len(boards.ids), BOARD.count), dtype=np.int32))
+        t.ent_has_cost[:] = (t.ent_coin_cost != 0) | t.ent_cost.any(axis=1)
+        ent[:, ENTITY.offsets["name_id"]] = -1  # stages have no name and no chain
+        ent[:, ENTITY.offsets["chain"]:ENTITY.offsets["chain"] + MAX_CHAIN] = -1
+        t.card_name_id[:] = cards.name_ids
+        t.card_age[:] = cards.ages
+        t.card_copies[:] = copies
+        for c, ids in enumerate(chain):
+            t.card_chain[c, :len(ids)] = ids
+        t.board_resource[:] = boards.resource
+        t.board_coins[:] = boards.coins
+        t.board_promo[:] = boards.promo
+        t.board_stages[:] = boards.stages
+        t.board_stage_ent[:] = boards.stage_ent
+        self._kernel_limits(t)
+        ent.setflags(write=False)
+        t.board.setflags(write=False)
+        return t
 
-        def col(key, dtype):
-            return np.array([r[key] for r in rows], dtype=dtype)
-
-        arrays = dict(
-            card_name_id=np.array(cards.name_ids, dtype=np.int16),
-            card_age=np.array(cards.ages, dtype=np.int8),
-            card_copies=copies,
-            card_chain=chain,
-            ent_kind=col("kind", np.int8),
-            ent_coin_cost=col("coin_cost", np.int8),
-            ent_cost=col("cost", np.int8).reshape(-1, codes.N_RES),
-            ent_prod=col("prod", np.int8).reshape(-1, codes.N_RES),
-            ent_choice=col("choice", np.int8),
-            ent_tradeable=col("tradeable", np.int8),
-            ent_points=col("points", np.int8),
-            ent_shields=col("shields", np.int8),
-            ent_coins=col("coins", np.int8),
-            ent_science=col("science", np.int8),
-            ent_discount=col("discount", np.int8),
-            ent_coins_per=col("coins_per", np.int16).reshape(-1, 3),
-            ent_points_per=col("points_per", np.int16).reshape(-1, 3),
-            ent_power=col("power", np.int8),
-            ent_copy=col("copy", np.int8).reshape(-1, 2),
-            board_resource=np.array(boards.resource, dtype=np.int8),
-            board_coins=np.array(boards.coins, dtype=np.int8),
-            board_promo=np.array(boards.promo, dtype=np.int8),
-            board_stages=boards.stages,
-            board_stage_ent=boards.stage_ent,
-        )
-        for a in arrays.values():
-            a.setflags(write=False)
-        return Tables(
-            data_sha256=self.digest, source=self.source, raw=self.raw, card_names=tuple(cards.card_names),
-            names=tuple(cards.names), board_ids=tuple(boards.ids), board_names=tuple(boards.names),
-            card_players=tuple(cards.players), lookup=cards.lookup, **arrays,
-        )
+    def _kernel_limits(self, t: Tables):
+        """Limits the kernels rely on (kernels/schema.py), checked once here so that no game can
+        hit them: a city holds one card per name plus at most 3 stages' choice units (its own,
+        or Manneken Pis copies); the trading solver takes costs of at most MAX_COST_UNITS units."""
+        n_cards = t.n_cards
+        choice_names = len({int(t.card_name_id[c]) for c in range(n_cards) if t.ent_choice[c]})
+        if choice_names + 3 > min(MAX_CHOICE, MAX_CHOICE_SLOTS):
+            raise DataError(f"{self.source}: the kernels hold {min(MAX_CHOICE, MAX_CHOICE_SLOTS)} choice units "
+                            f"per city; this data allows {choice_names + 3}")
+        n_guilds = int((t.ent_kind[:n_cards] == codes.PURPLE).sum())
+        if t.n_boards > DEAL_POOL or max(n_guilds, 7 * MAX_SEATS) > DEAL_DECK:
+            raise DataError(f"{self.source}: the kernels deal from at most {DEAL_POOL} boards and "
+                            f"{DEAL_DECK} cards per age (guilds included)")
+        if n_cards > MAX_MOVES:
+            raise DataError(f"{self.source}: the kernels list at most {MAX_MOVES} discard-pile cards; this data "
+                            f"has {n_cards} cards")
+        if int(t.ent_cost.sum(axis=1).max()) > MAX_COST_UNITS:
+            raise DataError(f"{self.source}: the kernels' trading solver takes costs of at most "
+                            f"{MAX_COST_UNITS} resource units")

@@ -90,7 +90,7 @@ class Position:
         e = t.stage_entity(city.board, city.side, k)
         if e < 0 or t.ent_power[e] != codes.POW_COPY_STAGE:
             return e, False
-        stage, of = int(t.ent_copy[e, 0]), int(t.ent_copy[e, 1])
+        stage, of = int(t.ent_copy_stage[e]), int(t.ent_copy_of[e])
         if of == codes.COPY_CHOICE:
             of = city.copy3
         if of == codes.COPY_LEFT:

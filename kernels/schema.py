@@ -1,0 +1,190 @@
+"""Every field of the compiled tables and of the kernels' state, and every kernel limit: declared
+once, here. Everything else is derived from these declarations:
+
+- the packed integer rows the kernels index (`ENTITY`, `BOARD`, `SEAT`, ...) and their offset
+  constants (`E_COST`, `F_COINS`, ...: prefix + field name in capitals), made by layout.py;
+- the `Tables` of wsim/tables.py, which holds the packed `ent` and `board` arrays themselves
+  and exposes each field as a read-only view (`t.ent_cost`, `t.card_age`, `t.board_coins`);
+- the layout text of the layout.py and tables.py docstrings (`describe()`);
+- the checks that a data file fits the limits, made once when tables are compiled.
+
+Plain Python: no numba, nothing from the Python front (kernels import this module).
+"""
+
+from __future__ import annotations
+
+from wsim import codes
+
+# -- limits, each with its derivation ------------------------------------------------------------
+MAX_SEATS = codes.MAX_PLAYERS  # 7 seats
+MAX_STAGES = 4  # stages of a wonder side (the base game has at most 4: Giza B)
+MAX_CHAIN = 2  # chain sources of one card (Forum chains from two buildings)
+MAX_NAMES = 128  # distinct building names: the seat keeps one "owned" flag per name
+MAX_CITY = 32  # cards in one city: 18 turns + 3 7th cards + 6 discard builds, rounded up
+MAX_CHOICE = 16  # choice units in a city: one per choice-producing name + 3 stages, rounded up
+MAX_OPTIONS = 16  # Pareto purchase options of one cost: a cost of <= MAX_COST_UNITS units pays the
+#                   left neighbour 0..2 x 7 coins, one option per left payment at most, rounded up
+MAX_COST_UNITS = 7  # resource units of one cost the trading solver takes (left payments 0..14)
+MAX_CHOICE_SLOTS = 14  # choice units of one seller the solver packs: two 64-bit words of 7 units
+MAX_MOVES = 256  # >= a hand's (card, action, purchase) moves, 7 slots x (2 x MAX_OPTIONS build
+#                   and stage purchases + free build + discard) + a decline = 239; also the pile's card
+#                   ids (at most C, checked) 
+MAX_BUILT = 2 * MAX_SEATS + 2  # stages built in one turn: a move and a 7th card per seat, rounded up
+MAX_EVENTS = 192  # log events of one game: at 7 seats 126 moves + 21 military results + the 7th
+#                   cards and discard builds of the (at most two) seats with those powers, rounded up
+DEAL_POOL = 16  # boards one deal shuffles (every board of the data)
+DEAL_DECK = 7 * MAX_SEATS + 16  # cards of one age's deck, or every guild (N + 2 of them are drawn)
+N_COPIES = MAX_SEATS + 1  # card copies are indexed by player count 0..7
+
+
+class Row:
+    """Named fields packed side by side in one int32 row: (name, width, meaning)."""
+
+    def __init__(self, prefix: str, title: str, fields: list):
+        self.prefix = prefix
+        self.title = title
+        self.fields = fields
+        self.offsets = {}
+        at = 0
+        for name, width, _ in fields:
+            self.offsets[name] = at
+            at += width
+        self.count = at
+
+    def width(self, name: str) -> int:
+        return next(w for n, w, _ in self.fields if n == name)
+
+    def constants(self) -> dict:
+        """PREFIX_FIELD -> offset, and PREFIX_COUNT -> the row's width."""
+        out = {f"{self.prefix}{name.upper()}": at for name, at in self.offsets.items()}
+        out[f"{self.prefix}COUNT"] = self.count
+        return out
+
+    def describe(self) -> str:
+        lines = [f"{self.title} ({self.prefix}* offsets, {self.count} int32 columns)"]
+        for name, width, meaning in self.fields:
+            w = f"[{width}]" if width > 1 else ""
+            lines.append(f"  {self.prefix}{name.upper()}{w:<6} {meaning}")
+        return "\n".join(lines)
+
+
+ENTITY = Row("E_", "Entities: one row per card (ids 0..C-1, data-file order), then per wonder stage", [
+    ("kind", 1, "card colour 0..6 (codes.COLORS), codes.STAGE_KIND for a wonder stage"),
+    ("coin_cost", 1, "coins paid to the bank"),
+    ("cost", codes.N_RES, "resource cost, by codes.RESOURCES"),
+    ("prod", codes.N_RES, "fixed production units"),
+    ("choice", 1, "one more unit chosen among these resources (bitmask), 0 = none"),
+    ("tradeable", 1, "1 if neighbours may buy the entity's production"),
+    ("points", 1, "flat points at the end"),
+    ("shields", 1, "military strength"),
+    ("coins", 1, "coins taken once, when built"),
+    ("science", 1, "-1 none, 0 compass, 1 gear, 2 tablet, 3 any (wildcard)"),
+    ("discount", 1, "codes.DISC_* bits: goods bought for 1 coin from that neighbour"),
+    ("coins_per", 3, "(amount, count, scope): coins when built = amount x count over scope"),
+    ("points_per", 3, "the same, points at the end; count: colour bits, COUNT_STAGES or COUNT_DEFEATS"),
+    ("power", 1, "codes.POW_*"),
+    ("copy_stage", 1, "POW_COPY_STAGE: the neighbour's stage index copied (from 0)"),
+    ("copy_of", 1, "POW_COPY_STAGE: codes.COPY_LEFT / COPY_RIGHT / COPY_CHOICE"),
+    ("has_cost", 1, "1 if it costs coins or resources (derived)"),
+    ("name_id", 1, "cards: building name id (one per name: both Looms share one); stages: -1"),
+    ("age", 1, "cards: 1..3"),
+    ("chain", MAX_CHAIN, "cards: name ids whose ownership makes the card free, -1 = none"),
+    ("copies", N_COPIES, "cards: copies in an N-player deck, indexed by N (0 for guilds)"),
+])
+CARD_ONLY = ("name_id", "age", "chain", "copies")  # Tables exposes these as card_* (cards only)
+
+BOARD = Row("B_", "Boards: one row per wonder board (side 0 = A, 1 = B)", [
+    ("resource", 1, "starting resource, -1 for none (Manneken Pis)"),
+    ("coins", 1, "starting coins (3 + extra)"),
+    ("promo", 1, "1 for a promo board: out of the random pool unless asked for"),
+    ("stages", 2, "number of stages of each side"),
+    ("stage_ent", 2 * MAX_STAGES, "entity of stage k of side s at 4s + k, -1 past the last"),
+])
+
+CHOSEN = Row("C_", "A seat's choice this round (inside F_CHOSEN)", [
+    ("on", 1, "-1 not deciding this round, 0 to decide, 1 decided"),
+    ("slot", 1, "hand slot"),
+    ("card", 1, "card id"),
+    ("action", 1, "movelog ACT_*"),
+    ("left", 1, "coins to the left neighbour"),
+    ("right", 1, "coins to the right neighbour"),
+    ("copy3", 1, "stage-3 neighbour chosen, -1 none yet"),
+    ("coin_cost", 1, "coins to the bank"),
+    ("needs3", 1, "1 if the move builds Manneken Pis A's stage 3"),
+])
+
+SEAT = Row("F_", "Seat state: one row per seat", [
+    ("coins", 1, "coins"),
+    ("board", 1, "board id"),
+    ("side", 1, "0 = A, 1 = B"),
+    ("stages", 1, "stages built"),
+    ("copy3", 1, "Manneken Pis A stage 3: -1, or COPY_LEFT / COPY_RIGHT once chosen"),
+    ("free_age", 1, "age of Olympia A's last free build (0 never)"),
+    ("mil", 1, "sum of the military tokens"),
+    ("defeats", 1, "defeat tokens"),
+    ("shields", 1, "military strength"),
+    ("disc", 1, "codes.DISC_* bits in force"),
+    ("powers", 1, "bit p: power p active"),
+    ("ncards", 1, "cards in the city"),
+    ("nchoice", 1, "choice units of the city"),
+    ("nsell_choice", 1, "choice units neighbours may buy"),
+    ("hand_n", 1, "cards in hand"),
+    ("copy_guild", 1, "guild copies (Olympia B3 and its Manneken Pis copies)"),
+    ("ctr", 1, "draws taken from the seat's policy stream"),
+    ("prod", codes.N_RES, "own fixed production"),
+    ("sell", codes.N_RES, "fixed units neighbours may buy"),
+    ("lp", codes.N_RES, "price per resource from the left"),
+    ("rp", codes.N_RES, "price per resource from the right"),
+    ("choice", MAX_CHOICE, "choice units (resource masks)"),
+    ("sell_ch", MAX_CHOICE, "choice units neighbours may buy"),
+    ("colors", 8, "cards per colour"),
+    ("sci", 4, "compass, gear, tablet, wildcards"),
+    ("stage_e", MAX_STAGES, "effective entity of each built stage (-1: a copy of nothing)"),
+    ("cards", MAX_CITY, "card ids in build order"),
+    ("hand", 7, "the hand"),
+    ("hand2", 7, "scratch for passing hands"),
+    ("owned", MAX_NAMES, "1 per owned building name id"),
+    ("chosen", CHOSEN.count, "this round's choice (C_* fields)"),
+])
+
+MOVE = Row("M_", "One legal option of a decision (kernels/step.legal)", [
+    ("slot", 1, "hand slot (-1 for a neighbour, a pile card or a decline)"),
+    ("card", 1, "card id (-1 none; layout.DECLINE declines a discard build)"),
+    ("action", 1, "movelog ACT_* (layout.DECLINE declines a 7th card)"),
+    ("left", 1, "purchase: coins to the left neighbour"),
+    ("right", 1, "purchase: coins to the right neighbour"),
+    ("coin_cost", 1, "coins to the bank"),
+    ("copy3", 1, "a move: 1 if it needs a stage-3 neighbour; a DEC_COPY3 option: COPY_LEFT/RIGHT"),
+    ("default", 1, "1 for the default purchase of its (card, action) pair (RULES.md §4)"),
+])
+
+GAME = Row("G_", "Game header (kernels/step.py)", [
+    ("n", 1, "players"),
+    ("age", 1, "1..3"),
+    ("turn", 1, "1..6"),
+    ("phase", 1, "layout.PH_*"),
+    ("nbuilt", 1, "stages built this turn"),
+    ("dbq_n", 1, "discard builds owed this turn"),
+    ("dbq_pos", 1, "the next one"),
+    ("built", 2 * MAX_BUILT, "(seat, stage index) of each stage built this turn"),
+    ("dbq", MAX_BUILT, "seats owed a discard build, in resolution order"),
+])
+
+RESULT = Row("RES_", "Results: one int16 row per (game, seat)", [
+    ("board", 1, "board id"),
+    ("side", 1, "0 = A, 1 = B"),
+] + [(c, 1, f"{c} points") for c in codes.CATEGORIES] + [
+    ("total", 1, "total points"),
+    ("coins", 1, "coins at the end"),
+    ("shields", 1, "military strength at the end"),
+    ("stages", 1, "stages built"),
+    ("rank", 1, "1 + seats with more points, or equal points and more coins"),
+    ("ncards", 1, "cards in the city"),
+])
+
+ROWS = (ENTITY, BOARD, CHOSEN, SEAT, MOVE, GAME, RESULT)
+
+
+def describe() -> str:
+    """The layout text of every packed row (appended to the layout.py and tables.py docstrings)."""
+    return "\n\n".join(r.describe() for r in ROWS)
