@@ -157,12 +157,12 @@ def test_overwrite_refuses_part_files_not_written_by_wsim(tmp_path, expected):
     before = snapshot(out)
     result = simulate(out, *NEW, "--overwrite")
     assert result.exit_code == 2
-    assert "part-00050.parquet was not written by wsim" in last_error_line(result)
+    assert "part-00050.parquet is not a readable wsim part" in last_error_line(result)
     assert snapshot(out) == before
     (out / "part-00050.parquet").rmdir()
     (out / "part-00003.parquet").write_bytes(b"not parquet")
     result = simulate(out, *NEW, "--overwrite")
-    assert result.exit_code == 2 and "part-00003.parquet was not written by wsim" in last_error_line(result)
+    assert result.exit_code == 2 and "part-00003.parquet is not a readable wsim part" in last_error_line(result)
 
 
 def test_leftover_temporary_files_are_cleaned_not_foreign(tmp_path, expected):
@@ -256,7 +256,7 @@ def test_resume_rules(tmp_path, expected):
     assert json.loads((out / "_wsim_manifest.json").read_text()) == manifest
     # an explicit option that differs from the dataset's
     for args, shown in ((["--seed", "2"], "--seed is 2"), (["--games", "31"], "--games is 31"),
-                        (["--policy", "greedy"], "--policies is greedy,greedy,greedy"),
+                        (["--policy", "greedy"], "--policy is greedy,greedy,greedy"),
                         (["--chunk-size", "5"], "--chunk-size is 5"), (["--players", "4"], "--players is 4")):
         (out / "part-00001.parquet").unlink()
         result = simulate(out, "--resume", *args)
@@ -527,3 +527,99 @@ def test_sigterm_from_a_thread_in_process(tmp_path, long_run):
     assert names[0] == ".wsim-lock" and all(n.startswith("part-") for n in names[1:]) and len(names) > 1
     assert simulate(out, "--resume").exit_code == 0
     assert snapshot(out) == long_run
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the swallowing, on purpose
+def test_a_signal_swallowed_by_a_c_callback_still_ends_the_run(tables):
+    """llvmlite calls Python back from C while numba loads kernels; an exception raised there by
+    the signal handler is swallowed. The signal is remembered and raised after the kernel call."""
+    import ctypes
+
+    from wsim import signals
+    from wsim.run import Runner
+    from wsim.settings import Settings
+
+    saved = {s: signal.getsignal(s) for s in signals.HANDLED}
+    signals.install()
+    try:
+        @ctypes.CFUNCTYPE(None)
+        def callback():
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(10_000):  # the handler runs in here; ctypes ignores its exception
+                pass
+
+        callback()
+        with pytest.raises(signals.Terminated):
+            Runner(tables, Settings(players=3, policies=("random",) * 3)).play(0, 2)
+        assert signals.swallowed() is None
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+
+
+def test_a_signal_during_the_commit_waits_for_it(tmp_path, monkeypatch, expected):
+    """SIGTERM in the middle of the swap: the swap finishes, the new dataset is whole, exit 143."""
+    from wsim import entry
+
+    _, new = expected
+    out = old_dataset(tmp_path)
+    real = folder_mod.OutputFolder._write_journal
+
+    def journal_then_signal(self, old, names):
+        real(self, old, names)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(folder_mod.OutputFolder, "_write_journal", journal_then_signal)
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        status = entry.main(["simulate", "--out", str(out), *NEW, "--overwrite"])
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+    assert status == 143
+    assert snapshot(out) == new
+
+
+def test_overwrite_never_removes_a_foreign_manifest_name(tmp_path):
+    out = old_dataset(tmp_path)
+    (out / "_wsim_manifest.json").unlink()
+    (out / "_wsim_manifest.json").mkdir()
+    (out / "_wsim_manifest.json" / "mine.txt").write_text("keep me")
+    result = simulate(out, *NEW, "--overwrite")
+    assert result.exit_code == 2 and "is not a wsim manifest" in last_error_line(result)
+    assert (out / "_wsim_manifest.json" / "mine.txt").read_text() == "keep me"
+
+
+def test_a_leftover_staging_folder_alone_does_not_make_a_folder_busy(tmp_path, expected):
+    _, new = expected
+    out = tmp_path / "ds"
+    (out / folder_mod.STAGING / "new").mkdir(parents=True)
+    (out / folder_mod.STAGING / "new" / "part-00000.parquet").write_bytes(b"stale")
+    result = simulate(out, *NEW)
+    assert result.exit_code == 0, result.output
+    assert snapshot(out) == new
+
+
+def test_check_while_a_run_holds_the_lock_and_stray_temporaries(tmp_path):
+    out = old_dataset(tmp_path)
+    (out / folder_mod.STAGING / "new").mkdir(parents=True)  # as a live --overwrite has it
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, os, time\n"
+        f"fd = os.open({str(out / '.wsim-lock')!r}, os.O_RDWR)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+        "print('locked', flush=True)\n"
+        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        lines = run_cli("check", str(out)).stdout.splitlines()
+        assert not any("interrupted --overwrite" in line for line in lines)
+        assert lines[-1] == "incomplete: 30 of 30 games"
+    finally:
+        holder.kill()
+        holder.wait()
+    (out / folder_mod.STAGING / "new").rmdir()
+    (out / folder_mod.STAGING).rmdir()
+    (out / "_wsim_manifest.json").unlink()
+    (out / ".part-00003.parquet.tmp").write_bytes(b"")
+    lines = run_cli("check", str(out)).stdout.splitlines()
+    assert any(".part-00003.parquet.tmp: a temporary file" in line for line in lines)

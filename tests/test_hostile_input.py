@@ -334,3 +334,15 @@ def test_expanded_size():
     bomb = yaml.load(BOMB, Loader=yaml.SafeLoader)  # nodes shared, as every YAML loader does
     assert yamlfile.expanded_size(bomb) == yamlfile.MAX_BYTES + 1
     assert time.perf_counter() - start < 1
+
+
+@pytest.mark.parametrize("number", ["0x" + "f" * 200_000, "1:" * 100_000 + "1", "9" * 101, "1." + "5" * 120])
+def test_numbers_of_over_100_characters_are_refused_fast(tmp_path, number):
+    """YAML 1.1 reads hex and base-60 numbers; converting a huge one takes quadratic time or
+    fails past 4300 digits: a number longer than 100 characters is an error, at once."""
+    path = tmp_path / "s.yaml"
+    path.write_text(f"players:\n  - {{wonder: giza, side: A, coins: {number}}}\n"
+                    "  - {wonder: rhodes, side: A}\n  - {wonder: babylon, side: A}\n")
+    result = run_cli("score", str(path))
+    assert result.exit_code == 2
+    assert "characters at line 2 (at most 100)" in last_error_line(result)

@@ -72,4 +72,4 @@ def test_bench_reports_data_beyond_the_kernel_limits(tmp_path, data_doc):
         result = run_cli("--data", str(nine), *command)
         assert result.exit_code == 2
         assert last_error_line(result) == ("Error: nine.yaml: the kernels' trading solver takes costs of at "
-                                           "most 7 resource units"), command
+                                           "most 7 resource units (Palace costs 8)"), command

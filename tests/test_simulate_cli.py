@@ -284,4 +284,4 @@ def test_data_beyond_kernel_limits_is_a_clear_error(tmp_path, data_doc):
     result = run_cli("--data", str(path), "simulate", "--games", "5", "--out", str(tmp_path / "ds"))
     assert result.exit_code == 2
     assert last_error_line(result) == ("Error: big.yaml: the kernels' trading solver takes costs of at most "
-                                       "7 resource units")
+                                       "7 resource units (Palace costs 8)")

@@ -43,9 +43,11 @@ class WsimGroup(click.Group):
             where = f"{e.filename}: " if e.filename else ""
             raise UserError(f"{where}{e.strerror or e}") from None
         except KeyboardInterrupt:
+            signals.swallowed()  # delivered after all
             click.echo("\ninterrupted", err=True)
             ctx.exit(130)
         except signals.Terminated as e:
+            signals.swallowed()
             click.echo(f"\n{e}", err=True)
             ctx.exit(128 + e.signum)
 
@@ -268,15 +270,17 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, wonders, sides, ma
     given = {name for name in ("games", "players", "seed", "wonders", "sides", "manneken_pis", "chunk_size")
              if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)}
     if policy is not None or policies is not None:
-        given.add("policies")
+        given.add("policy" if policy is not None else "policies")
     if ctx.find_root().get_parameter_source("data") not in (ParameterSource.DEFAULT, None):
         given.add("data")
     mode = "overwrite" if overwrite else "resume" if resume else "new"
     _announce_compile()
     try:
         result = simulate(Request(t, settings, mode, frozenset(given)), Path(out), progress=sys.stderr.isatty())
-    except (KeyboardInterrupt, signals.Terminated):
-        click.echo("\ninterrupted: temporary files removed", err=True)
+    except (KeyboardInterrupt, signals.Terminated) as e:
+        done = getattr(e, "wsim_complete", False)
+        click.echo(f"\ninterrupted after the run completed: the dataset in {out} is whole" if done
+                   else "\ninterrupted: temporary files removed", err=True)
         raise
     if result.foreign:
         kept = result.foreign

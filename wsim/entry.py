@@ -6,6 +6,7 @@ a closed stdout pipe (`wsim replay ... | head`) ends it quietly with 141, as for
 """
 
 import os
+import signal
 import sys
 
 from wsim import signals
@@ -38,6 +39,9 @@ def main(argv=None) -> int:
         except PipeClosed:
             _quiet_stdout()
             return 141
+        late = signals.swallowed()  # a signal lost inside a C callback still ends with its status
+        if late is not None:
+            return 130 if late == signal.SIGINT else 128 + late
         return result if isinstance(result, int) else 0
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from wsim import movelog
+from wsim import movelog, signals
 from wsim.codes import CATEGORIES
 from wsim.kernels.deal import deal
 from wsim.kernels.game import run_batch
@@ -61,6 +61,7 @@ class Runner:
         run_batch(self.ent, self.board, self.n_cards, n, np.uint64(self.settings.seed), first_game,
                   self.board_spec, self.side_spec,
                   self.settings.promo_in_pool(), self.policies, self.params, res, cards, events, n_log)
+        signals.check()  # a signal swallowed while numba loaded the kernels ends the run here
         return Chunk(first_game, res, cards, events, n_log)
 
 

@@ -6,6 +6,11 @@ the command line then exits 128 + the signal number (143, 129; 130 for Ctrl-C).
 
 A signal that arrives inside `deferred()` (a commit of renames, a roll-back) is held until the
 section ends: a half-done commit is recoverable, but a finished one is simpler for everybody.
+
+An exception raised by the handler can be swallowed when the signal lands in Python code that C
+calls back into (llvmlite's object-cache callback while numba loads the kernels ignores it).
+So every signal is also remembered, and `check()`, called after each kernel call and when the
+command ends, raises it again if it never ended the command.
 This module imports nothing heavy: the console entry point installs it before anything else.
 """
 
@@ -26,7 +31,8 @@ class Terminated(BaseException):
 
 
 _depth = 0
-_pending: list = []
+_pending: list = []  # signals held by deferred()
+_received: list = []  # signals raised by the handler, in case one was swallowed
 
 
 def _raise_for(signum: int):
@@ -39,7 +45,23 @@ def _handler(signum, frame):
     if _depth:
         _pending.append(signum)
         return
+    _received.append(signum)
     _raise_for(signum)
+
+
+def check():
+    """Raise a signal whose exception was swallowed on its way (module docstring)."""
+    if _received:
+        signum = _received[0]
+        _received.clear()
+        _raise_for(signum)
+
+
+def swallowed():
+    """The signal number of a swallowed signal, or None (cleared)."""
+    signum = _received[0] if _received else None
+    _received.clear()
+    return signum
 
 
 def install():

@@ -18,10 +18,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from wsim import RULES_VERSION, codes, tables as tables_mod
+from wsim import RULES_VERSION, codes, signals, tables as tables_mod
 from wsim.dataset import manifest, parts
 from wsim.errors import brief
-from wsim.dataset.folder import LOCK, DatasetError, OutputFolder, is_temp_of, lock_is_held, probe
+from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, is_temp_of, lock_is_held, probe
 from wsim.run import Chunk, Runner
 from wsim.settings import MAX_CHUNK, Settings, SettingsError, settings_from_metadata
 from wsim.tables import Tables
@@ -125,8 +125,10 @@ def _precheck(out: Path, mode: str):
     if kind == "dir" and lock_is_held(out):
         raise DatasetError(f"{out} is being written by another wsim run")
     if kind == "dir" and mode == "new":
-        # the lock and wsim's own temporary files are not contents: recovery removes the latter
-        _refuse_if_not_empty(out, [n for n in os.listdir(out) if n != LOCK and not is_temp_of(n, parts.owns)])
+        # the lock, the staging folder and wsim's temporary files are not contents: recovery
+        # under the lock removes or finishes the last two
+        _refuse_if_not_empty(out, [n for n in os.listdir(out)
+                                   if n not in (LOCK, STAGING) and not is_temp_of(n, parts.owns)])
 
 
 def _refuse_if_not_empty(out: Path, names: list):
@@ -144,18 +146,26 @@ def _plan_new(req: Request, folder: OutputFolder) -> _Plan:
         _refuse_if_not_empty(folder.path, names)
     replace = []
     if req.mode == "overwrite":
+        # only files wsim wrote are replaced: a part must read as one, the manifest be one
         for name in names:
             if parts.PART_RE.match(name):
                 try:
                     parts.read_header(folder.path / name)
                 except DatasetError:
-                    raise DatasetError(f"--out: {folder.path / name} was not written by wsim; --overwrite "
+                    raise DatasetError(f"--out: {folder.path / name} is not a readable wsim part (damaged, or "
+                                       "not written by wsim); --overwrite replaces only wsim's own files "
+                                       "(move it away first)") from None
+            elif name == parts.MANIFEST:
+                try:
+                    manifest.read(folder.path)
+                except DatasetError:
+                    raise DatasetError(f"--out: {folder.path / name} is not a wsim manifest; --overwrite "
                                        "replaces only wsim's own files (move it away first)") from None
         replace = [n for n in names if n == parts.MANIFEST] + [n for n in names if parts.PART_RE.match(n)]
     return _Plan(req.tables, req.settings, [], list(range(_grid(req.settings))), replace)
 
 
-_OPTION_FIELDS = {"games": "games", "players": "players", "seed": "seed", "policies": "policies",
+_OPTION_FIELDS = {"games": "games", "players": "players", "seed": "seed", "policy": "policies", "policies": "policies",
                   "wonders": "wonders", "sides": "sides", "manneken_pis": "manneken_pis",
                   "chunk_size": "chunk_size"}
 
@@ -332,7 +342,12 @@ def simulate(req: Request, out: Path, progress: bool) -> Result:
             folder.sync()
             if folder.target != folder.path:
                 new = [parts.part_name(i) for i in sorted(entries)] + [parts.MANIFEST]
-                folder.commit(plan.replace, new)
+                try:
+                    folder.commit(plan.replace, new)
+                except (KeyboardInterrupt, signals.Terminated) as e:
+                    # a signal that waited for the commit: the new dataset is whole (say so)
+                    e.wsim_complete = folder.target == folder.path
+                    raise
         except BaseException:
             folder.abort()
             raise

@@ -381,8 +381,11 @@ class _Compiler:
 
     def _card(self, cards: "_CardList", i: int, entry):
         """Check one card entry and add it (its aliases wait until every name is known)."""
-        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"].strip():
+        if not isinstance(entry, dict) or not entry.get("name"):
             raise DataError(f"{self.source}: card #{i + 1}: field 'name': missing")
+        if not isinstance(entry["name"], str) or not entry["name"].strip():
+            raise DataError(f"{self.source}: card #{i + 1}: field 'name': expected the card's printed name as "
+                            f"text, got {brief(entry['name'])}")
         name = entry["name"].strip()
         where = f"card {brief(name)}"
         for k in entry:
@@ -503,8 +506,11 @@ class _Compiler:
 
     def _wonder(self, boards: "_BoardList", rows: list, b: int, w):
         """Check one wonder entry; its stages join the entity rows after the cards."""
-        if not isinstance(w, dict) or not isinstance(w.get("id"), str):
+        if not isinstance(w, dict) or w.get("id") is None:
             raise DataError(f"{self.source}: wonder #{b + 1}: field 'id': missing")
+        if not isinstance(w["id"], str):
+            raise DataError(f"{self.source}: wonder #{b + 1}: field 'id': expected an id such as rhodes, "
+                            f"got {brief(w['id'])}")
         where = f"wonder {brief(w['id'])}"
         for k in w:
             if k not in _WONDER_KEYS:
@@ -593,6 +599,9 @@ class _Compiler:
         if n_cards > MAX_MOVES:
             raise DataError(f"{self.source}: the kernels list at most {MAX_MOVES} discard-pile cards; this data "
                             f"has {n_cards} cards")
-        if int(t.ent_cost.sum(axis=1).max()) > MAX_COST_UNITS:
+        units = t.ent_cost.sum(axis=1)
+        if int(units.max()) > MAX_COST_UNITS:
+            e = int(units.argmax())
+            what = t.card_names[e] if e < n_cards else "a wonder stage"
             raise DataError(f"{self.source}: the kernels' trading solver takes costs of at most "
-                            f"{MAX_COST_UNITS} resource units")
+                            f"{MAX_COST_UNITS} resource units ({what} costs {int(units[e])})")

@@ -80,8 +80,25 @@ def read_bytes(path: str | os.PathLike, what: str = "file") -> bytes:
 # ---------------------------------------------------------------------------------------------
 # Parsing
 
+MAX_NUMBER_CHARS = 100  # a number's text: YAML 1.1 reads 0x..., 0b... and 1:2:3 (base 60) too,
+#                        and converting a long one takes quadratic time or fails past 4300 digits
+
+
 class _Loader(_BASE_LOADER):
-    """The safe loader, refusing a key given twice in one mapping (PyYAML would keep the last)."""
+    """The safe loader, refusing a key given twice in one mapping (PyYAML would keep the last)
+    and numbers written with more than MAX_NUMBER_CHARS characters."""
+
+    def construct_yaml_int(self, node):
+        if len(node.value) > MAX_NUMBER_CHARS:
+            raise YamlFileError(f"a number of {len(node.value):,} characters at line {node.start_mark.line + 1} "
+                                f"(at most {MAX_NUMBER_CHARS})")
+        return super().construct_yaml_int(node)
+
+    def construct_yaml_float(self, node):
+        if len(node.value) > MAX_NUMBER_CHARS:
+            raise YamlFileError(f"a number of {len(node.value):,} characters at line {node.start_mark.line + 1} "
+                                f"(at most {MAX_NUMBER_CHARS})")
+        return super().construct_yaml_float(node)
 
     def construct_mapping(self, node, deep=False):
         pairs = node.value
@@ -99,6 +116,10 @@ class _Loader(_BASE_LOADER):
                                     f"(line {key_node.start_mark.line + 1})")
             seen.add(key)
         return mapping
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
+_Loader.add_constructor("tag:yaml.org,2002:float", _Loader.construct_yaml_float)
 
 
 def parse(raw: bytes) -> object:

@@ -75,7 +75,7 @@ def check(path: Path) -> Report:
     busy = folder.lock_is_held(path)
     if busy:
         report.problems.append(f"{path}: being written by a wsim run (its lock is held)")
-    if (path / folder.STAGING).exists():
+    if (path / folder.STAGING).exists() and not busy:  # while the lock is held, the staging is live
         report.problems.append(f"{path / folder.STAGING}: an interrupted --overwrite; the next wsim run "
                                "writing here finishes or drops it")
     if not (path / MANIFEST).exists():
@@ -120,9 +120,7 @@ def check(path: Path) -> Report:
     for p in part_files(path):
         if p.name not in listed:
             report.problems.append(f"{p}: a part file the manifest does not list")
-    for name in sorted(n.name for n in path.iterdir()):
-        if folder.is_temp_of(name, owns):
-            report.problems.append(f"{path / name}: a temporary file of an interrupted wsim run")
+    _temporary_files(path, report)
     if busy:
         return _closing_incomplete(report, rows_games(doc), expected.get("games"))
     games = rows_games(doc)
@@ -133,6 +131,12 @@ def check(path: Path) -> Report:
     report.closing = (f"damaged: {len(report.problems)} problems" if report.problems
                       else f"ok: {games} games, {rows} rows")
     return report
+
+
+def _temporary_files(path: Path, report: Report):
+    for name in sorted(n.name for n in path.iterdir()):
+        if folder.is_temp_of(name, owns):
+            report.problems.append(f"{path / name}: a temporary file of an interrupted wsim run")
 
 
 def rows_games(doc: dict) -> int:
@@ -163,6 +167,7 @@ def _incomplete(path: Path, report: Report, busy: bool) -> Report:
             continue
         done += header.games
         total = header.meta.get("games") if total is None else total
+    _temporary_files(path, report)
     if not busy:
         report.problems.append(f"{path / MANIFEST}: missing (the run did not complete; "
                                f"`wsim simulate --resume --out {path}` completes it)")
