@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -48,6 +49,23 @@ def old_dataset(tmp_path) -> Path:
     out = tmp_path / "ds"
     assert simulate(out, *OLD).exit_code == 0
     return out
+
+
+@contextmanager
+def lock_held_by_another_process(out: Path):
+    """A real second process holding DIR/.wsim-lock until the block ends."""
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, os, time\n"
+        f"fd = os.open({str(out / '.wsim-lock')!r}, os.O_RDWR)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+        "print('locked', flush=True)\n"
+        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 class Crash(BaseException):
@@ -180,23 +198,13 @@ def test_a_second_writer_is_refused(tmp_path, expected):
     """F3: a real second process holds the lock: exit 2, the folder untouched; check says incomplete."""
     old, _ = expected
     out = old_dataset(tmp_path)
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import fcntl, os, sys, time\n"
-        f"fd = os.open({str(out / '.wsim-lock')!r}, os.O_RDWR)\n"
-        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-        "print('locked', flush=True)\n"
-        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "locked"
+    with lock_held_by_another_process(out):
         for args in (NEW + ["--overwrite"], NEW + ["--resume"], NEW):
             result = simulate(out, *args)
             assert result.exit_code == 2
             assert last_error_line(result) == f"Error: {out} is being written by another wsim run"
         check = run_cli("check", str(out))
         assert check.exit_code == 1 and check.stdout.splitlines()[-1] == "incomplete: 30 of 30 games"
-    finally:
-        holder.kill()
-        holder.wait()
     assert snapshot(out) == old
     assert simulate(out, *NEW, "--overwrite").exit_code == 0
 
@@ -603,20 +611,10 @@ def test_a_leftover_staging_folder_alone_does_not_make_a_folder_busy(tmp_path, e
 def test_check_while_a_run_holds_the_lock_and_stray_temporaries(tmp_path):
     out = old_dataset(tmp_path)
     (out / folder_mod.STAGING / "new").mkdir(parents=True)  # as a live --overwrite has it
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import fcntl, os, time\n"
-        f"fd = os.open({str(out / '.wsim-lock')!r}, os.O_RDWR)\n"
-        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-        "print('locked', flush=True)\n"
-        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "locked"
+    with lock_held_by_another_process(out):
         lines = run_cli("check", str(out)).stdout.splitlines()
         assert not any("interrupted --overwrite" in line for line in lines)
         assert lines[-1] == "incomplete: 30 of 30 games"
-    finally:
-        holder.kill()
-        holder.wait()
     (out / folder_mod.STAGING / "new").rmdir()
     (out / folder_mod.STAGING).rmdir()
     (out / "_wsim_manifest.json").unlink()

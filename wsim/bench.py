@@ -26,7 +26,10 @@ import numpy as np
 from numba import njit
 
 from wsim import RULES_VERSION, __version__, tables as tables_mod
-from wsim.kernels.schema import MAX_OPTIONS
+from wsim.kernels.deal import deal_game
+from wsim.kernels.layout import E_NAME_ID, kernel_tables
+from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
+from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_NAMES, MAX_OPTIONS, MAX_SEATS
 from wsim.kernels.trade import trade_options_at
 from wsim.run import Runner, available_cores, set_threads
 from wsim.settings import Settings
@@ -97,6 +100,67 @@ def _trade_calls_per_second(positions: int = 10_000, repeats: int = 20) -> float
     return positions * repeats / (time.perf_counter() - start)
 
 
+@njit(cache=True)
+def _deal_loop(ent, board, n_cards, n, games, with_play, deck, pool, bs, dealt, hand, spare, owned):
+    """The loop floor of a game (with_play) or its deal alone, over `games` games: the real deal,
+    then 3 ages x 6 turns of: every seat checks each card of its hand against its owned names,
+    draws one legal card from its stream, removes it, and hands pass. No costs, no trading, no
+    effects: what any engine of this shape pays at least."""
+    total = 0
+    spec = np.full(n, -1, np.int8)
+    for game in range(games):
+        deal_game(ent, board, n_cards, n, np.uint64(1), game, spec, spec, False, bs[0], bs[1], dealt, deck, pool)
+        if not with_play:
+            total += dealt[0, 0, 0]
+            continue
+        owned[:] = 0
+        counter = 0
+        key = stream_key(np.uint64(1), game, STREAM_SEAT0)
+        for age in range(3):
+            for s in range(n):
+                for j in range(7):
+                    hand[s, j] = dealt[age, s, j]
+            for turn in range(6):
+                size = 7 - turn
+                for s in range(n):
+                    legal = 0
+                    for j in range(size):
+                        if owned[s, ent[hand[s, j], E_NAME_ID]] == 0:
+                            legal += 1
+                    pick = int(draw_below(key, counter, size))
+                    counter += 1
+                    c = hand[s, pick]
+                    owned[s, ent[c, E_NAME_ID]] = 1
+                    total += legal
+                    for j in range(pick, size - 1):
+                        hand[s, j] = hand[s, j + 1]
+                for s in range(n):
+                    src = (s + 1) % n if age == 1 else (s - 1) % n
+                    for j in range(size - 1):
+                        spare[s, j] = hand[src, j]
+                for s in range(n):
+                    for j in range(size - 1):
+                        hand[s, j] = spare[s, j]
+    return total
+
+
+def _where_time_goes(t, players: int, games: int, full_rate: float) -> dict:
+    """Microseconds per game of the deal alone, of the loop floor, and of the real game."""
+    ent, board, n_cards = kernel_tables(t)
+    scratch = (np.zeros(DEAL_DECK, np.int16), np.zeros(DEAL_POOL, np.int8), np.zeros((2, MAX_SEATS), np.int8),
+               np.zeros((3, MAX_SEATS, 7), np.int16), np.zeros((MAX_SEATS, 7), np.int32),
+               np.zeros((MAX_SEATS, 7), np.int32), np.zeros((MAX_SEATS, MAX_NAMES), np.int8))
+    out = {}
+    for name, with_play in (("deal", False), ("loop_floor", True)):
+        _deal_loop(ent, board, n_cards, players, 16, with_play, *scratch)
+        start = time.perf_counter()
+        _deal_loop(ent, board, n_cards, players, games, with_play, *scratch)
+        out[f"{name}_us"] = round((time.perf_counter() - start) / games * 1e6, 2)
+    out["game_us"] = round(1e6 / full_rate, 2)
+    out["game_over_floor"] = round(out["game_us"] / out["loop_floor_us"], 1)
+    return out
+
+
 def _reference_games_per_second(t, players: int, games: int) -> float:
     from wsim.reference.engine import play
 
@@ -133,6 +197,16 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
             results["games_per_second"].append(row)
             echo(f"  {players:>7} {policy:>7} {row.get('threads_1', 0):>10,} {row.get('threads_2', 0):>10,}")
     set_threads(None)
+
+    echo("where a 5-player game's time goes (1 thread, microseconds per game):")
+    results["time_per_game_5p"] = {}
+    for policy in ("random", "greedy"):
+        row = next(r for r in results["games_per_second"] if r["players"] == 5 and r["policy"] == policy)
+        split = _where_time_goes(t, 5, games["random"], row["threads_1"])
+        results["time_per_game_5p"][policy] = split
+        echo(f"  {policy:>7}: game {split['game_us']:.1f} = deal {split['deal_us']:.1f} + the rest "
+             f"{split['game_us'] - split['deal_us']:.1f}; loop floor (deal + pick/pass, no rules) "
+             f"{split['loop_floor_us']:.1f}: the game costs {split['game_over_floor']}x the floor")
 
     echo("reference engine (plain Python, random policy):")
     ref_games = 5 if quick else 40
