@@ -134,7 +134,8 @@ def decide(ent, board, seat, keys, gs, s, kind, moves, n_moves, policies, params
         pairs = 0
         for i in range(n_moves):
             pairs += moves[i, M_DEFAULT]
-        return _nth_default(moves, n_moves, draw(seat, keys, s, pairs))
+        j = draw(seat, keys, s, pairs)
+        return j if pairs == n_moves else _nth_default(moves, n_moves, j)
     if kind == DEC_COPY3:
         return 1 if moves[1, M_COPY3] == _greedy_copy3(ent, board, seat, n, s, params, age) else 0
     best_i = 0

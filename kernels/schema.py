@@ -163,6 +163,7 @@ GAME = Row("G_", "Game header (kernels/step.py)", [
     ("age", 1, "1..3"),
     ("turn", 1, "1..6"),
     ("phase", 1, "layout.PH_*"),
+    ("open", 1, "decisions the round still waits for (a stage-3 neighbour counts with its move)"),
     ("nbuilt", 1, "stages built this turn"),
     ("dbq_n", 1, "discard builds owed this turn"),
     ("dbq_pos", 1, "the next one"),

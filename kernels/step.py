@@ -32,7 +32,7 @@ from wsim.kernels.deal import deal_game
 from wsim.kernels.layout import (DECLINE, PH_AGE_END, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_NEEDS3, C_ON, C_RIGHT,
                                  C_SLOT, E_POWER, F_BOARD, F_CARDS, F_CHOSEN, F_COINS, F_HAND, F_HAND2,
                                  F_HAND_N, F_NCARDS, F_POWERS, F_SHIELDS, F_SIDE, F_STAGES, G_AGE, G_BUILT,
-                                 G_COUNT, G_DBQ, G_DBQ_N, G_DBQ_POS, G_N, G_NBUILT, G_PHASE, G_TURN, M_ACTION,
+                                 G_COUNT, G_DBQ, G_DBQ_N, G_DBQ_POS, G_N, G_NBUILT, G_OPEN, G_PHASE, G_TURN, M_ACTION,
                                  M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT, M_SLOT, DEC_COPY3,
                                  DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, PH_DISCARD, PH_MOVE, PH_OVER, PH_SEVENTH,
                                  RES_BOARD, RES_COINS, RES_NCARDS, RES_SHIELDS, RES_SIDE, RES_STAGES)
@@ -56,6 +56,7 @@ def _start_turn(seat, gs, turn):
     gs[G_TURN] = turn
     gs[G_PHASE] = PH_MOVE
     gs[G_NBUILT] = 0
+    gs[G_OPEN] = gs[G_N]
     for s in range(gs[G_N]):
         seat[s, F_CHOSEN + C_ON] = 0
 
@@ -159,8 +160,10 @@ def apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, g, n_
         return
     if kind == DEC_COPY3:
         seat[s, F_CHOSEN + C_COPY3] = moves[j, M_COPY3]
+        gs[G_OPEN] -= 1
     elif moves[j, M_ACTION] == DECLINE:  # a 7th card kept (discarded face down with the leftovers)
         seat[s, F_CHOSEN + C_ON] = -1
+        gs[G_OPEN] -= 1
     else:
         seat[s, F_CHOSEN + C_ON] = 1
         seat[s, F_CHOSEN + C_SLOT] = moves[j, M_SLOT]
@@ -171,11 +174,16 @@ def apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, g, n_
         seat[s, F_CHOSEN + C_COIN_COST] = moves[j, M_COIN_COST]
         seat[s, F_CHOSEN + C_NEEDS3] = moves[j, M_COPY3]
         seat[s, F_CHOSEN + C_COPY3] = -1
+        if moves[j, M_COPY3] != 1:  # else the round also waits for the stage-3 neighbour
+            gs[G_OPEN] -= 1
+    if gs[G_OPEN] == 0:
+        _end_round(ent, board, seat, pile, gs, dealt, log, g, n_log)
+
+
+@njit(cache=True)
+def _end_round(ent, board, seat, pile, gs, dealt, log, g, n_log):
+    """Every decision of the round is in: log it, resolve it, then on to the next decision point."""
     n = gs[G_N]
-    for t in range(n):
-        on = seat[t, F_CHOSEN + C_ON]
-        if on == 0 or (on == 1 and seat[t, F_CHOSEN + C_NEEDS3] == 1 and seat[t, F_CHOSEN + C_COPY3] < 0):
-            return  # the round waits for seat t
     age = gs[G_AGE]
     turn = gs[G_TURN]
     event = MOVE if gs[G_PHASE] == PH_MOVE else SEVENTH
@@ -185,14 +193,14 @@ def apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, g, n_
                       seat[t, F_CHOSEN + C_LEFT], seat[t, F_CHOSEN + C_RIGHT], seat[t, F_CHOSEN + C_COPY3])
     resolve(ent, board, seat, pile, gs, n, age)
     if turn == TURNS_PER_AGE and gs[G_PHASE] == PH_MOVE:
-        any_seventh = False
+        gs[G_OPEN] = 0
         for t in range(n):  # step 5: 7th cards, on the state after step 4
             if seat[t, F_HAND_N] > 0 and (seat[t, F_POWERS] >> POW_SEVENTH) & 1 == 1:
                 seat[t, F_CHOSEN + C_ON] = 0
-                any_seventh = True
+                gs[G_OPEN] += 1
             else:
                 seat[t, F_CHOSEN + C_ON] = -1
-        if any_seventh:
+        if gs[G_OPEN] > 0:
             gs[G_PHASE] = PH_SEVENTH
             return
     if turn == TURNS_PER_AGE:

@@ -20,7 +20,7 @@ import numpy as np
 from wsim.kernels.city import add_entity
 from wsim.kernels.game import new_scratch, new_state
 from wsim.kernels.layout import (C_ON, DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, F_CHOSEN, F_COINS, F_COPY3,
-                                 F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL, F_STAGE_E, F_STAGES, G_AGE, G_N,
+                                 F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL, F_STAGE_E, F_STAGES, G_AGE, G_N, G_OPEN,
                                  G_PHASE, G_TURN, MAX_CITY, MAX_EVENTS, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER,
                                  RES_COUNT, kernel_tables)
 from wsim.kernels.policy import POLICY_NAMES, decide, default_params
@@ -68,7 +68,7 @@ def state_of_position(tables: Tables, pos, hands=(), discard=(), age: int = 1, t
         seat[s, F_CHOSEN + C_ON] = 0
     for c in discard:
         pile[c] += 1
-    gs[G_N], gs[G_AGE], gs[G_TURN], gs[G_PHASE] = n, age, turn, PH_MOVE
+    gs[G_N], gs[G_AGE], gs[G_TURN], gs[G_PHASE], gs[G_OPEN] = n, age, turn, PH_MOVE, n
     return state
 
 
