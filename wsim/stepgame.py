@@ -19,7 +19,7 @@ import numpy as np
 
 from wsim.kernels.city import add_entity
 from wsim.kernels.game import new_scratch, new_state
-from wsim.kernels.layout import (C_ON, DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, F_CHOSEN, F_COINS, F_COPY3,
+from wsim.kernels.layout import (C_ON, F_CHOSEN, F_COINS, F_COPY3,
                                  F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL, F_STAGE_E, F_STAGES, G_AGE, G_N, G_OPEN,
                                  G_PHASE, G_TURN, MAX_CITY, MAX_EVENTS, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER,
                                  RES_COUNT, kernel_tables)
@@ -28,8 +28,6 @@ from wsim.kernels.step import apply, clone_state, end_age, final, init_game, leg
 from wsim.kernels.turn import reset_state
 from wsim.movelog import EVENT_COLUMNS
 from wsim.tables import Tables
-
-DECISIONS = {DEC_MOVE: "move", DEC_SEVENTH: "seventh", DEC_COPY3: "copy3", DEC_DISCARD: "discard_build"}
 
 
 def state_of_position(tables: Tables, pos, hands=(), discard=(), age: int = 1, turn: int = 1) -> tuple:
