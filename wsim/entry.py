@@ -11,6 +11,8 @@ import sys
 
 from wsim import signals
 
+signals.install(held=True)  # first: a signal from here on is held until main() can map it
+
 
 def _quiet_stdout():
     """Point stdout at /dev/null so that Python's final flush into the closed pipe stays silent."""
@@ -23,8 +25,9 @@ def _quiet_stdout():
 
 def main(argv=None) -> int:
     """Run `wsim ARGV`; returns the exit status (see wsim.cli for what each status means)."""
-    signals.install()
     try:
+        signals.install()  # again, for a second call in one process (tests), then
+        signals.release()  # the signals held since the import are acted on here, inside the try
         from wsim.cli import PipeClosed, main as app
         import click
 

@@ -33,6 +33,7 @@ class Terminated(BaseException):
 _depth = 0
 _pending: list = []  # signals held by deferred()
 _received: list = []  # signals raised by the handler, in case one was swallowed
+_held = False  # install(held=True) is in force
 
 
 def _raise_for(signum: int):
@@ -64,10 +65,32 @@ def swallowed():
     return signum
 
 
-def install():
-    """Route SIGINT, SIGTERM and SIGHUP through `_handler` (main thread only)."""
+def install(held: bool = False):
+    """Route SIGINT, SIGTERM and SIGHUP through `_handler` (main thread only).
+
+    held: signals wait (as in `deferred()`) until `release()`: the console script installs its
+    handlers when its module is imported, and releases them inside the `try` that maps them to
+    exit statuses, so that no instant is left where a signal would escape as a traceback.
+    """
+    global _depth, _held
     for signum in HANDLED:
         signal.signal(signum, _handler)
+    if held and not _held:
+        _held = True
+        _depth += 1
+
+
+def release():
+    """End the hold of `install(held=True)`: a signal that came meanwhile is raised now."""
+    global _depth, _held
+    if not _held:
+        return
+    _held = False
+    _depth -= 1
+    if not _depth and _pending:
+        signum = _pending[0]
+        _pending.clear()
+        _raise_for(signum)
 
 
 @contextmanager
