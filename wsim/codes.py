@@ -58,6 +58,21 @@ MAX_PLAYERS = 7
 MILITARY_WIN = (1, 3, 5)  # by age
 MILITARY_LOSS = -1
 
+# Two players: the Free City variant (RULES.md section 10). The two players are seats 0 and 1,
+# the Free City is seat FC_SEAT of a 3-city ring; decks and deal are those of FC_CITIES players
+# (the Free City's face-down pile is the third seat's hand, drawn in dealt order). The seat that
+# holds the Free City card on turn t of age a is fc_controller(a, t).
+FC_PLAYERS = 2
+FC_SEAT = 2
+FC_CITIES = 3
+MIN_SIMULATED_PLAYERS = FC_PLAYERS  # --players accepts 2..MAX_PLAYERS
+
+
+def fc_controller(age: int, turn: int) -> int:
+    """Seat 0 holds the Free City card on turn 1 of Ages I and III, seat 1 on turn 1 of Age II;
+    it changes hands after every turn."""
+    return (turn - 1 + (1 if age == 2 else 0)) % 2
+
 # Score categories, in the order of INTERFACES section 1.
 CATEGORIES = ("military", "treasury", "wonder", "civilian", "science", "commercial", "guild")
 
