@@ -10,3 +10,32 @@ def test_bench_pieces_run(tables):
     split = bench._where_time_goes(tables, 3, 8, 1000.0)
     assert split["game_us"] == 1000.0 and split["deal_us"] > 0 and split["loop_floor_us"] > 0  # no timing asserted
     bench.set_threads(None)
+
+
+def test_instrumented_twin_plays_the_production_games(tables):
+    """kernels/profile.py times the same calls the production loop makes: its last game's
+    results equal the production kernel's, and the components add up to the total."""
+    import numpy as np
+
+    from wsim.kernels.layout import RES_COUNT, RES_NCARDS
+    from wsim.kernels.profile import COMPONENTS, profile_games
+    from wsim.kernels.schema import MAX_CITY
+    from wsim.run import Runner
+    from wsim.settings import Settings
+
+    for policy in ("random", "greedy"):
+        runner = Runner(tables, Settings(players=5, seed=0, policies=(policy,) * 5))
+        res = np.zeros((5, RES_COUNT), np.int16)
+        cards = np.zeros((5, MAX_CITY), np.int16)
+        acc = np.zeros(len(COMPONENTS) + 2, np.uint64)
+        profile_games(runner.ent, runner.board, runner.n_cards, 5, np.uint64(0), 7, runner.board_spec,
+                      runner.side_spec, False, runner.policies, runner.params, res, cards, acc)
+        chunk = runner.play(6, 1)
+        assert np.array_equal(res, chunk.res[0])
+        for s in range(5):  # past a city's cards the row is the scorer's scratch
+            built = res[s, RES_NCARDS]
+            assert np.array_equal(cards[s, :built], chunk.cards[0, s, :built])
+        assert sum(int(a) for a in acc[:len(COMPONENTS)]) == int(acc[len(COMPONENTS)])
+        assert all(0 < int(a) < 2 ** 62 for a in acc)  # no component wrapped below zero
+    parts = bench._component_breakdown(tables, 3, "random", 4)
+    assert set(parts) == set(COMPONENTS) | {"total"}

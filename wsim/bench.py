@@ -1,6 +1,9 @@
 """`wsim bench`: the benchmark suite. Measures, prints and records (bench/results/*.json):
 
 - kernel games/s for 3..7 players x random/greedy x 1 and 2 threads (no Parquet, warm kernels);
+- where a 5-player game's time goes: the deal and the bare loop floor, and each component
+  (deal, legal moves, trading solver, policy, resolution, scoring) from the instrumented twin
+  of the game loop in kernels/profile.py;
 - cold JIT compile time (a fresh process with an empty NUMBA_CACHE_DIR) and warm start-up time
   (the same again, cache filled: `wsim simulate --games 1`);
 - a 1,000,000-game five-player `wsim simulate` run end to end: seconds and peak RSS;
@@ -27,9 +30,9 @@ from numba import njit
 
 from wsim import RULES_VERSION, __version__, tables as tables_mod
 from wsim.kernels.deal import deal_game
-from wsim.kernels.layout import E_NAME_ID, kernel_tables
+from wsim.kernels.layout import E_NAME_ID, RES_COUNT, kernel_tables
 from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
-from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_NAMES, MAX_OPTIONS, MAX_SEATS
+from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_CITY, MAX_NAMES, MAX_OPTIONS, MAX_SEATS
 from wsim.kernels.trade import trade_options_at
 from wsim.run import Runner, available_cores, set_threads
 from wsim.settings import Settings
@@ -161,6 +164,29 @@ def _where_time_goes(t, players: int, games: int, full_rate: float) -> dict:
     return out
 
 
+def _component_breakdown(t, players: int, policy: str, games: int) -> dict:
+    """Microseconds per game in each component (kernels/profile.py), one thread."""
+    from wsim.kernels.profile import COMPONENTS, profile_games
+
+    runner = Runner(t, Settings(players=players, policies=(policy,) * players))
+    res = np.zeros((players, RES_COUNT), np.int16)
+    cards = np.zeros((players, MAX_CITY), np.int16)
+    acc = np.zeros(len(COMPONENTS) + 2, np.uint64)
+
+    def run(n_games: int) -> float:
+        start = time.perf_counter()
+        profile_games(runner.ent, runner.board, runner.n_cards, players, np.uint64(0), n_games, runner.board_spec,
+                      runner.side_spec, False, runner.policies, runner.params, res, cards, acc)
+        return time.perf_counter() - start
+
+    run(16)  # compile or load outside the timing
+    seconds = run(games)
+    us_per_cycle = seconds / float(acc[-1]) * 1e6
+    out = {name: round(float(acc[i]) * us_per_cycle / games, 2) for i, name in enumerate(COMPONENTS)}
+    out["total"] = round(float(acc[len(COMPONENTS)]) * us_per_cycle / games, 2)
+    return out
+
+
 def _reference_games_per_second(t, players: int, games: int) -> float:
     from wsim.reference.engine import play
 
@@ -203,10 +229,12 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
     for policy in ("random", "greedy"):
         row = next(r for r in results["games_per_second"] if r["players"] == 5 and r["policy"] == policy)
         split = _where_time_goes(t, 5, games["random"], row["threads_1"])
+        split["components_us"] = parts = _component_breakdown(t, 5, policy, games[policy])
         results["time_per_game_5p"][policy] = split
-        echo(f"  {policy:>7}: game {split['game_us']:.1f} = deal {split['deal_us']:.1f} + the rest "
-             f"{split['game_us'] - split['deal_us']:.1f}; loop floor (deal + pick/pass, no rules) "
+        echo(f"  {policy:>7}: game {split['game_us']:.1f}; loop floor (deal + pick/pass, no rules) "
              f"{split['loop_floor_us']:.1f}: the game costs {split['game_over_floor']}x the floor")
+        echo("           instrumented build: " + " + ".join(f"{k} {v:.1f}" for k, v in parts.items() if k != "total")
+             + f" = {parts['total']:.1f}")
 
     echo("reference engine (plain Python, random policy):")
     ref_games = 5 if quick else 40
