@@ -29,7 +29,7 @@ def new_state(n_cards):
 def new_scratch():
     """(moves, opts, todo, deck, pool, bs): the scratch a game loop and its deal need."""
     return (np.zeros((MAX_MOVES, M_COUNT), np.int32), np.zeros((2 * MAX_OPTIONS, 2), np.int32),
-            np.zeros((MAX_SEATS, 2), np.int32), np.zeros(DEAL_DECK, np.int16), np.zeros(DEAL_POOL, np.int8),
+            np.zeros((MAX_SEATS, 3), np.int32), np.zeros(DEAL_DECK, np.int16), np.zeros(DEAL_POOL, np.int8),
             np.zeros((2, MAX_SEATS), np.int8))
 
 
@@ -51,8 +51,9 @@ def play_game(ent, board, n_cards, seat, keys, pile, gs, dealt, moves, opts, tod
         for i in range(k):
             s = todo[i, 0]
             kind = todo[i, 1]
+            who = todo[i, 2]
             m = legal(ent, board, seat, pile, gs, s, kind, moves, opts, False)
-            j = decide(ent, board, seat, keys, gs, s, kind, moves, m, policies, params)
+            j = decide(ent, board, seat, keys, gs, s, who, kind, moves, m, policies, params)
             apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, g, n_log)
     final(ent, seat, gs, res, cards)
 

@@ -30,8 +30,8 @@ from numba import njit
 from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS, N_RES
 from wsim.kernels.city import coins_when_built, count, stage_source, stage_source_with
 from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHOICE, E_POINTS, E_POINTS_PER, E_PROD, E_SCIENCE,
-                                 E_SHIELDS, F_CTR, F_HAND, F_STAGES, G_AGE, G_N, M_ACTION, M_CARD,
-                                 M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT, M_SLOT)
+                                 E_SHIELDS, F_CTR, F_STAGES, G_AGE, G_N, M_ACTION, M_CARD,
+                                 M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT)
 from wsim.kernels.rng import draw_below
 from wsim.kernels.score import science_with
 
@@ -60,9 +60,9 @@ def draw(seat, keys, s, m):
 
 
 @njit(cache=True)
-def entity_value(ent, seat, n, s, e, paid, params, age):
+def entity_value(ent, seat, n, s, e, paid, params, who, age):
     """Greedy value of entity e entering seat s's city now, in `age`, having paid `paid` coins
-    (params: every seat's parameter rows; seat s's are used)."""
+    (params: every seat's parameter rows; those of seat who, the one deciding, are used)."""
     points = ent[e, E_POINTS] + count(seat, n, s, ent[e, E_POINTS_PER], ent[e, E_POINTS_PER + 1], ent[e, E_POINTS_PER + 2], 0)
     if ent[e, E_SCIENCE] >= 0:
         points += science_with(seat, s, ent[e, E_SCIENCE]) - science_with(seat, s, -1)
@@ -72,41 +72,41 @@ def entity_value(ent, seat, n, s, e, paid, params, age):
     if ent[e, E_CHOICE] != 0:
         units += 1
     coins = coins_when_built(ent, seat, n, s, e) - paid
-    return (params[s, P_POINT] * points + params[s, P_SHIELD] * ent[e, E_SHIELDS]
-            + params[s, P_UNIT] * (4 - age) * units + params[s, P_COIN] * coins)
+    return (params[who, P_POINT] * points + params[who, P_SHIELD] * ent[e, E_SHIELDS]
+            + params[who, P_UNIT] * (4 - age) * units + params[who, P_COIN] * coins)
 
 
 @njit(cache=True)
-def _copy_value(ent, board, seat, n, s, of, params, age):
+def _copy_value(ent, board, seat, n, s, of, params, who, age):
     """Greedy value of Manneken Pis A's stage 3 copying neighbour `of` (-1 when it copies nothing)."""
     e, _ = stage_source_with(ent, board, seat, n, s, 2, of)
-    return entity_value(ent, seat, n, s, e, 0, params, age) if e >= 0 else -1
+    return entity_value(ent, seat, n, s, e, 0, params, who, age) if e >= 0 else -1
 
 
 @njit(cache=True)
-def _greedy_copy3(ent, board, seat, n, s, params, age):
+def _greedy_copy3(ent, board, seat, n, s, params, who, age):
     """Greedy's stage-3 neighbour: the copy worth more, left on a tie."""
-    v_left = _copy_value(ent, board, seat, n, s, COPY_LEFT, params, age)
-    v_right = _copy_value(ent, board, seat, n, s, COPY_RIGHT, params, age)
+    v_left = _copy_value(ent, board, seat, n, s, COPY_LEFT, params, who, age)
+    v_right = _copy_value(ent, board, seat, n, s, COPY_RIGHT, params, who, age)
     return COPY_RIGHT if v_right > v_left else COPY_LEFT
 
 
 @njit(cache=True)
-def _move_value(ent, board, seat, n, s, moves, i, params, age):
-    """Greedy value of legal move i of seat s."""
+def _move_value(ent, board, seat, n, s, moves, i, params, who, age):
+    """Greedy value of legal move i of seat s, decided by seat who."""
     action = moves[i, M_ACTION]
     if action == ACT_DISCARD:
-        return params[s, P_COIN] * DISCARD_COINS
+        return params[who, P_COIN] * DISCARD_COINS
     paid = moves[i, M_COIN_COST] + moves[i, M_LEFT] + moves[i, M_RIGHT]
     if action == ACT_STAGE:
         if moves[i, M_COPY3] == 1:
-            e, _ = stage_source_with(ent, board, seat, n, s, 2, _greedy_copy3(ent, board, seat, n, s, params, age))
+            e, _ = stage_source_with(ent, board, seat, n, s, 2, _greedy_copy3(ent, board, seat, n, s, params, who, age))
         else:
             e, _ = stage_source(ent, board, seat, n, s, seat[s, F_STAGES])
         if e < 0:
-            return params[s, P_STAGE] - params[s, P_COIN] * paid
-        return params[s, P_STAGE] + entity_value(ent, seat, n, s, e, paid, params, age)
-    return entity_value(ent, seat, n, s, seat[s, F_HAND + moves[i, M_SLOT]], paid, params, age)
+            return params[who, P_STAGE] - params[who, P_COIN] * paid
+        return params[who, P_STAGE] + entity_value(ent, seat, n, s, e, paid, params, who, age)
+    return entity_value(ent, seat, n, s, moves[i, M_CARD], paid, params, who, age)
 
 
 @njit(cache=True)
@@ -121,30 +121,31 @@ def _nth_default(moves, n_moves, j):
 
 
 @njit(cache=True, inline="always")
-def decide(ent, board, seat, keys, gs, s, kind, moves, n_moves, policies, params):
-    """Seat s's policy picks one of the n_moves legal options of its decision `kind`; returns
-    its index. Reads only what seat s observes (module docstring)."""
+def decide(ent, board, seat, keys, gs, s, who, kind, moves, n_moves, policies, params):
+    """The policy of seat who (s itself, or the Free City's controller: step.decider) picks one
+    of the n_moves legal options of seat s's decision `kind`; returns its index. Reads only what
+    seat who observes (module docstring)."""
     n = gs[G_N]
     age = gs[G_AGE]
     if kind == DEC_SEVENTH or kind == DEC_DISCARD:
         n_moves -= 1  # neither policy declines a 7th card or a discard build (the last option)
-    if policies[s] == POLICY_RANDOM:
+    if policies[who] == POLICY_RANDOM:
         if kind == DEC_COPY3 or kind == DEC_DISCARD:
-            return draw(seat, keys, s, n_moves)
+            return draw(seat, keys, who, n_moves)
         pairs = 0
         for i in range(n_moves):
             pairs += moves[i, M_DEFAULT]
-        j = draw(seat, keys, s, pairs)
+        j = draw(seat, keys, who, pairs)
         return j if pairs == n_moves else _nth_default(moves, n_moves, j)
     if kind == DEC_COPY3:
-        return 1 if moves[1, M_COPY3] == _greedy_copy3(ent, board, seat, n, s, params, age) else 0
+        return 1 if moves[1, M_COPY3] == _greedy_copy3(ent, board, seat, n, s, params, who, age) else 0
     best_i = 0
     best = 0
     for i in range(n_moves):
         if kind == DEC_DISCARD:
-            v = entity_value(ent, seat, n, s, moves[i, M_CARD], 0, params, age)
+            v = entity_value(ent, seat, n, s, moves[i, M_CARD], 0, params, who, age)
         else:
-            v = _move_value(ent, board, seat, n, s, moves, i, params, age)
+            v = _move_value(ent, board, seat, n, s, moves, i, params, who, age)
         if i == 0 or v > best:
             best = v
             best_i = i

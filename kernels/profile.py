@@ -25,10 +25,10 @@ from numba.extending import intrinsic
 
 from wsim.kernels.city import chain_applies, owns_name, purchase, stage_entity
 from wsim.kernels.game import new_scratch, new_state
-from wsim.kernels.layout import (DEC_MOVE, DEC_SEVENTH, E_COIN_COST, E_HAS_COST, F_BOARD, F_COINS, F_HAND,
+from wsim.kernels.layout import (C_SLOT, DEC_MOVE, DEC_SEVENTH, E_COIN_COST, E_HAS_COST, F_BOARD, F_CHOSEN, F_COINS, F_HAND,
                                  F_HAND_N, F_SIDE, F_STAGES, G_N, G_PHASE, PH_AGE_END)
 from wsim.kernels.policy import decide
-from wsim.kernels.step import apply, end_age, final, init_game, legal, pending
+from wsim.kernels.step import apply, decider, end_age, final, init_game, legal, pending
 
 COMPONENTS = ("deal", "legal", "trading", "policy", "resolution", "scoring", "loop")
 DEAL, LEGAL, TRADING, POLICY, RESOLUTION, SCORING, LOOP = range(len(COMPONENTS))
@@ -47,14 +47,20 @@ def cycles(typingctx):
 @njit(cache=True)
 def _trading(ent, board, seat, gs, s, opts):
     """The trading solver calls legal_moves makes for seat s: its next stage when it has a cost,
-    and each hand card it does not own, that no chain makes free and whose coin cost it can pay."""
+    and each card it may play (its hand, or for the Free City its controller's but the card the
+    controller plays) that it does not own, that no chain makes free and whose coin cost it can
+    pay."""
     n = gs[G_N]
     coins = seat[s, F_COINS]
+    holder = decider(gs, s)
+    skip = seat[holder, F_CHOSEN + C_SLOT] if holder != s else -1
     e = stage_entity(board, seat[s, F_BOARD], seat[s, F_SIDE], seat[s, F_STAGES])
     if e >= 0 and ent[e, E_HAS_COST] != 0:
         purchase(ent, seat, n, s, e, opts)
-    for slot in range(seat[s, F_HAND_N]):
-        c = seat[s, F_HAND + slot]
+    for slot in range(seat[holder, F_HAND_N]):
+        c = seat[holder, F_HAND + slot]
+        if slot == skip:
+            continue
         if (not owns_name(ent, seat, s, c) and ent[c, E_HAS_COST] != 0 and not chain_applies(ent, seat, s, c)
                 and ent[c, E_COIN_COST] <= coins):
             purchase(ent, seat, n, s, c, opts)
@@ -91,6 +97,7 @@ def profile_games(ent, board, n_cards, n, seed, games, board_spec, side_spec, pr
             for i in range(k):
                 s = todo[i, 0]
                 kind = todo[i, 1]
+                who = todo[i, 2]
                 t0 = cycles()
                 m = legal(ent, board, seat, pile, gs, s, kind, moves, opts, False)
                 t1 = cycles()
@@ -102,7 +109,7 @@ def profile_games(ent, board, n_cards, n, seed, games, board_spec, side_spec, pr
                     acc[LEGAL] -= t2 - t1
                     rerun += t2 - t1
                     t1 = t2
-                j = decide(ent, board, seat, keys, gs, s, kind, moves, m, policies, params)
+                j = decide(ent, board, seat, keys, gs, s, who, kind, moves, m, policies, params)
                 t2 = cycles()
                 acc[POLICY] += t2 - t1
                 apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, 0, n_log)

@@ -32,6 +32,7 @@ MAX_MOVES = 256  # >= a hand's (card, action, purchase) moves, 7 slots x (2 x MA
 MAX_BUILT = 2 * MAX_SEATS + 2  # stages built in one turn: a move and a 7th card per seat, rounded up
 MAX_EVENTS = 192  # log events of one game: at 7 seats 126 moves + 21 military results + the 7th
 #                   cards and discard builds of the (at most two) seats with those powers, rounded up
+MAX_HAND = codes.HAND_SIZE + 1  # the Free City's controller holds its hand and the drawn pile card
 DEAL_POOL = 16  # boards one deal shuffles (every board of the data)
 DEAL_DECK = 7 * MAX_SEATS + 16  # cards of one age's deck, or every guild (N + 2 of them are drawn)
 N_COPIES = MAX_SEATS + 1  # card copies are indexed by player count 0..7
@@ -103,7 +104,7 @@ BOARD = Row("B_", "Boards: one row per wonder board (side 0 = A, 1 = B)", [
 
 CHOSEN = Row("C_", "A seat's choice this round (inside F_CHOSEN)", [
     ("on", 1, "-1 not deciding this round, 0 to decide, 1 decided"),
-    ("slot", 1, "hand slot"),
+    ("slot", 1, "hand slot (for the Free City: in its controller's hand)"),
     ("card", 1, "card id"),
     ("action", 1, "movelog ACT_*"),
     ("left", 1, "coins to the left neighbour"),
@@ -141,14 +142,14 @@ SEAT = Row("F_", "Seat state: one row per seat", [
     ("sci", 4, "compass, gear, tablet, wildcards"),
     ("stage_e", MAX_STAGES, "effective entity of each built stage (-1: a copy of nothing)"),
     ("cards", MAX_CITY, "card ids in build order"),
-    ("hand", 7, "the hand"),
-    ("hand2", 7, "scratch for passing hands"),
+    ("hand", MAX_HAND, "the hand (a Free City controller's ends with the pile card it drew)"),
+    ("hand2", MAX_HAND, "scratch for passing hands"),
     ("owned", MAX_NAMES, "1 per owned building name id"),
     ("chosen", CHOSEN.count, "this round's choice (C_* fields)"),
 ])
 
 MOVE = Row("M_", "One legal option of a decision (kernels/step.legal)", [
-    ("slot", 1, "hand slot (-1 for a neighbour, a pile card or a decline)"),
+    ("slot", 1, "hand slot, the controller's for the Free City (-1 for a neighbour, a pile card or a decline)"),
     ("card", 1, "card id (-1 none; layout.DECLINE declines a discard build)"),
     ("action", 1, "movelog ACT_* (layout.DECLINE declines a 7th card)"),
     ("left", 1, "purchase: coins to the left neighbour"),
@@ -159,7 +160,8 @@ MOVE = Row("M_", "One legal option of a decision (kernels/step.legal)", [
 ])
 
 GAME = Row("G_", "Game header (kernels/step.py)", [
-    ("n", 1, "players"),
+    ("n", 1, "cities in the ring (3 in the Free City variant)"),
+    ("fc", 1, "the Free City's seat (RULES.md §10), -1 when there is none"),
     ("age", 1, "1..3"),
     ("turn", 1, "1..6"),
     ("phase", 1, "layout.PH_*"),
@@ -179,7 +181,7 @@ RESULT = Row("RES_", "Results: one int16 row per (game, seat)", [
     ("coins", 1, "coins at the end"),
     ("shields", 1, "military strength at the end"),
     ("stages", 1, "stages built"),
-    ("rank", 1, "1 + seats with more points, or equal points and more coins"),
+    ("rank", 1, "1 + players with more points, or equal points and more coins; 0 for the Free City"),
     ("ncards", 1, "cards in the city"),
 ])
 

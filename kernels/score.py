@@ -113,12 +113,16 @@ def score_seat(ent, seat, n, s, row, spare):
 
 
 @njit(cache=True)
-def rank_seats(res, n):
-    """res[s, RES_RANK] = 1 + seats with more points, or equal points and more coins."""
+def rank_seats(res, n, fc):
+    """res[s, RES_RANK] = 1 + players with more points, or equal points and more coins; the Free
+    City (seat fc, -1 none) ranks among no one and gets 0 (RULES.md §10)."""
     for s in range(n):
+        if s == fc:
+            res[s, RES_RANK] = 0
+            continue
         r = 1
         for o in range(n):
-            if res[o, RES_TOTAL] > res[s, RES_TOTAL] or (
-                    res[o, RES_TOTAL] == res[s, RES_TOTAL] and res[o, RES_COINS] > res[s, RES_COINS]):
+            if o != fc and (res[o, RES_TOTAL] > res[s, RES_TOTAL] or (
+                    res[o, RES_TOTAL] == res[s, RES_TOTAL] and res[o, RES_COINS] > res[s, RES_COINS])):
                 r += 1
         res[s, RES_RANK] = r

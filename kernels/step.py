@@ -25,79 +25,111 @@ as taking nothing. Seats may decide in any order: each draws from its own random
 
 from numba import njit
 
-from wsim.codes import (COPY_LEFT, COPY_RIGHT, DISCARD_BUILD, HAND_SIZE, MOVE, POW_DISCARD_BUILD, POW_SEVENTH,
+from wsim.codes import (FC_CITIES, FC_PLAYERS, FC_SEAT, COPY_LEFT, COPY_RIGHT, DISCARD_BUILD, HAND_SIZE, MOVE, POW_DISCARD_BUILD, POW_SEVENTH,
                         SEVENTH, TURNS_PER_AGE)
 from wsim.kernels.city import add_entity, coins_when_built, left_of, owns_name, right_of, stage_source
 from wsim.kernels.deal import deal_game
 from wsim.kernels.layout import (DECLINE, PH_AGE_END, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_NEEDS3, C_ON, C_RIGHT,
                                  C_SLOT, E_POWER, F_BOARD, F_CARDS, F_CHOSEN, F_COINS, F_HAND, F_HAND2,
                                  F_HAND_N, F_NCARDS, F_POWERS, F_SHIELDS, F_SIDE, F_STAGES, G_AGE, G_BUILT,
-                                 G_COUNT, G_DBQ, G_DBQ_N, G_DBQ_POS, G_N, G_NBUILT, G_OPEN, G_PHASE, G_TURN, M_ACTION,
+                                 G_COUNT, G_DBQ, G_FC, G_DBQ_N, G_DBQ_POS, G_N, G_NBUILT, G_OPEN, G_PHASE, G_TURN, M_ACTION,
                                  M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT, M_SLOT, DEC_COPY3,
                                  DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, PH_DISCARD, PH_MOVE, PH_OVER, PH_SEVENTH,
                                  RES_BOARD, RES_COINS, RES_NCARDS, RES_SHIELDS, RES_SIDE, RES_STAGES)
 from wsim.kernels.score import rank_seats, score_seat
-from wsim.kernels.turn import legal_moves, log_event, military, reset_state, resolve
+from wsim.kernels.turn import fc_controller, legal_moves, log_event, military, reset_state, resolve
 
 
 @njit(cache=True)
 def _start_age(seat, gs, dealt, age):
     n = gs[G_N]
     for s in range(n):
+        if s == gs[G_FC]:  # the Free City has no hand: its pile stays in dealt
+            seat[s, F_HAND_N] = 0
+            continue
         for j in range(HAND_SIZE):
             seat[s, F_HAND + j] = dealt[age - 1, s, j]
         seat[s, F_HAND_N] = HAND_SIZE
     gs[G_AGE] = age
-    _start_turn(seat, gs, 1)
+    _start_turn(seat, gs, dealt, 1)
 
 
 @njit(cache=True)
-def _start_turn(seat, gs, turn):
+def _start_turn(seat, gs, dealt, turn):
     gs[G_TURN] = turn
     gs[G_PHASE] = PH_MOVE
     gs[G_NBUILT] = 0
     gs[G_OPEN] = gs[G_N]
     for s in range(gs[G_N]):
         seat[s, F_CHOSEN + C_ON] = 0
+    fc = gs[G_FC]
+    if fc >= 0:  # the controller draws the Free City pile's next card into its hand
+        ctrl = fc_controller(gs)
+        seat[ctrl, F_HAND + seat[ctrl, F_HAND_N]] = dealt[gs[G_AGE] - 1, fc, turn - 1]
+        seat[ctrl, F_HAND_N] += 1
 
 
 @njit(cache=True)
 def init_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo, seat, keys, pile, gs, dealt,
               deck, pool, bs):
-    """Deal game (seed, game) and set the state at the first decision point (Age I, turn 1).
+    """Deal game (seed, game) of n players and set the state at the first decision point (Age
+    I, turn 1). Two players play the Free City variant (RULES.md §10): three cities, dealt as
+    for three players, the Free City at seat codes.FC_SEAT with the third hand as its pile.
 
     deck, pool and bs are the deal's scratch buffers (layout.py: DEAL_DECK, DEAL_POOL, [2, 7]).
     """
-    deal_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo, bs[0], bs[1], dealt, deck, pool)
-    reset_state(board, seat, keys, pile, bs, n, seed, game)
+    cities = FC_CITIES if n == FC_PLAYERS else n
+    deal_game(ent, board, n_cards, cities, seed, game, board_spec, side_spec, promo, bs[0], bs[1], dealt, deck,
+              pool)
+    reset_state(board, seat, keys, pile, bs, cities, seed, game)
     for i in range(G_COUNT):
         gs[i] = 0
-    gs[G_N] = n
+    gs[G_N] = cities
+    gs[G_FC] = FC_SEAT if n == FC_PLAYERS else -1
     _start_age(seat, gs, dealt, 1)
 
 
 @njit(cache=True, inline="always")
+def _decided(seat, s):
+    """Whether seat s's choice this round is complete (its stage-3 neighbour included)."""
+    return seat[s, F_CHOSEN + C_ON] == 1 and (seat[s, F_CHOSEN + C_NEEDS3] == 0 or seat[s, F_CHOSEN + C_COPY3] >= 0)
+
+
+@njit(cache=True, inline="always")
+def decider(gs, s):
+    """The seat whose policy takes seat s's decisions: s itself, or for the Free City the seat
+    that holds the Free City card this turn."""
+    return fc_controller(gs) if s == gs[G_FC] else s
+
+
+@njit(cache=True, inline="always")
 def pending(seat, gs, out):
-    """Fill out[i] = (seat, decision kind) for every decision the game waits for; returns how
-    many (0 once the game is over)."""
+    """Fill out[i] = (seat, decision kind, deciding seat) for every decision the game waits
+    for; returns how many (0 once the game is over). The Free City's move is pending once its
+    controller's own move is complete (it is chosen from the cards the controller has left)."""
     k = 0
     phase = gs[G_PHASE]
     if phase == PH_DISCARD:
-        out[0, 0] = gs[G_DBQ + gs[G_DBQ_POS]]
+        s = gs[G_DBQ + gs[G_DBQ_POS]]
+        out[0, 0] = s
         out[0, 1] = DEC_DISCARD
+        out[0, 2] = decider(gs, s)
         return 1
     if phase == PH_OVER or phase == PH_AGE_END:
         return 0
     kind = DEC_MOVE if phase == PH_MOVE else DEC_SEVENTH
+    fc = gs[G_FC]
     for s in range(gs[G_N]):
         on = seat[s, F_CHOSEN + C_ON]
-        if on == 0:
+        if on == 0 and (s != fc or _decided(seat, fc_controller(gs))):
             out[k, 0] = s
             out[k, 1] = kind
+            out[k, 2] = decider(gs, s)
             k += 1
         elif on == 1 and seat[s, F_CHOSEN + C_NEEDS3] == 1 and seat[s, F_CHOSEN + C_COPY3] < 0:
             out[k, 0] = s
             out[k, 1] = DEC_COPY3
+            out[k, 2] = decider(gs, s)
             k += 1
     return k
 
@@ -135,9 +167,13 @@ def legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases):
     then COPY_RIGHT. DEC_DISCARD: one row per card id (M_CARD), then the decline (M_CARD = DECLINE).
     """
     if kind == DEC_MOVE:
-        return legal_moves(ent, board, seat, gs[G_N], s, gs[G_AGE], moves, opts, all_purchases)
+        if s == gs[G_FC]:
+            ctrl = fc_controller(gs)
+            return legal_moves(ent, board, seat, gs[G_N], s, gs[G_AGE], moves, opts, all_purchases, ctrl,
+                               seat[ctrl, F_CHOSEN + C_SLOT], True)
+        return legal_moves(ent, board, seat, gs[G_N], s, gs[G_AGE], moves, opts, all_purchases, s, -1, False)
     if kind == DEC_SEVENTH:
-        m = legal_moves(ent, board, seat, gs[G_N], s, gs[G_AGE], moves, opts, all_purchases)
+        m = legal_moves(ent, board, seat, gs[G_N], s, gs[G_AGE], moves, opts, all_purchases, s, -1, False)
         return _add_option(moves, m, -1, DECLINE, 0)
     if kind == DEC_COPY3:
         m = _add_option(moves, 0, -1, 0, COPY_LEFT)
@@ -167,7 +203,7 @@ def apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, g, n_
     else:
         seat[s, F_CHOSEN + C_ON] = 1
         seat[s, F_CHOSEN + C_SLOT] = moves[j, M_SLOT]
-        seat[s, F_CHOSEN + C_CARD] = seat[s, F_HAND + moves[j, M_SLOT]]
+        seat[s, F_CHOSEN + C_CARD] = moves[j, M_CARD]
         seat[s, F_CHOSEN + C_ACTION] = moves[j, M_ACTION]
         seat[s, F_CHOSEN + C_LEFT] = moves[j, M_LEFT]
         seat[s, F_CHOSEN + C_RIGHT] = moves[j, M_RIGHT]
@@ -208,6 +244,8 @@ def _end_round(ent, board, seat, pile, gs, dealt, log, g, n_log):
             for j in range(seat[t, F_HAND_N]):
                 pile[seat[t, F_HAND + j]] += 1
             seat[t, F_HAND_N] = 0
+        if gs[G_FC] >= 0:  # and the Free City pile's last card
+            pile[dealt[age - 1, gs[G_FC], TURNS_PER_AGE]] += 1
     _queue_discard_builds(ent, board, seat, gs)
     _run_discard_builds(ent, seat, pile, gs, dealt, log, g, n_log)
 
@@ -265,14 +303,21 @@ def _end_turn(seat, gs, dealt, log, g, n_log):
     turn = gs[G_TURN]
     if turn < TURNS_PER_AGE:  # step 7: pass hands (Age II to the right, else to the left)
         hn = seat[0, F_HAND_N]
+        fc = gs[G_FC]
         for s in range(n):
-            src = left_of(n, s) if age == 2 else right_of(n, s)
+            if s == fc:
+                continue
+            if fc >= 0:  # the two players swap hands
+                src = 1 - s
+            else:
+                src = left_of(n, s) if age == 2 else right_of(n, s)
             for j in range(hn):
                 seat[s, F_HAND2 + j] = seat[src, F_HAND + j]
         for s in range(n):
-            for j in range(hn):
-                seat[s, F_HAND + j] = seat[s, F_HAND2 + j]
-        _start_turn(seat, gs, turn + 1)
+            if s != fc:
+                for j in range(hn):
+                    seat[s, F_HAND + j] = seat[s, F_HAND2 + j]
+        _start_turn(seat, gs, dealt, turn + 1)
         return
     gs[G_PHASE] = PH_AGE_END
 
@@ -310,7 +355,7 @@ def final(ent, seat, gs, res, cards):
         res[s, RES_SHIELDS] = seat[s, F_SHIELDS]
         res[s, RES_STAGES] = seat[s, F_STAGES]
         res[s, RES_NCARDS] = seat[s, F_NCARDS]
-    rank_seats(res, n)
+    rank_seats(res, n, gs[G_FC])
     for s in range(n):
         for i in range(seat[s, F_NCARDS]):
             cards[s, i] = seat[s, F_CARDS + i]

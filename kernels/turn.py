@@ -17,7 +17,7 @@ from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_C
                                  C_RIGHT, C_SLOT, E_COIN_COST, E_COPY_OF, E_HAS_COST, E_POWER, F_BOARD,
                                  F_CHOSEN, F_COINS, F_COPY3, F_COUNT, F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N,
                                  F_MIL, F_POWERS, F_PROD, F_SELL, F_SHIELDS, F_SIDE, F_STAGE_E, F_STAGES,
-                                 G_BUILT, G_NBUILT, M_ACTION, M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT,
+                                 G_AGE, G_BUILT, G_FC, G_NBUILT, G_TURN, M_ACTION, M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT,
                                  M_RIGHT, M_SLOT)
 from wsim.kernels.rng import STREAM_SEAT0, stream_key
 from wsim.kernels.schema import MAX_OPTIONS
@@ -95,9 +95,13 @@ def _add_purchases(moves, m, slot, card, action, opts, at, n_opts, budget, coin_
 
 
 @njit(cache=True)
-def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases):
+def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, holder, skip, free_city):
     """Fill moves with seat s's legal (card, action, purchase) moves; returns how many.
 
+    The cards are those of seat holder's hand but slot `skip` (-1: none): a seat plays from its
+    own hand; the Free City (free_city True, RULES.md §10) from its controller's, less the card
+    the controller plays itself, and it must build a card a chain makes free and may discard a
+    card only when it can neither build it nor build its next stage.
     Each (card, action) pair has exactly one move flagged M_DEFAULT (its default purchase);
     with all_purchases every other affordable Pareto purchase follows it.
     """
@@ -119,11 +123,17 @@ def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases):
         opts[MAX_OPTIONS + i, 0] = opts[i, 0]
         opts[MAX_OPTIONS + i, 1] = opts[i, 1]
     m = 0
-    for slot in range(seat[s, F_HAND_N]):
-        c = seat[s, F_HAND + slot]
+    for slot in range(seat[holder, F_HAND_N]):
+        if slot == skip:
+            continue
+        c = seat[holder, F_HAND + slot]
+        first = m
         if not owns_name(ent, seat, s, c):
-            if ent[c, E_HAS_COST] == 0 or chain_applies(ent, seat, s, c):
+            chain = chain_applies(ent, seat, s, c)
+            if ent[c, E_HAS_COST] == 0 or chain:
                 m = _add_move(moves, m, slot, c, ACT_BUILD, 0, 0, 0, 0, 1)
+                if free_city and chain:  # the Free City must take a chain's free build
+                    continue
             else:
                 cc = ent[c, E_COIN_COST]
                 if cc <= coins:
@@ -136,8 +146,16 @@ def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases):
         elif n_stage > 0:
             m = _add_purchases(moves, m, slot, c, ACT_STAGE, opts, MAX_OPTIONS, n_stage, coins, 0, needs3,
                                all_purchases)
-        m = _add_move(moves, m, slot, c, ACT_DISCARD, 0, 0, 0, 0, 1)
+        if not free_city or m == first:
+            m = _add_move(moves, m, slot, c, ACT_DISCARD, 0, 0, 0, 0, 1)
     return m
+
+
+@njit(cache=True, inline="always")
+def fc_controller(gs):
+    """The seat holding the Free City card this turn (codes.fc_controller): seat 0 on turn 1
+    of Ages I and III, seat 1 on turn 1 of Age II, then alternating every turn."""
+    return (gs[G_TURN] - 1 + (1 if gs[G_AGE] == 2 else 0)) % 2
 
 
 @njit(cache=True)
@@ -154,14 +172,21 @@ def resolve(ent, board, seat, pile, gs, n, age):
         seat[s, F_COINS] -= seat[s, F_CHOSEN + C_COIN_COST] + left + right
         seat[left_of(n, s), F_COINS] += left
         seat[right_of(n, s), F_COINS] += right
+    fc = gs[G_FC]
     for s in range(n):  # step 3: cards enter cities / the discard pile
         if seat[s, F_CHOSEN + C_ON] != 1:
             continue
         card = seat[s, F_CHOSEN + C_CARD]
-        hn = seat[s, F_HAND_N]
-        for j in range(seat[s, F_CHOSEN + C_SLOT], hn - 1):
-            seat[s, F_HAND + j] = seat[s, F_HAND + j + 1]
-        seat[s, F_HAND_N] = hn - 1
+        holder = s
+        slot = seat[s, F_CHOSEN + C_SLOT]
+        if s == fc:  # from the controller's hand, which has already given up its own card
+            holder = fc_controller(gs)
+            if slot > seat[holder, F_CHOSEN + C_SLOT]:
+                slot -= 1
+        hn = seat[holder, F_HAND_N]
+        for j in range(slot, hn - 1):
+            seat[holder, F_HAND + j] = seat[holder, F_HAND + j + 1]
+        seat[holder, F_HAND_N] = hn - 1
         action = seat[s, F_CHOSEN + C_ACTION]
         if action == ACT_BUILD or action == ACT_BUILD_FREE:
             add_entity(ent, seat, s, card, True)

@@ -163,7 +163,7 @@ def kernel_score_doc(t, pos) -> dict:
     for s, row in enumerate(_score_rows(t, pos)):
         res[s] = row
         res[s, RES_COINS] = pos.cities[s].coins
-    rank_seats(res, len(pos.cities))
+    rank_seats(res, len(pos.cities), -1)
     players = []
     for s in range(len(pos.cities)):
         d = {"seat": s}

@@ -1,6 +1,6 @@
 """`wsim bench`: the benchmark suite. Measures, prints and records (bench/results/*.json):
 
-- kernel games/s for 3..7 players x random/greedy x 1 and 2 threads (no Parquet, warm kernels);
+- kernel games/s for 2..7 players (2: the Free City variant) x random/greedy x 1 and 2 threads (no Parquet, warm kernels);
 - where a 5-player game's time goes: the deal and the bare loop floor, and each component
   (deal, legal moves, trading solver, policy, resolution, scoring) from the instrumented twin
   of the game loop in kernels/profile.py;
@@ -28,14 +28,14 @@ import numba
 import numpy as np
 from numba import njit
 
-from wsim import RULES_VERSION, __version__, tables as tables_mod
+from wsim import RULES_VERSION, __version__, codes, tables as tables_mod
 from wsim.kernels.deal import deal_game
 from wsim.kernels.layout import E_NAME_ID, RES_COUNT, kernel_tables
 from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
 from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_CITY, MAX_NAMES, MAX_OPTIONS, MAX_SEATS
 from wsim.kernels.trade import trade_options_at
 from wsim.run import Runner, available_cores, set_threads
-from wsim.settings import Settings
+from wsim.settings import Settings, cities_of
 
 
 def _games_per_second(t, players: int, policy: str, threads: int, games: int) -> float:
@@ -169,8 +169,8 @@ def _component_breakdown(t, players: int, policy: str, games: int) -> dict:
     from wsim.kernels.profile import COMPONENTS, profile_games
 
     runner = Runner(t, Settings(players=players, policies=(policy,) * players))
-    res = np.zeros((players, RES_COUNT), np.int16)
-    cards = np.zeros((players, MAX_CITY), np.int16)
+    res = np.zeros((cities_of(players), RES_COUNT), np.int16)
+    cards = np.zeros((cities_of(players), MAX_CITY), np.int16)
     acc = np.zeros(len(COMPONENTS) + 2, np.uint64)
 
     def run(n_games: int) -> float:
@@ -213,7 +213,7 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
     echo(f"kernel games/s ({games['random']:,} random / {games['greedy']:,} greedy games per cell):")
     echo(f"  {'players':>7} {'policy':>7} {'1 thread':>10} {'2 threads':>10}")
     cores = available_cores()
-    for players in range(3, 8):
+    for players in range(codes.MIN_SIMULATED_PLAYERS, codes.MAX_PLAYERS + 1):
         for policy in ("random", "greedy"):
             row = {"players": players, "policy": policy}
             for threads in (1, 2):

@@ -220,7 +220,8 @@ def _announce_compile():
 @main.command("simulate")
 @click.option("--games", type=click.IntRange(1, 2**63 - 1), default=100_000, show_default=True,
               help="Games to play (at most 2^63 - 1).")
-@click.option("--players", type=int, default=4, show_default=True, help="Players per game, 3..7.")
+@click.option("--players", type=int, default=4, show_default=True,
+              help="Players per game, 2..7 (2: the Free City variant, RULES.md §10).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True, help="The run's seed.")
 @click.option("--policy", default=None, metavar="NAME", help="One policy for every seat: random or greedy [random].")
 @click.option("--policies", default=None, metavar="N1,N2,...", help="One policy per seat, comma-separated.")

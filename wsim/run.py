@@ -13,7 +13,7 @@ import numba
 import numpy as np
 
 from wsim import movelog, signals
-from wsim.codes import CATEGORIES
+from wsim.codes import CATEGORIES, FC_SEAT
 from wsim.kernels.deal import deal
 from wsim.kernels.game import run_batch
 from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_COINS, RES_COUNT, RES_GUILD, RES_MILITARY, RES_RANK,
@@ -29,8 +29,8 @@ class Chunk:
     """The kernel's output for games first_game .. first_game + games - 1."""
 
     first_game: int
-    res: np.ndarray  # int16[games, players, RES_COUNT] (wsim.kernels.layout RES_*)
-    cards: np.ndarray  # int16[games, players, MAX_CITY]
+    res: np.ndarray  # int16[games, cities, RES_COUNT] (wsim.kernels.layout RES_*)
+    cards: np.ndarray  # int16[games, cities, MAX_CITY]
     log: np.ndarray  # int16[games, MAX_EVENTS, 9] or empty
     n_log: np.ndarray  # int32[games] or empty
 
@@ -53,8 +53,9 @@ class Runner:
     def play(self, first_game: int, games: int, log: bool = False) -> Chunk:
         """Play `games` games from index first_game; with log, keep every game's move log."""
         n = self.settings.players
-        res = np.zeros((games, n, RES_COUNT), dtype=np.int16)
-        cards = np.zeros((games, n, MAX_CITY), dtype=np.int16)
+        cities = self.settings.cities
+        res = np.zeros((games, cities, RES_COUNT), dtype=np.int16)
+        cards = np.zeros((games, cities, MAX_CITY), dtype=np.int16)
         log_rows = games if log else 0
         events = np.zeros((log_rows, MAX_EVENTS, len(EVENT_COLUMNS)), dtype=np.int16)
         n_log = np.zeros(log_rows, dtype=np.int32)
@@ -80,8 +81,9 @@ def set_threads(threads: int | None) -> int:
     return threads
 
 
-def final_from_res(res_game: np.ndarray) -> dict:
-    """The final breakdown of one game's result rows, in the move log's JSON form."""
+def final_from_res(res_game: np.ndarray, free_city: bool = False) -> dict:
+    """The final breakdown of one game's result rows, in the move log's JSON form (the Free
+    City's entry, at seat codes.FC_SEAT when free_city, has rank null and "free_city": true)."""
     players = []
     for seat, row in enumerate(res_game):
         d = {"seat": seat}
@@ -90,6 +92,9 @@ def final_from_res(res_game: np.ndarray) -> dict:
         d["total"] = int(row[RES_TOTAL])
         d["coins"] = int(row[RES_COINS])
         d["rank"] = int(row[RES_RANK])
+        if free_city and seat == FC_SEAT:
+            d["rank"] = None
+            d["free_city"] = True
         players.append(d)
     return {"players": players, "winners": [p["seat"] for p in players if p["rank"] == 1]}
 
@@ -98,10 +103,10 @@ def game_log(runner: Runner, game: int) -> dict:
     """The JSON move log of one game of a run, played again by the kernels with logging on."""
     s = runner.settings
     chunk = runner.play(game, 1, log=True)
-    boards, sides, hands = deal(runner.tables, s.players, s.seed, game, runner.board_spec, runner.side_spec,
+    boards, sides, hands = deal(runner.tables, s.cities, s.seed, game, runner.board_spec, runner.side_spec,
                                 s.promo_in_pool())
     events = chunk.log[0, :chunk.n_log[0]].tolist()
     return movelog.to_json(runner.tables, s.seed, game, boards.tolist(), sides.tolist(), hands.tolist(),
-                           events, final_from_res(chunk.res[0]))
+                           events, final_from_res(chunk.res[0], s.free_city), free_city=s.free_city)
 
 

@@ -45,11 +45,20 @@ class Settings:
             rows = tuple(tuple(int(v) for v in default_params(POLICY_NAMES.index(p))) for p in self.policies)
             object.__setattr__(self, "params", rows)
 
+    @property
+    def cities(self) -> int:
+        """Cities in play: the players', and the Free City's at 2 players (RULES.md §10)."""
+        return cities_of(self.players)
+
+    @property
+    def free_city(self) -> bool:
+        return self.players == codes.FC_PLAYERS
+
     def board_spec(self, tables: Tables) -> tuple:
-        """(board per seat or -1, side per seat or -1) from --wonders and --sides."""
+        """(board per city or -1, side per city or -1) from --wonders and --sides."""
         default_side = {"random": -1, "A": 0, "B": 1}[self.sides]
         if self.wonders == "random":
-            return (-1,) * self.players, (default_side,) * self.players
+            return (-1,) * self.cities, (default_side,) * self.cities
         boards, sides = [], []
         for entry in self.wonders[len("fixed:"):].split(","):
             wid, _, side = entry.strip().partition("/")
@@ -67,6 +76,11 @@ class Settings:
         return np.array(self.params, dtype=np.int32).reshape(self.players, P_COUNT)
 
 
+def cities_of(players: int) -> int:
+    """Cities of a game of `players` players (3 at 2 players: the Free City's is the third)."""
+    return codes.FC_CITIES if players == codes.FC_PLAYERS else players
+
+
 def parse_wonders(value: str, players: int, tables: Tables) -> str:
     """Check a --wonders value; returns it normalised ("random" or "fixed:id/S,...")."""
     if value == "random":
@@ -74,8 +88,10 @@ def parse_wonders(value: str, players: int, tables: Tables) -> str:
     if not value.startswith("fixed:"):
         raise SettingsError(f"--wonders: expected 'random' or 'fixed:ID/SIDE,...', got {brief(value)}")
     entries = [e.strip() for e in value[len("fixed:"):].split(",")]
-    if len(entries) != players:
-        raise SettingsError(f"--wonders: 'fixed:' needs exactly {players} entries (one per seat), got {len(entries)}")
+    cities = cities_of(players)
+    if len(entries) != cities:
+        what = "seats 0 and 1, then the Free City" if cities != players else "one per seat"
+        raise SettingsError(f"--wonders: 'fixed:' needs exactly {cities} entries ({what}), got {len(entries)}")
     seen = set()
     out = []
     for entry in entries:
@@ -96,7 +112,8 @@ def parse_policies(names, players: int, option: str = "--policies") -> tuple:
     """Check policy names (one per seat); returns the tuple. `option` names the CLI option."""
     names = tuple(n.strip() for n in names)
     if len(names) != players:
-        raise SettingsError(f"{option}: needs exactly {players} names (one per seat), got {len(names)}")
+        what = "one per player; the Free City plays its controller's" if players == codes.FC_PLAYERS else "one per seat"
+        raise SettingsError(f"{option}: needs exactly {players} names ({what}), got {len(names)}")
     for n in names:
         if n not in POLICY_NAMES:
             raise SettingsError(f"{option}: unknown policy {brief(n)} (one of: {' '.join(POLICY_NAMES)})")
@@ -127,10 +144,8 @@ def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, 
     """
     if type(players) is not int:
         raise SettingsError(f"--players: must be a whole number, got {brief(players)}")
-    if players == 2:
-        raise SettingsError("--players: 2 players (the Free City variant) is not implemented yet; use 3..7")
-    if not codes.MIN_PLAYERS <= players <= codes.MAX_PLAYERS:
-        raise SettingsError(f"--players: must be {codes.MIN_PLAYERS}..{codes.MAX_PLAYERS}, got {players}")
+    if not codes.MIN_SIMULATED_PLAYERS <= players <= codes.MAX_PLAYERS:
+        raise SettingsError(f"--players: must be {codes.MIN_SIMULATED_PLAYERS}..{codes.MAX_PLAYERS}, got {players}")
     _whole("--seed", seed, 0, MAX_SEED)
     _whole("--games", games, 1, MAX_GAMES)
     _whole("--chunk-size", chunk_size, 1, MAX_CHUNK)

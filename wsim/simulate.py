@@ -8,6 +8,7 @@ one part's arrays and table at a time, and the summary keeps running sums only.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import sys
 import time
@@ -23,7 +24,7 @@ from wsim.dataset import manifest, parts
 from wsim.errors import brief
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, is_temp_of, lock_is_held, probe
 from wsim.run import Chunk, Runner
-from wsim.settings import MAX_CHUNK, Settings, SettingsError, settings_from_metadata
+from wsim.settings import MAX_CHUNK, Settings, SettingsError, cities_of, settings_from_metadata
 from wsim.tables import Tables
 
 KERNEL_SECONDS = 0.5  # work per kernel call: a signal waits for the call to return
@@ -32,18 +33,24 @@ FIRST_CALL_GAMES = 64  # the first call also loads or compiles the kernels
 
 @dataclass
 class Summary:
-    """Running totals of a dataset, for the end-of-run report."""
+    """Running totals of a dataset, for the end-of-run report. At 2 players the means and win
+    rates are the players' (seats 0 and 1); the Free City's mean total is shown apart."""
 
     players: int
     games: int = 0
     played: int = 0
     seconds: float = 0.0
     points: np.ndarray = field(default_factory=lambda: np.zeros(len(codes.CATEGORIES) + 1, dtype=np.int64))
+    free_city_points: int = 0
     seats_by_board: dict = field(default_factory=dict)  # (wonder id, side) -> [seats, wins]
 
     def add(self, table: pa.Table):
         """Add one part's rows (the dataset's columns)."""
-        self.games += table.num_rows // self.players
+        self.games += table.num_rows // cities_of(self.players)
+        if self.players == codes.FC_PLAYERS:
+            is_fc = pc.equal(table["seat"], codes.FC_SEAT)
+            self.free_city_points += pc.sum(table.filter(is_fc)["vp_total"]).as_py() or 0
+            table = table.filter(pc.invert(is_fc))
         for i, name in enumerate([f"vp_{c}" for c in codes.CATEGORIES] + ["vp_total"]):
             self.points[i] += pc.sum(table[name]).as_py() or 0
         grouped = table.group_by(["wonder", "side"]).aggregate([("win", "sum"), ("win", "count")])
@@ -54,27 +61,41 @@ class Summary:
             entry[1] += wins
 
     def text(self, tables: Tables) -> str:
-        """The summary: speed, mean points by category, win rate by wonder and side."""
+        """The summary: speed, mean points by category, win rate by wonder and side (95% CI)."""
         rows = max(1, self.games * self.players)
         rate = self.played / self.seconds if self.seconds > 0 else float("inf")
+        what = f"{self.players} players" + (" and the Free City" if self.players == codes.FC_PLAYERS else "")
         if self.played == self.games:
-            head = f"{self.games:,} games of {self.players} players in {self.seconds:.1f} s ({rate:,.0f} games/s)"
+            head = f"{self.games:,} games of {what} in {self.seconds:.1f} s ({rate:,.0f} games/s)"
         elif self.played:
-            head = (f"{self.games:,} games of {self.players} players ({self.played:,} played now in "
+            head = (f"{self.games:,} games of {what} ({self.played:,} played now in "
                     f"{self.seconds:.1f} s, {rate:,.0f} games/s; the rest were already in the dataset)")
         else:
-            head = f"{self.games:,} games of {self.players} players (the dataset was complete: nothing played)"
-        lines = [head, "", "mean points per seat:"]
+            head = f"{self.games:,} games of {what} (the dataset was complete: nothing played)"
+        lines = [head, "", "mean points per player:"]
         names = list(codes.CATEGORIES) + ["total"]
         lines.append("  " + "  ".join(f"{n:>10}" for n in names))
         lines.append("  " + "  ".join(f"{v / rows:>10.2f}" for v in self.points))
-        lines += ["", f"win rate by wonder and side (a fair share is {1 / self.players:.1%}; "
+        if self.players == codes.FC_PLAYERS:
+            lines.append(f"  the Free City: {self.free_city_points / max(1, self.games):.2f} points a game")
+        lines += ["", f"win rate by wonder and side, with its 95% CI (a fair share is {1 / self.players:.1%}; "
                       "shared victories count for every winner):"]
         order = {b: i for i, b in enumerate(tables.board_ids)}
         for (wonder, side), (seats, wins) in sorted(self.seats_by_board.items(),
                                                     key=lambda kv: (order.get(kv[0][0], 99), kv[0][1])):
-            lines.append(f"  {wonder:<14} {side}  {wins / seats:6.1%}  of {seats:,} seats")
+            lo, hi = wilson_interval(wins, seats)
+            lines.append(f"  {wonder:<14} {side}  {wins / seats:6.1%}  [{lo:6.1%}, {hi:6.1%}]  of {seats:,} seats")
         return "\n".join(lines)
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.959963984540054) -> tuple:
+    """The Wilson score interval (95% by default) of a proportion successes / trials."""
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass
@@ -211,7 +232,7 @@ def _plan_resume(req: Request, folder: OutputFolder) -> _Plan:
         index = parts.part_index(h.name)
         first_game = index * settings.chunk_size
         games = min(settings.chunk_size, settings.games - first_game)
-        if games <= 0 or (h.first_game, h.games) != (first_game, games) or h.rows != games * settings.players:
+        if games <= 0 or (h.first_game, h.games) != (first_game, games) or h.rows != games * settings.cities:
             raise DatasetError(f"--resume: {folder.path / h.name} does not hold the games this run puts there "
                                f"(games {first_game}.. of {settings.games}); the dataset is damaged")
         try:
@@ -357,4 +378,4 @@ def simulate(req: Request, out: Path, progress: bool) -> Result:
         return Result(summary, t, foreign)
 
 
-_SUMMARY_COLUMNS = [f"vp_{c}" for c in codes.CATEGORIES] + ["vp_total", "wonder", "side", "win"]
+_SUMMARY_COLUMNS = [f"vp_{c}" for c in codes.CATEGORIES] + ["vp_total", "seat", "wonder", "side", "win"]

@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from wsim import codes
 from wsim.kernels.city import add_entity
 from wsim.kernels.game import new_scratch, new_state
 from wsim.kernels.layout import (C_ON, F_CHOSEN, F_COINS, F_COPY3,
-                                 F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL, F_STAGE_E, F_STAGES, G_AGE, G_N, G_OPEN,
+                                 F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL, F_STAGE_E, F_STAGES, G_AGE, G_FC, G_N, G_OPEN,
                                  G_PHASE, G_TURN, MAX_CITY, MAX_EVENTS, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER,
                                  RES_COUNT, kernel_tables)
 from wsim.kernels.policy import POLICY_NAMES, decide, default_params
-from wsim.kernels.step import apply, clone_state, end_age, final, init_game, legal, pending
+from wsim.kernels.step import apply, clone_state, decider, end_age, final, init_game, legal, pending
 from wsim.kernels.turn import reset_state
 from wsim.movelog import EVENT_COLUMNS
 from wsim.tables import Tables
@@ -66,7 +67,7 @@ def state_of_position(tables: Tables, pos, hands=(), discard=(), age: int = 1, t
         seat[s, F_CHOSEN + C_ON] = 0
     for c in discard:
         pile[c] += 1
-    gs[G_N], gs[G_AGE], gs[G_TURN], gs[G_PHASE], gs[G_OPEN] = n, age, turn, PH_MOVE, n
+    gs[G_N], gs[G_AGE], gs[G_TURN], gs[G_PHASE], gs[G_OPEN], gs[G_FC] = n, age, turn, PH_MOVE, n, -1
     return state
 
 
@@ -76,7 +77,7 @@ class KernelGame:
     def __init__(self, tables: Tables, players: int, seed: int = 0, game: int = 0, policy: str = "random",
                  board_spec=None, side_spec=None, promo: bool = False, _state=None):
         self.tables = tables
-        self.n = players
+        self.n = codes.FC_CITIES if players == codes.FC_PLAYERS else players  # cities
         self.ent, self.board, self.n_cards = kernel_tables(tables)
         pid = POLICY_NAMES.index(policy)
         self.policies = np.full(players, pid, dtype=np.int32)
@@ -88,8 +89,10 @@ class KernelGame:
             self.state = _state
             return
         self.state = new_state(self.n_cards)
-        spec_b = np.full(players, -1, np.int8) if board_spec is None else np.asarray(board_spec, np.int8)
-        spec_s = np.full(players, -1, np.int8) if side_spec is None else np.asarray(side_spec, np.int8)
+        spec_b = np.full(self.n, -1, np.int8) if board_spec is None else np.asarray(board_spec, np.int8)
+        spec_s = np.full(self.n, -1, np.int8) if side_spec is None else np.asarray(side_spec, np.int8)
+        if spec_b.shape != (self.n,) or spec_s.shape != (self.n,):
+            raise ValueError(f"board_spec and side_spec need one entry per city ({self.n})")
         init_game(self.ent, self.board, self.n_cards, players, np.uint64(seed), game, spec_b, spec_s, promo,
                   *self.state, deck, pool, bs)
 
@@ -130,7 +133,7 @@ class KernelGame:
     def pending(self) -> list:
         """[(seat, decision kind)] the game waits for; [] once it is over."""
         k = pending(self.state[0], self.state[3], self.todo)
-        return [(int(s), int(kind)) for s, kind in self.todo[:k]]
+        return [(int(s), int(kind)) for s, kind, _ in self.todo[:k]]
 
     def legal(self, seat: int, kind: int, all_purchases: bool = True) -> np.ndarray:
         """The legal options of a decision, a copy of the kernel's rows (columns layout.M_*)."""
@@ -139,10 +142,11 @@ class KernelGame:
         return self.moves[:m].copy()
 
     def decide(self, seat: int, kind: int, options: np.ndarray) -> int:
-        """What the seat's policy picks among `options` (rows as `legal` returns them)."""
+        """What the deciding seat's policy (the seat's own, or for the Free City its
+        controller's) picks among `options` (rows as `legal` returns them)."""
         seat_arr, keys, pile, gs, dealt = self.state
-        return int(decide(self.ent, self.board, seat_arr, keys, gs, seat, kind, np.ascontiguousarray(options),
-                          len(options), self.policies, self.params))
+        return int(decide(self.ent, self.board, seat_arr, keys, gs, seat, decider(gs, seat), kind,
+                          np.ascontiguousarray(options), len(options), self.policies, self.params))
 
     def apply(self, seat: int, kind: int, options: np.ndarray, index: int):
         """Play option `index` of `options` for the seat's decision."""

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from wsim import RULES_VERSION, __version__
+from wsim.codes import FC_SEAT
 from wsim.kernels.layout import (RES_BOARD, RES_CIVILIAN, RES_COINS, RES_COMMERCIAL, RES_GUILD, RES_MILITARY,
                                  RES_NCARDS, RES_RANK, RES_SCIENCE, RES_SHIELDS, RES_SIDE, RES_STAGES,
                                  RES_TOTAL, RES_TREASURY, RES_WONDER)
@@ -61,14 +62,15 @@ def metadata(tables: Tables, settings: Settings, first_game: int, games: int) ->
 
 
 def chunk_table(tables: Tables, settings: Settings, chunk: Chunk) -> pa.Table:
-    """One row per (game, seat) of a chunk, in (game, seat) order, with the documented columns."""
+    """One row per (game, seat) of a chunk, in (game, seat) order, with the documented columns
+    (at 2 players three rows a game, the Free City's last, and the column free_city)."""
     res = chunk.res
     games, n = res.shape[0], res.shape[1]
     rows = games * n
     flat = res.reshape(rows, -1)
     game = np.repeat(np.arange(chunk.first_game, chunk.first_game + games, dtype=np.int64), n)
     seat = np.tile(np.arange(n, dtype=np.int8), games)
-    policy_dict = pa.array(list(settings.policies), type=pa.string())
+    policy_dict = pa.array(list(settings.policies) + (["free_city"] if settings.free_city else []), type=pa.string())
     policy = pa.DictionaryArray.from_arrays(pa.array(np.tile(np.arange(n, dtype=np.int8), games)), policy_dict)
     board_names = pa.array(list(tables.board_ids), type=pa.string())
     wonder = pa.DictionaryArray.from_arrays(pa.array(flat[:, RES_BOARD].astype(np.int8)), board_names)
@@ -85,7 +87,7 @@ def chunk_table(tables: Tables, settings: Settings, chunk: Chunk) -> pa.Table:
     columns = {
         "game": pa.array(game),
         "seed": pa.array(np.full(rows, settings.seed, dtype=np.uint64)),
-        "players": pa.array(np.full(rows, n, dtype=np.int8)),
+        "players": pa.array(np.full(rows, settings.players, dtype=np.int8)),
         "seat": pa.array(seat),
         "policy": policy.dictionary_decode(),
         "wonder": wonder.dictionary_decode(),
@@ -96,9 +98,12 @@ def chunk_table(tables: Tables, settings: Settings, chunk: Chunk) -> pa.Table:
     columns["coins"] = pa.array(flat[:, RES_COINS].astype(np.int16))
     columns["shields"] = pa.array(flat[:, RES_SHIELDS].astype(np.int16))
     columns["stages"] = pa.array(flat[:, RES_STAGES].astype(np.int8))
-    columns["rank"] = pa.array(flat[:, RES_RANK].astype(np.int8))
+    rank = flat[:, RES_RANK].astype(np.int8)
+    columns["rank"] = pa.array(rank, mask=rank == 0)  # the Free City's rank (0) is null
     columns["win"] = pa.array(flat[:, RES_RANK] == 1)
     columns["cards"] = cards
+    if settings.free_city:
+        columns["free_city"] = pa.array(seat == FC_SEAT)
     return pa.table(columns)
 
 
