@@ -13,6 +13,10 @@ Typical use (see tests/test_rules_engine.py):
 
 Seats: seat s's left neighbour is s+1, its right neighbour s-1 (mod N).
 
+Two players (RULES.md section 10): `new_game(t, [three boards], free_city=True)` seats the
+Free City at seat 2 with two ScriptedPolicies; hands are [seat 0, seat 1, the FC's pile]. The
+controller's script holds its own move, then the FC's move (among its hand without its card).
+
 `ENGINE` ("reference" or "kernel") picks the engine `new_game` builds: the kernel twin
 (tests/kernelturn.py) takes the same setup and plays its turns with the kernels' step API, so a
 rule test parametrised over both engines holds the two to the same numbers.
@@ -62,9 +66,10 @@ ACTION = {name: i for i, name in enumerate(ACTIONS)}  # "build", "build_free", "
 
 # -- games and positions ----------------------------------------------------------------------------
 
-def new_game(t, boards, age=1, turn=1, policies=None) -> Game:
-    """A Game over boards given as "wonder:SIDE" strings; every seat gets a ScriptedPolicy
-    (empty script) unless `policies` is given. Cities start with the board's coins."""
+def new_game(t, boards, age=1, turn=1, policies=None, free_city=False) -> Game:
+    """A Game over boards given as "wonder:SIDE" strings; every player gets a ScriptedPolicy
+    (empty script) unless `policies` is given. Cities start with the board's coins.
+    free_city: a 2-player game, three boards (the third the Free City's), two players."""
     ids, sides = [], []
     for spec in boards:
         wonder, side = spec.split(":")
@@ -73,13 +78,13 @@ def new_game(t, boards, age=1, turn=1, policies=None) -> Game:
     n = len(ids)
     dummy = [[[0] * codes.HAND_SIZE for _ in range(n)] for _ in range(3)]
     if policies is None:
-        policies = [ScriptedPolicy(t) for _ in range(n)]
+        policies = [ScriptedPolicy(t) for _ in range(codes.FC_PLAYERS if free_city else n)]
     if ENGINE == "kernel":
         from kernelturn import KernelTurnGame
 
-        g = KernelTurnGame(t, ids, sides, dummy, policies)
+        g = KernelTurnGame(t, ids, sides, dummy, policies, free_city=free_city)
     else:
-        g = Game(t, ids, sides, dummy, policies)
+        g = Game(t, ids, sides, dummy, policies, free_city=free_city)
     g.age, g.turn = age, turn
     g.hands = [[] for _ in range(n)]
     return g
@@ -183,10 +188,12 @@ class ScriptedPolicy:
         self.default = default
         self.offered: list = []
         self.seen: list = []  # (seventh, legal moves) per call
+        self.asked: list = []  # the seat argument of each call to choose (2: the Free City's move)
         self.log = log if log is not None else []
 
     def choose(self, game, seat, moves, seventh):
         self.seen.append((seventh, list(moves)))
+        self.asked.append(seat)
         if not self.moves:
             if seventh:
                 return None

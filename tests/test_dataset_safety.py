@@ -369,11 +369,12 @@ def tamper(out: Path, name="part-00000.parquet", **edits):
 
 
 @pytest.mark.parametrize("edits, message", [
-    ({"players": 8, "policies": [{"name": "random", "params": [0] * 5}] * 8}, "--players: must be 3..7, got 8"),
-    ({"players": 30, "policies": [{"name": "random", "params": [0] * 5}] * 30}, "--players: must be 3..7"),
-    ({"players": 2, "policies": [{"name": "random", "params": [0] * 5}] * 2}, "--players: 2 players"),
+    ({"players": 8, "policies": [{"name": "random", "params": [0] * 5}] * 8}, "--players: must be 2..7, got 8"),
+    ({"players": 30, "policies": [{"name": "random", "params": [0] * 5}] * 30}, "--players: must be 2..7"),
+    ({"players": 1, "policies": [{"name": "random", "params": [0] * 5}] * 1}, "--players: must be 2..7, got 1"),
+    ({"players": 2}, "--policies: needs exactly 2 names"),
     ({"players": "4"}, "--players: must be a whole number, got '4'"),
-    ({"players": 8}, "--players: must be 3..7"),
+    ({"players": 8}, "--players: must be 2..7"),
     ({"games": "abc"}, "--games: must be a whole number"),
     ({"policies": [{"name": "random", "params": [0] * 5}] * 2}, "--policies: needs exactly 3 names"),
     ({"policies": [{"name": "clever", "params": [0] * 5}] * 3}, "unknown policy 'clever'"),

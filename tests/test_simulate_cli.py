@@ -177,8 +177,8 @@ def test_fixed_wonders_and_sides(tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--players", "2"], "--players: 2 players (the Free City variant) is not implemented yet"),
-    (["--players", "8"], "--players: must be 3..7"),
+    (["--players", "1"], "--players: must be 2..7, got 1"),
+    (["--players", "8"], "--players: must be 2..7"),
     (["--policy", "clever"], "--policy: unknown policy 'clever'"),
     (["--policies", "random,clever,random,random"], "--policies: unknown policy 'clever'"),
     (["--policies", "random,greedy"], "--policies: needs exactly 4 names"),

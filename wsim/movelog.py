@@ -27,6 +27,11 @@ JSON log (`to_json`):
               {"kind": "military", "age", "seat", "shields", "vs_left", "vs_right"}],
    "final": {"players": [{seat, military, treasury, wonder, civilian, science, commercial,
                           guild, total, coins, rank}], "winners": [seats]}}
+
+Two players (the Free City variant, RULES.md section 10): "players" is 2, while the setup lists 3
+boards and sides and hands[age] 3 lists, the third the Free City's pile (seat 2, drawn in order).
+Every Free City move and discard build (seat 2) carries "by": the controlling player's seat; the
+Free City's final entry has "rank": null and "free_city": true.
 """
 
 from __future__ import annotations
@@ -46,20 +51,23 @@ class LogError(ValueError):
     """A move log that cannot be read (unknown names, missing keys, another format)."""
 
 
-def event_to_json(tables: Tables, ev) -> dict:
-    """One integer event as a JSON object."""
+def event_to_json(tables: Tables, ev, free_city: bool = False) -> dict:
+    """One integer event as a JSON object; free_city marks the Free City's choices with "by"."""
     kind, age, turn, seat, card, action, left, right, extra = (int(x) for x in ev)
     if kind == MILITARY:
         return {"kind": "military", "age": age, "seat": seat, "shields": card,
                 "vs_left": left, "vs_right": right}
     if kind == DISCARD_BUILD:
-        return {"kind": "discard_build", "age": age, "turn": turn, "seat": seat,
-                "card": tables.card_names[card] if card >= 0 else None,
-                "card_age": int(tables.card_age[card]) if card >= 0 else None}
-    d = {"kind": KINDS[kind], "age": age, "turn": turn, "seat": seat, "card": tables.card_names[card],
-         "action": ACTIONS[action], "left": left, "right": right}
-    if extra >= 0:
-        d["copy3"] = COPY_NAMES[extra]
+        d = {"kind": "discard_build", "age": age, "turn": turn, "seat": seat,
+             "card": tables.card_names[card] if card >= 0 else None,
+             "card_age": int(tables.card_age[card]) if card >= 0 else None}
+    else:
+        d = {"kind": KINDS[kind], "age": age, "turn": turn, "seat": seat, "card": tables.card_names[card],
+             "action": ACTIONS[action], "left": left, "right": right}
+        if extra >= 0:
+            d["copy3"] = COPY_NAMES[extra]
+    if free_city and seat == codes.FC_SEAT:
+        d["by"] = codes.fc_controller(age, turn)
     return d
 
 
@@ -84,6 +92,9 @@ def event_from_json(tables: Tables, d: dict) -> tuple:
         if kind == MILITARY:
             return (kind, d["age"], codes.TURNS_PER_AGE, d["seat"], d["shields"], 0,
                     d["vs_left"], d["vs_right"], -1)
+        if "by" in d and d["by"] != codes.fc_controller(d["age"], d["turn"]):
+            raise ValueError(f"\"by\": seat {codes.fc_controller(d['age'], d['turn'])} controls the "
+                             "Free City on that turn")
         if kind == DISCARD_BUILD:
             cid = _card(tables, d["card"], d["card_age"])
             return (kind, d["age"], d["turn"], d["seat"], cid, 0, 0, 0, -1)
@@ -94,10 +105,12 @@ def event_from_json(tables: Tables, d: dict) -> tuple:
         raise LogError(f"bad event {d!r}: {e}") from None
 
 
-def to_json(tables: Tables, seed: int, game: int, boards, sides, hands, events, final) -> dict:
+def to_json(tables: Tables, seed: int, game: int, boards, sides, hands, events, final,
+            free_city: bool = False) -> dict:
     """The JSON move log of one game (see the module docstring).
 
     hands[age][seat] lists card ids; final is {"players": [...], "winners": [...]}.
+    free_city: a 2-player game (three boards, the third the Free City's).
     """
     return {
         "format": FORMAT,
@@ -105,13 +118,13 @@ def to_json(tables: Tables, seed: int, game: int, boards, sides, hands, events, 
         "data_sha256": tables.data_sha256,
         "seed": int(seed),
         "game": int(game),
-        "players": len(boards),
+        "players": codes.FC_PLAYERS if free_city else len(boards),
         "setup": {
             "boards": [tables.board_ids[b] for b in boards],
             "sides": ["AB"[s] for s in sides],
             "hands": [[[tables.card_names[c] for c in hand] for hand in age] for age in hands],
         },
-        "events": [event_to_json(tables, ev) for ev in events],
+        "events": [event_to_json(tables, ev, free_city) for ev in events],
         "final": final,
     }
 
@@ -129,6 +142,11 @@ def setup_from_json(tables: Tables, doc: dict) -> tuple:
     except (KeyError, ValueError, TypeError) as e:
         raise LogError(f"bad setup: {e}") from None
     return boards, sides, hands
+
+
+def is_free_city(doc: dict) -> bool:
+    """Whether a JSON log is of a 2-player (Free City) game."""
+    return doc.get("players") == codes.FC_PLAYERS
 
 
 def events_from_json(tables: Tables, doc: dict) -> list:

@@ -1,5 +1,6 @@
 """What `wsim score` and `wsim trade` report on a scenario's position: their JSON documents
-(INTERFACES §1), built from the reference engine."""
+(INTERFACES §1), built from the reference engine. A 2-player position's Free City is scored and
+priced like any city; it is marked "free_city": true and never among the winners."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ def city_label(pos, seat: int) -> str:
 def score_json(pos) -> dict:
     """The `wsim score --json` document: every seat's breakdown and the winners."""
     scores, _, winners = score_all(pos)
-    return {"players": [s.as_dict(seat) for seat, s in enumerate(scores)],
-            "winners": [int(w) for w in winners]}
+    players = [s.as_dict(seat) for seat, s in enumerate(scores)]
+    if pos.free_city >= 0:
+        players[pos.free_city]["free_city"] = True
+    return {"players": players, "winners": [int(w) for w in winners]}
 
 
 def trade_json(pos, seat: int, card: int | None) -> dict:

@@ -18,8 +18,13 @@ Format (every key but ``players``, ``wonder`` and ``side`` is optional)::
         coins: 5                # default 3; a whole number >= 0
         tokens: [1, -1, 3]      # default []; each one of -1, 1, 3, 5
         copy3: left             # Manneken Pis A with its 3 stages built only: left|right
+        free_city: true         # default false; the Free City of a 2-player position
 
 ``cards:`` or ``tokens:`` left empty (YAML null) means the empty list.
+
+Two players (RULES.md section 10): exactly 3 seats, one of them (any seat) marked
+``free_city: true``. That city is scored and priced like any other, but it ranks against nobody
+and never wins.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from wsim.reference.state import City, Position
 from wsim.tables import Tables, normalize_name
 
 TOP_KEYS = ("age", "players")
-PLAYER_KEYS = ("wonder", "side", "stages", "cards", "coins", "tokens", "copy3")
+PLAYER_KEYS = ("wonder", "side", "stages", "cards", "coins", "tokens", "copy3", "free_city")
 SIDES = ("A", "B")
 TOKENS = (-1, 1, 3, 5)
 COPY3 = {"left": codes.COPY_LEFT, "right": codes.COPY_RIGHT}
@@ -100,7 +105,25 @@ class _Parser:
             self.fail("players", f"{len(players)} seats given, {codes.MIN_PLAYERS} to "
                                  f"{codes.MAX_PLAYERS} allowed")
         cities = [self.city(f"players[{i}]", p) for i, p in enumerate(players)]
-        return Position(self.t, cities)
+        return Position(self.t, cities, self.free_city(players))
+
+    def free_city(self, players: list) -> int:
+        """The seat marked `free_city: true` (only in a 3-seat position), or -1 when none is."""
+        marked = []
+        for i, p in enumerate(players):
+            flag = p.get("free_city", False)
+            if not isinstance(flag, bool):
+                self.fail(f"players[{i}]", f"free_city: must be true or false, got {brief(flag)}")
+            if flag:
+                marked.append(i)
+        if len(marked) > 1:
+            self.fail("players", f"free_city: seats {marked[0]} and {marked[1]} are both marked; "
+                                 "a 2-player position has exactly one Free City")
+        if marked and len(players) != codes.FC_CITIES:
+            self.fail(f"players[{marked[0]}]", f"free_city: only in a position of exactly {codes.FC_CITIES} "
+                                               f"seats (2 players and the Free City), this one has "
+                                               f"{len(players)}")
+        return marked[0] if marked else -1
 
     # -- one seat -----------------------------------------------------------------------------
     def city(self, where: str, p) -> City:

@@ -72,11 +72,12 @@ class Summary:
                     f"{self.seconds:.1f} s, {rate:,.0f} games/s; the rest were already in the dataset)")
         else:
             head = f"{self.games:,} games of {what} (the dataset was complete: nothing played)"
-        lines = [head, "", "mean points per player:"]
+        fc = self.players == codes.FC_PLAYERS
+        lines = [head, "", "mean points per seat" + (" of the two players:" if fc else ":")]
         names = list(codes.CATEGORIES) + ["total"]
         lines.append("  " + "  ".join(f"{n:>10}" for n in names))
         lines.append("  " + "  ".join(f"{v / rows:>10.2f}" for v in self.points))
-        if self.players == codes.FC_PLAYERS:
+        if fc:
             lines.append(f"  the Free City: {self.free_city_points / max(1, self.games):.2f} points a game")
         lines += ["", f"win rate by wonder and side, with its 95% CI (a fair share is {1 / self.players:.1%}; "
                       "shared victories count for every winner):"]

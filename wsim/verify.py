@@ -31,9 +31,10 @@ class VerificationError(AssertionError):
 
 def check_complete_game(g: Game, game: int):
     """The invariants of a complete game (VerificationError naming the first one broken): 18
-    moves per seat, every card of the three 7N-card decks in a city, under a stage or in the
-    discard pile, coins never negative, one building per name, and a 7th card only for a seat
-    with the power (Babylon B, or Manneken Pis copying it)."""
+    moves per seat (the Free City's included), every card of the three 7N-card decks (N cities)
+    in a city, under a stage or in the discard pile, coins never negative, one building per
+    name, and a 7th card only for a player with the power (Babylon B, or Manneken Pis copying
+    it; never the Free City)."""
     t, n = g.t, g.n
     for seat in range(n):
         moves = sum(1 for ev in g.events if ev[0] == movelog.MOVE and ev[3] == seat)
@@ -47,17 +48,20 @@ def check_complete_game(g: Game, game: int):
     if any(len({t.card_name_id[x] for x in c.cards}) != len(c.cards) for c in g.pos.cities):
         raise VerificationError(f"game {game}: a city holds two buildings of one name")
     for ev in g.events:
-        if ev[0] == movelog.SEVENTH and not g.pos.has_power(ev[3], codes.POW_SEVENTH):
+        if ev[0] == movelog.SEVENTH and (ev[3] >= g.players or not g.pos.has_power(ev[3], codes.POW_SEVENTH)):
             raise VerificationError(f"game {game}: seat {ev[3]} played a 7th card without the power")
 
 
 def _reference_game(t, seed: int, game: int, players: int) -> dict:
-    """The reference's own random game, checked for the invariants of a complete game."""
-    boards, sides, hands = deal(t, players, seed, game, promo_in_pool=True)
-    g = Game(t, boards, sides, hands, [RandomPolicy(seed, game, s) for s in range(players)])
+    """The reference's own random game, checked for the invariants of a complete game
+    (players 2: the Free City variant)."""
+    free_city = players == codes.FC_PLAYERS
+    boards, sides, hands = deal(t, codes.FC_CITIES if free_city else players, seed, game, promo_in_pool=True)
+    g = Game(t, boards, sides, hands, [RandomPolicy(seed, game, s) for s in range(players)], free_city=free_city)
     final = g.play()
     check_complete_game(g, game)
-    return movelog.to_json(t, seed, game, boards.tolist(), sides.tolist(), hands.tolist(), g.events, final)
+    return movelog.to_json(t, seed, game, boards.tolist(), sides.tolist(), hands.tolist(), g.events, final,
+                           free_city=free_city)
 
 
 def verify_games(players: int, policy: str, first: int, count: int, seed: int = 17) -> dict:
@@ -71,7 +75,8 @@ def verify_games(players: int, policy: str, first: int, count: int, seed: int = 
     for i in range(count):
         game = first + i
         doc = game_log(runner, game)
-        batch_events = [movelog.event_to_json(t, ev) for ev in chunk.log[i, :chunk.n_log[i]].tolist()]
+        batch_events = [movelog.event_to_json(t, ev, runner.settings.free_city)
+                        for ev in chunk.log[i, :chunk.n_log[i]].tolist()]
         if doc["events"] != batch_events:
             raise VerificationError(f"game {game}: the batch run and a single replay differ")
         try:

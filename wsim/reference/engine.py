@@ -10,6 +10,14 @@ Canonical orders (the kernels follow them too, so both draw the same random numb
   hands         dealt order; playing a card removes it and keeps the rest in order; passing
                 moves whole hands (Age I and III to the left, Age II to the right)
   discard pile  a discard build chooses among the distinct card ids there, ascending
+
+Two players (the Free City variant, RULES.md section 10): a 3-city ring, the players at seats 0
+and 1, the Free City (FC) at seat codes.FC_SEAT = 2. hands[2] is the FC's face-down pile (the
+front card is drawn next). Each turn the controller (codes.fc_controller) appends the drawn card
+at the end of its hand and its policy chooses, in this order: its own move (with its stage-3
+neighbour), then the FC's move among `free_city_moves` of its hand without its own card (asked
+with seat 2), then, on a discard build of the FC, that pick. Events are logged in seat order
+0, 1, 2. The FC never plays a 7th card; after each turn seats 0 and 1 swap hands.
 """
 
 from __future__ import annotations
@@ -84,6 +92,26 @@ def legal_moves(pos: Position, seat: int, hand: list, age: int) -> list:
     return moves
 
 
+def free_city_moves(pos: Position, hand: list, age: int) -> list:
+    """The Free City's legal moves for a hand (RULES.md section 10), in canonical order.
+
+    Per card: build alone when a chain it holds makes the card free (and it does not own the
+    name); else build / build_free / stage as for a player, and discard only when none of these
+    is legal. Purchases: every affordable option, as for a player.
+    """
+    seat = codes.FC_SEAT
+    moves = legal_moves(pos, seat, hand, age)
+    out = []
+    for slot, card in enumerate(hand):
+        mine = [m for m in moves if m.slot == slot]
+        if not pos.owns_name(seat, card) and pos.chain_applies(seat, card):
+            out.extend(m for m in mine if m.action == ACT_BUILD)
+            continue
+        plays = [m for m in mine if m.action != ACT_DISCARD]
+        out.extend(plays if plays else mine)
+    return out
+
+
 class RandomPolicy:
     """RULES.md section 12: uniform over legal (card, action) pairs, the default purchase, a
     discard build uniform over the legal cards, the stage-3 neighbour uniform, and it always
@@ -110,13 +138,20 @@ class RandomPolicy:
 
 
 class Game:
-    """One game in progress: the position, hands, discard pile, age, turn and the event log."""
+    """One game in progress: the position, hands, discard pile, age, turn and the event log.
 
-    def __init__(self, tables: Tables, boards, sides, hands, policies):
+    free_city: the 2-player variant (module docstring): three boards and hands (the third is
+    the Free City's pile) and one policy per player (two).
+    """
+
+    def __init__(self, tables: Tables, boards, sides, hands, policies, free_city: bool = False):
         self.t = tables
         self.n = len(boards)
+        self.free_city = free_city
+        self.players = codes.FC_PLAYERS if free_city else self.n
         self.pos = Position(tables, [City(int(b), int(s), int(tables.board_coins[b]))
-                                     for b, s in zip(boards, sides)])
+                                     for b, s in zip(boards, sides)],
+                            codes.FC_SEAT if free_city else -1)
         self.dealt = [[[int(c) for c in hand] for hand in age] for age in hands]
         self.policies = policies
         self.hands: list = []
@@ -124,6 +159,15 @@ class Game:
         self.age = 0
         self.turn = 0
         self.events: list = []
+
+    # -- who decides for a seat -----------------------------------------------------------------
+    def controller(self) -> int:
+        """The seat holding the Free City card this turn (RULES.md section 10)."""
+        return codes.fc_controller(self.age, self.turn)
+
+    def decider(self, seat: int) -> int:
+        """The player whose policy decides for a seat: the controller for the Free City."""
+        return self.controller() if self.free_city and seat == codes.FC_SEAT else seat
 
     # -- one choice, checked -------------------------------------------------------------------
     def _checked(self, seat: int, choice: Choice, moves: list) -> Choice:
@@ -152,7 +196,9 @@ class Game:
         stages = []
         for seat, ch in choices.items():  # step 3: cards enter cities / the discard pile
             m = ch.move
-            self.hands[seat].pop(m.slot)
+            # the FC's card comes from the controller's hand, whose own card (a lower seat,
+            # so popped first) is gone by now: the FC's slot counts in the hand without it
+            self.hands[self.decider(seat)].pop(m.slot)
             city = cities[seat]
             if m.action in (ACT_BUILD, ACT_BUILD_FREE):
                 city.cards.append(m.card)
@@ -184,17 +230,21 @@ class Game:
 
     # -- a turn ---------------------------------------------------------------------------------
     def play_turn(self):
-        """One turn of RULES.md section 9, steps 1 to 7."""
+        """One turn of RULES.md section 9, steps 1 to 7 (section 10 with the Free City)."""
         pos, n = self.pos, self.n
+        if self.free_city:  # the controller draws the FC pile's next card
+            self.hands[self.controller()].append(self.hands[codes.FC_SEAT].pop(0))
         choices = {}
-        for seat in range(n):  # step 1: every choice against the state at the start of the turn
+        for seat in range(self.players):  # step 1: every choice against the state at the start of the turn
             moves = legal_moves(pos, seat, self.hands[seat], self.age)
             choices[seat] = self._checked(seat, self.policies[seat].choose(self, seat, moves, False), moves)
             self._log_choice(MOVE, seat, choices[seat])
+        if self.free_city:
+            choices[codes.FC_SEAT] = self._free_city_choice(choices[self.controller()])
         built = self._resolve(choices)
         if self.turn == codes.TURNS_PER_AGE:
             sevenths = {}
-            for seat in range(n):  # step 5: 7th cards, decided on the state after step 4
+            for seat in range(self.players):  # step 5: 7th cards (never the FC's), on the state after step 4
                 if self.hands[seat] and pos.has_power(seat, codes.POW_SEVENTH):
                     moves = legal_moves(pos, seat, self.hands[seat], self.age)
                     ch = self.policies[seat].choose(self, seat, moves, True)
@@ -207,10 +257,21 @@ class Game:
                 self.hands[seat] = []
         self._discard_builds(built)
         if self.turn < codes.TURNS_PER_AGE:  # step 7: pass hands
-            if self.age == 2:
+            if self.free_city:  # the players swap hands; the FC pile stays
+                self.hands[0], self.hands[1] = self.hands[1], self.hands[0]
+            elif self.age == 2:
                 self.hands = [self.hands[(s + 1) % n] for s in range(n)]  # to the right
             else:
                 self.hands = [self.hands[(s - 1) % n] for s in range(n)]  # to the left
+
+    def _free_city_choice(self, own: Choice) -> Choice:
+        """The controller's move for the FC, among the cards left beside its own move's card."""
+        ctrl = self.controller()
+        hand = [c for slot, c in enumerate(self.hands[ctrl]) if slot != own.move.slot]
+        moves = free_city_moves(self.pos, hand, self.age)
+        choice = self._checked(codes.FC_SEAT, self.policies[ctrl].choose(self, codes.FC_SEAT, moves, False), moves)
+        self._log_choice(MOVE, codes.FC_SEAT, choice)
+        return choice
 
     def _discard_builds(self, built: list):
         """Step 6: each discard-build stage built this turn; Halicarnassus before copies."""
@@ -222,7 +283,7 @@ class Game:
                 triggers.append((int(copied), seat))
         for _, seat in sorted(triggers):
             cards = sorted({c for c in self.discard if not pos.owns_name(seat, c)})
-            pick = self.policies[seat].discard_build(self, seat, cards)
+            pick = self.policies[self.decider(seat)].discard_build(self, seat, cards)
             if pick is not None and pick not in cards:
                 raise IllegalMove(f"age {self.age} turn {self.turn} seat {seat}: discard build of "
                                   f"{t.card_names[pick]} is not allowed (choices: "
@@ -270,6 +331,8 @@ class Game:
             d = s.as_dict(seat)
             d["coins"] = self.pos.cities[seat].coins
             d["rank"] = ranks[seat]
+            if seat == self.pos.free_city:
+                d["free_city"] = True
             players.append(d)
         return {"players": players, "winners": winners}
 
@@ -278,14 +341,19 @@ def play(seed: int, game: int, players: int, tables: Tables | None = None, polic
          board_spec=None, side_spec=None, promo_in_pool: bool = False) -> dict:
     """Play one full game with the shared deal of (seed, game); returns its JSON move log.
 
-    policies: one policy object per seat (default: the random policy on every seat).
+    players: 2 plays the Free City variant on a 3-city deal (board_spec and side_spec then
+    name 3 seats, the third the Free City's). policies: one policy object per player (default:
+    the random policy for every player).
     """
     from wsim import movelog, tables as tables_mod
 
     t = tables if tables is not None else tables_mod.load()
-    boards, sides, hands = deal(t, players, seed, game, board_spec, side_spec, promo_in_pool)
+    free_city = players == codes.FC_PLAYERS
+    cities = codes.FC_CITIES if free_city else players
+    boards, sides, hands = deal(t, cities, seed, game, board_spec, side_spec, promo_in_pool)
     if policies is None:
         policies = [RandomPolicy(seed, game, s) for s in range(players)]
-    g = Game(t, boards, sides, hands, policies)
+    g = Game(t, boards, sides, hands, policies, free_city=free_city)
     final = g.play()
-    return movelog.to_json(t, seed, game, boards.tolist(), sides.tolist(), hands.tolist(), g.events, final)
+    return movelog.to_json(t, seed, game, boards.tolist(), sides.tolist(), hands.tolist(), g.events, final,
+                           free_city=free_city)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wsim import movelog
+from wsim import codes, movelog
 from wsim.kernels.deal import deal
 from wsim.movelog import DISCARD_BUILD, MILITARY, MOVE, SEVENTH
 from wsim.reference.engine import Choice, Game, IllegalMove
@@ -20,22 +20,33 @@ class ReplayError(ValueError):
     """A logged game that the reference rules do not reproduce."""
 
 
+def logged_choices(events: list) -> dict:
+    """The logged choices by (seat, kind, age, turn), each list in log order."""
+    queue = {}
+    for ev in events:
+        if ev[0] != MILITARY:
+            queue.setdefault((ev[3], ev[0], ev[1], ev[2]), []).append(ev)
+    return queue
+
+
 class LoggedPolicy:
-    """Plays back one seat's logged choices, in order."""
+    """Plays back a player's logged choices, in order, from a queue of `logged_choices`.
 
-    def __init__(self, seat: int, events: list):
+    The queue may be shared by the players' policies: a choice is looked up under the seat it is
+    for, so the Free City's choices (asked of the controlling player with seat 2) come from the
+    Free City's events.
+    """
+
+    def __init__(self, seat: int, queue: dict):
         self.seat = seat
-        self.queue = {}
-        for ev in events:
-            if ev[3] == seat and ev[0] != MILITARY:
-                self.queue.setdefault((ev[0], ev[1], ev[2]), []).append(ev)
+        self.queue = queue
 
-    def _next(self, kind: int, game: Game):
-        items = self.queue.get((kind, game.age, game.turn))
+    def _next(self, seat: int, kind: int, game: Game):
+        items = self.queue.get((seat, kind, game.age, game.turn))
         return items.pop(0) if items else None
 
     def choose(self, game: Game, seat: int, moves: list, seventh: bool):
-        ev = self._next(SEVENTH if seventh else MOVE, game)
+        ev = self._next(seat, SEVENTH if seventh else MOVE, game)
         if ev is None:
             if seventh:
                 return None  # a 7th card may be declined
@@ -48,30 +59,31 @@ class LoggedPolicy:
                           f"{game.t.card_names[card]} / {movelog.ACTIONS[action]} is not a legal move")
 
     def discard_build(self, game: Game, seat: int, cards: list):
-        ev = self._next(DISCARD_BUILD, game)
+        ev = self._next(seat, DISCARD_BUILD, game)
         if ev is None:
             raise IllegalMove(f"age {game.age} turn {game.turn} seat {seat}: discard build missing from the log")
         return None if ev[4] < 0 else ev[4]
 
-    def leftover(self) -> list:
-        return [ev for items in self.queue.values() for ev in items]
 
 
-def replay_events(tables: Tables, boards, sides, hands, events) -> tuple:
+def replay_events(tables: Tables, boards, sides, hands, events, free_city: bool = False) -> tuple:
     """Replay integer events on a setup; returns (engine events, final breakdown).
 
+    free_city: a 2-player game (three boards, the third the Free City's).
     Raises ReplayError on the first difference from the log.
     """
     events = [tuple(int(x) for x in ev) for ev in events]
-    policies = [LoggedPolicy(s, events) for s in range(len(boards))]
-    game = Game(tables, boards, sides, hands, policies)
+    queue = logged_choices(events)
+    players = codes.FC_PLAYERS if free_city else len(boards)
+    policies = [LoggedPolicy(s, queue) for s in range(players)]
+    game = Game(tables, boards, sides, hands, policies, free_city=free_city)
     try:
         final = game.play()
     except IllegalMove as e:
         raise ReplayError(str(e)) from None
-    for p in policies:
-        if p.leftover():
-            raise ReplayError(f"seat {p.seat}: logged choices the game never asked for: {p.leftover()[:3]}")
+    leftover = [ev for items in queue.values() for ev in items]
+    if leftover:
+        raise ReplayError(f"seat {leftover[0][3]}: logged choices the game never asked for: {leftover[:3]}")
     if game.events != events:
         for i, (mine, theirs) in enumerate(zip(game.events, events)):
             if mine != theirs:
@@ -86,11 +98,16 @@ def replay(tables: Tables, doc: dict, check_deal: bool = True) -> dict:
     check_deal also demands that the hands are the shared deal of the log's (seed, game).
     """
     boards, sides, hands = movelog.setup_from_json(tables, doc)
+    free_city = movelog.is_free_city(doc)
+    if free_city and len(boards) != codes.FC_CITIES:
+        raise ReplayError(f"a 2-player log needs {codes.FC_CITIES} boards (the third the Free City's), "
+                          f"it has {len(boards)}")
     if check_deal:
         dealt = deal(tables, len(boards), doc["seed"], doc["game"])[2]
         if not np.array_equal(dealt, np.array(hands)):
             raise ReplayError(f"the hands are not the deal of seed {doc['seed']} game {doc['game']}")
-    _, final = replay_events(tables, boards, sides, hands, movelog.events_from_json(tables, doc))
+    _, final = replay_events(tables, boards, sides, hands, movelog.events_from_json(tables, doc),
+                             free_city=free_city)
     if final != doc.get("final"):
         raise ReplayError(f"final scores differ: replay {final}, log {doc.get('final')}")
     return final

@@ -119,13 +119,14 @@ def best_score(pos: Position, seat: int) -> Score:
 def score_all(pos: Position) -> tuple:
     """(scores by seat, ranks by seat, winners) for a finished position.
 
-    rank = 1 + the seats with more points, or equal points and more coins; winners have rank 1.
+    rank = 1 + the players with more points, or equal points and more coins; winners have
+    rank 1. A Free City is scored in full but ranks against nobody: its rank is None.
     """
     scores = [best_score(pos, s) for s in range(pos.n)]
-    ranks = []
-    for s in range(pos.n):
+    players = pos.player_seats()
+    ranks = [None] * pos.n
+    for s in players:
         mine = (scores[s].total, pos.cities[s].coins)
-        ranks.append(1 + sum(1 for o in range(pos.n)
-                             if (scores[o].total, pos.cities[o].coins) > mine))
-    winners = [s for s in range(pos.n) if ranks[s] == 1]
+        ranks[s] = 1 + sum(1 for o in players if (scores[o].total, pos.cities[o].coins) > mine)
+    winners = [s for s in players if ranks[s] == 1]
     return scores, ranks, winners

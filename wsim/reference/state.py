@@ -53,12 +53,21 @@ class Cost:
 
 
 class Position:
-    """A ring of cities over the compiled tables; seat i's left is i+1, its right i-1."""
+    """A ring of cities over the compiled tables; seat i's left is i+1, its right i-1.
 
-    def __init__(self, tables: Tables, cities: list):
+    free_city: the seat of the Free City in a 2-player position (RULES.md section 10), else -1.
+    The Free City is a city like any other for trade, military and scoring; it only never ranks.
+    """
+
+    def __init__(self, tables: Tables, cities: list, free_city: int = -1):
         self.t = tables
         self.cities = cities
         self.n = len(cities)
+        self.free_city = free_city
+
+    def player_seats(self) -> list:
+        """The seats that rank and may win: every seat but the Free City's."""
+        return [s for s in range(self.n) if s != self.free_city]
 
     # -- neighbours and names ------------------------------------------------------------------
     def left(self, seat: int) -> int:
