@@ -15,7 +15,7 @@ import numpy as np
 from wsim import codes
 from wsim.kernels.game import new_scratch
 from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, DECLINE, F_CARDS, F_COINS, F_COPY3,
-                                 F_FREE_AGE, F_HAND, F_HAND_N, F_NCARDS, F_STAGES, G_PHASE, G_TURN, M_ACTION, M_CARD,
+                                 F_FREE_AGE, F_HAND, F_HAND_N, F_NCARDS, F_STAGES, G_FC, G_PHASE, G_TURN, M_ACTION, M_CARD,
                                  M_COIN_COST, M_COPY3, M_LEFT, M_RIGHT, M_SLOT, MAX_EVENTS, PH_AGE_END, PH_MOVE,
                                  PH_OVER, kernel_tables)
 from wsim.kernels.step import apply, end_age, legal, pending
@@ -47,7 +47,17 @@ class KernelTurnGame(Game):
         self.ent, self.board, self.n_cards = kernel_tables(self.t)
         self.log = np.zeros((1, MAX_EVENTS, len(EVENT_COLUMNS)), np.int16)
         self.n_log = np.zeros(1, np.int32)
-        return state_of_position(self.t, self.pos, self.hands, self.discard, self.age, self.turn)
+        hands = [list(h) for h in self.hands]
+        pile = hands[codes.FC_SEAT] if self.free_city else []
+        if self.free_city:  # the kernels' turn starts with the pile card drawn into the controller's hand
+            hands[self.controller()].append(pile[0])
+            hands[codes.FC_SEAT] = []
+        state = state_of_position(self.t, self.pos, hands, self.discard, self.age, self.turn)
+        if self.free_city:
+            gs, dealt = state[3], state[4]
+            gs[G_FC] = codes.FC_SEAT
+            dealt[self.age - 1, codes.FC_SEAT, self.turn - 1:self.turn - 1 + len(pile)] = pile
+        return state
 
     def _store(self, state):
         """Read the kernels' state back into the reference position, hands, pile and log."""
@@ -73,14 +83,14 @@ class KernelTurnGame(Game):
             return 0 if chosen[s].copy3 == codes.COPY_LEFT else 1
         if kind == DEC_DISCARD:
             offered = [int(r[M_CARD]) for r in rows if r[M_CARD] != DECLINE]
-            pick = self.policies[s].discard_build(self, s, offered)
+            pick = self.policies[self.decider(s)].discard_build(self, s, offered)
             if pick is not None and pick not in offered:
                 raise IllegalMove(f"age {self.age} turn {self.turn} seat {s}: discard build of "
                                   f"{self.t.card_names[pick]} is not allowed")
             target = DECLINE if pick is None else pick
             return next(i for i, r in enumerate(rows) if r[M_CARD] == target)
         legal_list = rows_to_moves(rows)
-        ch = self.policies[s].choose(self, s, legal_list, kind == DEC_SEVENTH)
+        ch = self.policies[self.decider(s)].choose(self, s, legal_list, kind == DEC_SEVENTH)
         if ch is None:
             if kind != DEC_SEVENTH:
                 raise IllegalMove(f"seat {s}: a turn's move cannot be declined")
@@ -105,6 +115,7 @@ class KernelTurnGame(Game):
 
     def play_turn(self):
         """One turn of RULES.md section 9, steps 1 to 7, played by the kernels."""
+        fc_pile = self.hands[codes.FC_SEAT] if self.free_city else []
         state = self._load()
         seat, keys, pile, gs, dealt = state
         moves, opts, todo, _, _, _ = new_scratch()
@@ -116,6 +127,10 @@ class KernelTurnGame(Game):
                 apply(self.ent, self.board, seat, keys, pile, gs, dealt, s, kind, moves, j, self.log, 0, self.n_log)
         assert gs[G_PHASE] in (PH_MOVE, PH_AGE_END)
         self._store(state)
+        if self.free_city:  # the pile less the card drawn this turn, as the reference keeps it
+            self.hands[codes.FC_SEAT] = fc_pile[1:] if gs[G_PHASE] == PH_MOVE else []
+            if gs[G_PHASE] == PH_MOVE:  # the kernels began the next turn: its controller drew
+                self.hands[codes.fc_controller(self.age, self.turn + 1)].pop()
 
     def military(self):
         """End of an age (RULES.md section 5), by the kernels; tokens read back from the log."""

@@ -1,5 +1,7 @@
-"""The two-player Free City variant on the reference engine: one test per rule of RULES.md
-section 10, with concrete numbers.
+"""The two-player Free City variant: one test per rule of RULES.md section 10, with concrete
+numbers. Every scripted turn runs on both engines (the `engine` fixture: the reference, and the
+kernels' step API through tests/kernelturn.py); the option lists and scoring checks are the
+reference's (the kernels' games are checked against it move by move in test_kernels.py).
 
 Seats: the players are seats 0 and 1, the Free City (FC) seat 2 of a 3-city ring, so the FC's
 left neighbour is seat 0 and its right neighbour seat 1. Hands are [seat 0, seat 1, the FC's
@@ -17,10 +19,18 @@ from wsim.reference.engine import Game, RandomPolicy, free_city_moves, legal_mov
 from wsim.reference.replay import replay
 from wsim.verify import check_complete_game
 
+import enginekit
 from enginekit import (ACTION, card, cards, city_names, coins, discard_names, names, new_game, script, set_discard,
                        set_hands, setup)
 
 FC = codes.FC_SEAT
+
+
+@pytest.fixture(params=["reference", "kernel"])
+def engine(request, monkeypatch):
+    """A scripted turn runs on both engines: the reference, and the kernels' step API."""
+    monkeypatch.setattr(enginekit, "ENGINE", request.param)
+    return request.param
 
 
 def fc_actions(g, hand, name) -> list:
@@ -66,7 +76,7 @@ def test_controller_decides_for_the_free_city_on_each_turn(tables):
     assert all("by" not in e for e in doc["events"] if e["seat"] != FC)
 
 
-def test_controller_draws_the_pile_card_and_chooses_the_fc_move_from_the_rest(tables):
+def test_controller_draws_the_pile_card_and_chooses_the_fc_move_from_the_rest(tables, engine):
     g = new_game(tables, ["giza:A", "babylon:A", "ephesus:A"], age=1, turn=1, free_city=True)
     set_hands(g, [["Altar", "Theater", "Baths"], ["Tavern", "Stockade"], ["Lumber Yard", "Clay Pool"]])
     ctrl = script(g, 0, ("Altar", "build"), ("Lumber Yard", "build"))
@@ -111,7 +121,7 @@ def test_free_city_discards_only_when_it_can_neither_build_nor_stage(tables, fc_
     assert free_city_moves(g.pos, cards(tables, ["Library"], 2), 2)[0].options == options
 
 
-def test_free_city_pays_its_purchases_from_its_own_coins(tables):
+def test_free_city_pays_its_purchases_from_its_own_coins(tables, engine):
     g = new_game(tables, ["giza:A", "babylon:A", "ephesus:A"], age=1, turn=1, free_city=True)
     setup(g, 0, coins=0)
     setup(g, 1, cards=["Stone Pit"])
@@ -128,7 +138,7 @@ def test_free_city_pays_its_purchases_from_its_own_coins(tables):
     assert fc_event == [(MOVE, 1, 1, FC, card(tables, "Baths"), ACTION["build"], 2, 0, -1)]
 
 
-def test_free_city_discard_build_is_picked_by_the_controller(tables):
+def test_free_city_discard_build_is_picked_by_the_controller(tables, engine):
     g = new_game(tables, ["giza:A", "babylon:A", "halicarnassus:A"], age=2, turn=1, free_city=True)
     setup(g, FC, cards=["Ore Vein", "Foundry"], stages=1)  # 3 ore: Halicarnassus A stage 2
     set_discard(g, ["Tavern", "Altar"])
@@ -151,7 +161,7 @@ def test_free_city_discard_build_is_picked_by_the_controller(tables):
     (2, [["Stockade", "Lumber Yard"], ["Theater", "Baths"]]),  # seat 1 controls
     (3, [["Pawnshop", "Stockade"], ["Baths", "Lumber Yard"]]),
 ])
-def test_players_swap_hands_after_each_turn(tables, age, received):
+def test_players_swap_hands_after_each_turn(tables, age, received, engine):
     g = new_game(tables, ["giza:A", "babylon:A", "ephesus:A"], age=age, turn=1, free_city=True)
     ctrl = codes.fc_controller(age, 1)
     hands = [["Altar", "Theater", "Baths"], ["Tavern", "Pawnshop", "Stockade"]]
@@ -164,7 +174,7 @@ def test_players_swap_hands_after_each_turn(tables, age, received):
     assert city_names(g, FC) == [hands[ctrl][1]]
 
 
-def test_turn_6_discards_the_last_pile_card_and_the_leftovers(tables):
+def test_turn_6_discards_the_last_pile_card_and_the_leftovers(tables, engine):
     g = new_game(tables, ["giza:A", "babylon:A", "ephesus:A"], age=1, turn=6, free_city=True)
     assert codes.fc_controller(1, 6) == 1
     set_hands(g, [["Altar", "Theater"], ["Tavern", "Baths"], ["Lumber Yard", "Ore Vein"]])
@@ -176,7 +186,7 @@ def test_turn_6_discards_the_last_pile_card_and_the_leftovers(tables):
     assert g.hands == [[], [], []]
 
 
-def test_free_city_never_plays_a_7th_card_a_babylon_b_player_plays_the_one_left(tables):
+def test_free_city_never_plays_a_7th_card_a_babylon_b_player_plays_the_one_left(tables, engine):
     g = new_game(tables, ["babylon:B", "babylon:B", "babylon:B"], age=1, turn=6, free_city=True)
     for seat in range(3):
         setup(g, seat, stages=2)
