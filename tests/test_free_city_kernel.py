@@ -92,7 +92,13 @@ def test_two_player_dataset_rows_and_determinism(tmp_path):
         tied = (p0["vp_total"], p0["coins"]) == (p1["vp_total"], p1["coins"])
         assert (p0["rank"], p1["rank"]) == ((1, 1) if tied else (1, 2) if better else (2, 1))
     assert run_cli("check", str(a)).exit_code == 0
-    assert run_cli("simulate", "--out", str(a), "--resume").exit_code == 0
+    replay = run_cli("replay", str(a), "--game", "17")
+    assert replay.exit_code == 0 and "Free City (seat 2, decided by seat 0)" in replay.stdout
+    # an interrupted 2-player run: the lost part and the manifest are played and written again
+    (b / "part-00002.parquet").unlink()
+    (b / "_wsim_manifest.json").unlink()
+    assert run_cli("simulate", "--out", str(b), "--resume").exit_code == 0
+    assert _table(b).equals(ta) and run_cli("check", str(b)).exit_code == 0
 
 
 def test_free_city_with_the_most_points_does_not_win(tables):
