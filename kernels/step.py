@@ -30,7 +30,7 @@ from wsim.codes import (FC_CITIES, FC_PLAYERS, FC_SEAT, COPY_LEFT, COPY_RIGHT, D
 from wsim.kernels.city import add_entity, coins_when_built, left_of, owns_name, right_of, stage_source
 from wsim.kernels.deal import deal_game
 from wsim.kernels.layout import (DECLINE, PH_AGE_END, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_NEEDS3, C_ON, C_RIGHT,
-                                 C_SLOT, E_POWER, F_BOARD, F_CARDS, F_CHOSEN, F_COINS, F_HAND, F_HAND2,
+                                 C_SLOT, E_NAME_ID, E_POWER, F_BOARD, F_CARDS, F_CHOSEN, F_COINS, F_HAND, F_HAND2,
                                  F_HAND_N, F_NCARDS, F_POWERS, F_SHIELDS, F_SIDE, F_STAGES, G_AGE, G_BUILT,
                                  G_COUNT, G_DBQ, G_FC, G_DBQ_N, G_DBQ_POS, G_N, G_NBUILT, G_OPEN, G_PHASE, G_TURN, M_ACTION,
                                  M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT, M_SLOT, DEC_COPY3,
@@ -149,11 +149,17 @@ def _add_option(moves, m, card, action, copy3):
 
 @njit(cache=True)
 def _discard_options(ent, seat, pile, s, moves):
-    """The cards seat s may take from the pile (distinct ids ascending), then the decline."""
+    """The buildings seat s may take from the pile, once each (the Age I and Age II Loom are one
+    building: the lower card id stands for it), card ids ascending; then the decline."""
     m = 0
     for c in range(pile.shape[0]):
         if pile[c] > 0 and not owns_name(ent, seat, s, c):
-            m = _add_option(moves, m, c, 0, 0)
+            listed = False
+            for i in range(m):
+                if ent[moves[i, M_CARD], E_NAME_ID] == ent[c, E_NAME_ID]:
+                    listed = True
+            if not listed:
+                m = _add_option(moves, m, c, 0, 0)
     return _add_option(moves, m, DECLINE, 0, 0)
 
 
@@ -164,7 +170,8 @@ def legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases):
     DEC_MOVE / DEC_SEVENTH: (card, action, purchase) moves, one default purchase per (card,
     action) pair, and every other affordable Pareto purchase with all_purchases; a 7th card's
     list ends with its decline (M_ACTION = DECLINE). DEC_COPY3: two rows, M_COPY3 = COPY_LEFT
-    then COPY_RIGHT. DEC_DISCARD: one row per card id (M_CARD), then the decline (M_CARD = DECLINE).
+    then COPY_RIGHT. DEC_DISCARD: one row per building in the pile (M_CARD, its lowest card id), then the decline
+    (M_CARD = DECLINE).
     """
     if kind == DEC_MOVE:
         if s == gs[G_FC]:

@@ -3,7 +3,7 @@ steps 2-4), military, the move log. kernels/step.py strings them into a game's d
 
 This is the fast twin of wsim.reference.engine and follows its canonical orders exactly (legal
 moves: hand slots in order, then build, build_free, stage, discard; discard builds: distinct
-card ids ascending; Halicarnassus before Manneken Pis copies, then by seat), so that the random
+buildings once each, card ids ascending; Halicarnassus before Manneken Pis copies, then by seat), so that the random
 policy draws the same numbers and plays the same game in both engines.
 """
 

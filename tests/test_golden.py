@@ -23,13 +23,13 @@ from wsim.settings import Settings
 
 DATA = Path(__file__).parent / "data"
 GAMES = 2000
-DATASET_SHA256 = {  # RULES_VERSION 2, seed 0, random policy, 2,000 games (2: the Free City variant)
-    2: "f4a5cb14f72ec978735bfa3710950b3f8532c11d3d16331b909b5fdf88117dee",
-    3: "fa485682bb1743f419d85862e3a55653548d3d229cf2c336f0b9cf980406918d",
-    4: "fa51405e00aaafb149e3957c663031238f3acedac602b284941131d9338f2274",
-    5: "bb6a822bd9b557ba38b8f7f28b2c64766415862fd7b402dfd6882c7a927a4756",
-    6: "c70c409eb0ac28199799c2e1d25d3094f94e3838f0ac62ff2a686068bb007920",
-    7: "3d8adc07bbf6adfdd6eeb3a93b18b7e0c0100ba8c34aa0f9b221479bfd45f3dc",
+DATASET_SHA256 = {  # RULES_VERSION 3, seed 0, random policy, 2,000 games (2: the Free City variant)
+    2: "8785dc79053f9290fd2ea281589d3dae524176ee066d18f57e9f7eababdf5590",
+    3: "d3e61713a09d6991f8540f5e4a3d6b2561c06ff078bc6deb9b5d9f4c505875bb",
+    4: "8eaddfd76ea3a0506a7edb8c8e9888d8a7c2151db60c6b309f379ab101ddd82a",
+    5: "cda6da695d877a2e46a3d4a925acff0340e596d4d2136af300e4bd9790446177",
+    6: "af5a18d5dffeea1918d65c5ac0fcedac3d778b51573f4bd981767ffd1e0f7281",
+    7: "62fcc116751ea9c41b928665eb093c853e3623c8865846271d905bb7d781c8e5",
 }
 
 
@@ -53,7 +53,7 @@ def playthrough(players: int) -> str:
 
 @pytest.mark.parametrize("players", range(2, 8))
 def test_dataset_columns_unchanged(players):
-    assert RULES_VERSION == 2
+    assert RULES_VERSION == 3
     assert dataset_digest(players) == DATASET_SHA256[players]
 
 

@@ -487,6 +487,25 @@ def test_halicarnassus_discard_build_takes_a_card_discarded_this_turn(tables, st
     assert ev == [(DISCARD_BUILD, 1, 3, 0, card(tables, "Tavern"), 0, 0, 0, -1)]
 
 
+def test_a_discard_build_offers_each_building_once_whatever_its_age(tables, engine):
+    """The Age I and Age II Loom are one building: offered once (rules version 3), under the lower
+    card id, which is the copy taken; the other copy stays in the pile."""
+    g = new_game(tables, ["halicarnassus:B", "rhodes:A", "giza:A"], age=2, turn=2)
+    setup(g, 0, cards=["Foundry"])  # B1: ore 2
+    loom1, loom2 = card(tables, "Loom", 1), card(tables, "Loom", 2)
+    assert loom1 < loom2
+    set_discard(g, [loom2, "Tavern", loom1])
+    set_hands(g, [["Temple"], ["Altar"], ["Theater"]])
+    script(g, 0, ("Temple", "stage"), picks=[loom1])
+    script(g, 1, ("Altar", "build"))
+    script(g, 2, ("Theater", "build"))
+    g.play_turn()
+    assert g.policies[0].offered == [["Loom", "Tavern"]]  # card ids ascending: Loom (Age I) first
+    assert g.pos.cities[0].cards[-1] == loom1
+    assert sorted(g.discard) == sorted([loom2, card(tables, "Tavern")])
+    assert [e[4] for e in g.events if e[0] == DISCARD_BUILD] == [loom1]
+
+
 @pytest.mark.parametrize("before", [0, 2])
 def test_halicarnassus_a1_a3_give_no_discard_build(tables, before):
     g = new_game(tables, ["halicarnassus:A", "rhodes:A", "giza:A"], age=2, turn=1)

@@ -9,7 +9,8 @@ Canonical orders (the kernels follow them too, so both draw the same random numb
   legal moves   hand slots in hand order; for each slot: build, build_free, stage, discard
   hands         dealt order; playing a card removes it and keeps the rest in order; passing
                 moves whole hands (Age I and III to the left, Age II to the right)
-  discard pile  a discard build chooses among the distinct card ids there, ascending
+  discard pile  a discard build chooses among the buildings there, once each (the lowest card
+                id of a name stands for its copies of every age), ids ascending
 
 Two players (the Free City variant, RULES.md section 10): a 3-city ring, the players at seats 0
 and 1, the Free City (FC) at seat codes.FC_SEAT = 2. hands[2] is the FC's face-down pile (the
@@ -110,6 +111,17 @@ def free_city_moves(pos: Position, hand: list, age: int) -> list:
         plays = [m for m in mine if m.action != ACT_DISCARD]
         out.extend(plays if plays else mine)
     return out
+
+
+def discard_choices(pos: Position, seat: int, pile: list) -> list:
+    """The buildings a discard build may take from the pile, once each: a name the city does not
+    own, its lowest card id standing for every copy (the Age I and Age II Loom are one building),
+    ascending."""
+    first = {}
+    for c in sorted(set(pile)):
+        if not pos.owns_name(seat, c):
+            first.setdefault(int(pos.t.card_name_id[c]), c)
+    return sorted(first.values())
 
 
 class RandomPolicy:
@@ -282,7 +294,7 @@ class Game:
             if e >= 0 and t.ent_power[e] == codes.POW_DISCARD_BUILD:
                 triggers.append((int(copied), seat))
         for _, seat in sorted(triggers):
-            cards = sorted({c for c in self.discard if not pos.owns_name(seat, c)})
+            cards = discard_choices(pos, seat, self.discard)
             pick = self.policies[self.decider(seat)].discard_build(self, seat, cards)
             if pick is not None and pick not in cards:
                 raise IllegalMove(f"age {self.age} turn {self.turn} seat {seat}: discard build of "
