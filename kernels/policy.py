@@ -41,6 +41,8 @@ POLICY_NAMES = ("random", "greedy")
 
 P_POINT, P_SHIELD, P_UNIT, P_COIN, P_STAGE, P_COUNT = range(6)
 GREEDY_DEFAULTS = (100, 60, 40, 30, 25)
+# The parameters a user may set (--policy-param NAME.KEY=VALUE), in parameter-row order.
+PARAM_KEYS = {"random": (), "greedy": ("point", "shield", "unit", "coin", "stage")}
 
 
 def default_params(policy_id: int) -> np.ndarray:

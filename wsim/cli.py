@@ -224,7 +224,11 @@ def _announce_compile():
               help="Players per game, 2..7 (2: the Free City variant, RULES.md §10).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True, help="The run's seed.")
 @click.option("--policy", default=None, metavar="NAME", help="One policy for every seat: random or greedy [random].")
-@click.option("--policies", default=None, metavar="N1,N2,...", help="One policy per seat, comma-separated.")
+@click.option("--policies", default=None, metavar="N1,N2,...",
+              help="One policy per player, comma-separated; NAME:LABEL labels a seat (two seats may play one "
+                   "policy with different parameters).")
+@click.option("--policy-param", "policy_param", multiple=True, metavar="NAME.KEY=VALUE",
+              help="A parameter of every seat playing that policy or label (repeatable), e.g. greedy.coin=40.")
 @click.option("--wonders", default="random", show_default=True, metavar="random|fixed:ID/SIDE,...",
               help="Random boards, or fixed ones seat by seat (an entry without /SIDE follows --sides).")
 @click.option("--sides", type=click.Choice(["random", "A", "B"]), default="random", show_default=True,
@@ -238,7 +242,7 @@ def _announce_compile():
               help="Complete an interrupted run in --out (options left out are taken from the dataset).")
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Dataset folder (created if missing).")
 @click.pass_context
-def simulate_cmd(ctx, games, players, seed, policy, policies, wonders, sides, manneken_pis, threads,
+def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis, threads,
                  chunk_size, overwrite, resume, out):
     """Play many games and write one Parquet row per (game, seat) to --out.
 
@@ -264,7 +268,8 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, wonders, sides, ma
         names, option = [policy or "random"] * players, "--policy"
     try:
         settings = build_settings(t, players=players, policies=names, seed=seed, games=games, wonders=wonders,
-                                  sides=sides, manneken_pis=manneken_pis, chunk_size=chunk_size)
+                                  sides=sides, manneken_pis=manneken_pis, chunk_size=chunk_size,
+                                  policy_params=policy_param)
     except WsimError as e:  # the policy names were given by --policy or --policies
         raise UserError(str(e).replace("--policies:", f"{option}:", 1)) from None
     set_threads(threads)
@@ -272,6 +277,8 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, wonders, sides, ma
              if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)}
     if policy is not None or policies is not None:
         given.add("policy" if policy is not None else "policies")
+    if policy_param:
+        given.add("policy_param")
     if ctx.find_root().get_parameter_source("data") not in (ParameterSource.DEFAULT, None):
         given.add("data")
     mode = "overwrite" if overwrite else "resume" if resume else "new"
@@ -359,7 +366,7 @@ def replay_cmd(ctx, directory, game, as_json):
     if as_json:
         click.echo(json.dumps(doc, indent=1))
     else:
-        click.echo(log_text(doc, list(settings.policies)))
+        click.echo(log_text(doc, list(settings.labels)))
 
 
 @main.command("bench")

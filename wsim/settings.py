@@ -6,6 +6,7 @@ The same checks serve options a user types and metadata read from a dataset some
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,7 +14,7 @@ import numpy as np
 from wsim import codes
 from wsim.errors import WsimError, brief
 from wsim.kernels.deal import board_pool
-from wsim.kernels.policy import P_COUNT, POLICY_NAMES, default_params
+from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_NAMES, default_params
 from wsim.tables import Tables
 
 
@@ -31,8 +32,9 @@ class Settings:
     """Everything that determines a run's games (besides the card data)."""
 
     players: int
-    policies: tuple  # one policy name per seat
-    params: tuple = ()  # one tuple of P_COUNT ints per seat; () = each policy's defaults
+    policies: tuple  # one policy name per player
+    params: tuple = ()  # one tuple of P_COUNT ints per player; () = each policy's defaults
+    labels: tuple = ()  # one label per player (NAME:LABEL); () = the policy names
     seed: int = 0
     games: int = 100_000
     wonders: str = "random"  # "random" or "fixed:ID/SIDE,..." as given by the user
@@ -44,6 +46,8 @@ class Settings:
         if not self.params:
             rows = tuple(tuple(int(v) for v in default_params(POLICY_NAMES.index(p))) for p in self.policies)
             object.__setattr__(self, "params", rows)
+        if not self.labels:
+            object.__setattr__(self, "labels", tuple(self.policies))
 
     @property
     def cities(self) -> int:
@@ -108,16 +112,73 @@ def parse_wonders(value: str, players: int, tables: Tables) -> str:
     return "fixed:" + ",".join(out)
 
 
+_LABEL = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+
+
 def parse_policies(names, players: int, option: str = "--policies") -> tuple:
-    """Check policy names (one per seat); returns the tuple. `option` names the CLI option."""
-    names = tuple(n.strip() for n in names)
-    if len(names) != players:
+    """Check policy entries, one per player, each NAME or NAME:LABEL (INTERFACES §2); returns
+    (names, labels), a seat's label being its name when it has none. `option` names the CLI
+    option in errors."""
+    entries = tuple(n.strip() for n in names)
+    if len(entries) != players:
         what = "one per player; the Free City plays its controller's" if players == codes.FC_PLAYERS else "one per seat"
-        raise SettingsError(f"{option}: needs exactly {players} names ({what}), got {len(names)}")
-    for n in names:
-        if n not in POLICY_NAMES:
-            raise SettingsError(f"{option}: unknown policy {brief(n)} (one of: {' '.join(POLICY_NAMES)})")
-    return names
+        raise SettingsError(f"{option}: needs exactly {players} names ({what}), got {len(entries)}")
+    out_names, labels, label_of = [], [], {}
+    for entry in entries:
+        name, colon, label = entry.partition(":")
+        name, label = name.strip(), label.strip()
+        if name not in POLICY_NAMES:
+            raise SettingsError(f"{option}: unknown policy {brief(name)} (one of: {' '.join(POLICY_NAMES)})")
+        if colon:
+            if not _LABEL.match(label):
+                raise SettingsError(f"{option}: label {brief(label)} of {name!r} must be 1 to 40 letters, digits, "
+                                    "'_' or '-'")
+            if label in POLICY_NAMES and label != name:
+                raise SettingsError(f"{option}: label {label!r} is the name of another policy")
+        else:
+            label = name
+        if label_of.setdefault(label, name) != name:
+            raise SettingsError(f"{option}: label {label!r} is given to two policies ({label_of[label]}, {name})")
+        out_names.append(name)
+        labels.append(label)
+    return tuple(out_names), tuple(labels)
+
+
+MAX_PARAM = 10**6  # a parameter value's bound (weights in hundredths of a point)
+
+
+def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
+    """The parameter rows of the seats after `--policy-param NAME.KEY=VALUE` or LABEL.KEY=VALUE
+    settings (INTERFACES §2): a policy name sets every seat playing it, a label the seats with
+    that label, which wins over the name; later settings win over earlier ones."""
+    rows = [list(int(v) for v in default_params(POLICY_NAMES.index(n))) for n in names]
+    parsed = []
+    for spec in specs:
+        target, dot, rest = str(spec).partition(".")
+        key, eq, value = rest.partition("=")
+        target, key, value = target.strip(), key.strip(), value.strip()
+        if not dot or not eq:
+            raise SettingsError(f"--policy-param: expected NAME.KEY=VALUE or LABEL.KEY=VALUE, got {brief(spec)}")
+        seats = [s for s in range(len(names)) if labels[s] == target or names[s] == target]
+        if not seats:
+            raise SettingsError(f"--policy-param: {brief(target)} is neither a policy nor a label of this run "
+                                f"(policies: {', '.join(sorted(set(labels)))})")
+        keys = PARAM_KEYS[names[seats[0]]]
+        if key not in keys:
+            allowed = ", ".join(keys) if keys else "none"
+            raise SettingsError(f"--policy-param: {names[seats[0]]} has no parameter {brief(key)} "
+                                f"(its parameters: {allowed})")
+        if not re.fullmatch(r"[+-]?[0-9]{1,7}", value) or abs(int(value)) > MAX_PARAM:
+            raise SettingsError(f"--policy-param: {target}.{key} must be a whole number from {-MAX_PARAM:,} to "
+                                f"{MAX_PARAM:,}, got {brief(value)}")
+        by_label = target in labels and target not in names
+        parsed.append((by_label, seats, keys.index(key), int(value)))
+    for by_label in (False, True):  # names first, so that a label's setting wins
+        for lab, seats, k, v in parsed:
+            if lab == by_label:
+                for s in seats:
+                    rows[s][k] = v
+    return tuple(tuple(r) for r in rows)
 
 
 def _whole(option: str, value, lo: int, hi: int) -> int:
@@ -136,7 +197,8 @@ def _params(value, players: int) -> tuple:
 
 
 def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, wonders="random",
-                   sides="random", manneken_pis=False, chunk_size=100_000, params=None) -> Settings:
+                   sides="random", manneken_pis=False, chunk_size=100_000, params=None,
+                   policy_params=()) -> Settings:
     """Check every run setting, as the CLI and dataset metadata give them; returns the Settings.
 
     The same checks serve options typed by a user and metadata read from a dataset someone
@@ -151,7 +213,7 @@ def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, 
     _whole("--chunk-size", chunk_size, 1, MAX_CHUNK)
     if not isinstance(policies, (list, tuple)) or not all(isinstance(p, str) for p in policies):
         raise SettingsError(f"--policies: expected policy names, got {brief(policies)}")
-    names = parse_policies(policies, players)
+    names, labels = parse_policies(policies, players)
     if not isinstance(wonders, str):
         raise SettingsError(f"--wonders: expected 'random' or 'fixed:ID/SIDE,...', got {brief(wonders)}")
     wonders = parse_wonders(wonders, players, tables)
@@ -161,9 +223,11 @@ def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, 
         raise SettingsError(f"--manneken-pis: must be true or false, got {brief(manneken_pis)}")
     # naming manneken_pis in a fixed list puts it in play: the metadata says so too
     in_play = manneken_pis or "manneken_pis" in wonders[len("fixed:"):].replace("/", ",").split(",")
+    if params is not None and policy_params:
+        raise SettingsError("--policy-param: not with recorded parameters")
+    rows = _params(params, players) if params is not None else apply_policy_params(policy_params, names, labels)
     settings = Settings(players=players, seed=seed, games=games, policies=names, wonders=wonders, sides=sides,
-                        manneken_pis=in_play, chunk_size=chunk_size,
-                        params=() if params is None else _params(params, players))
+                        manneken_pis=in_play, chunk_size=chunk_size, params=rows, labels=labels)
     boards, _ = settings.board_spec(tables)
     check_board_pool(tables, boards, in_play)
     return settings
@@ -172,10 +236,14 @@ def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, 
 def settings_from_metadata(meta: dict, tables: Tables) -> Settings:
     """The Settings a dataset was written with, checked like CLI options (SettingsError)."""
     policies = meta["policies"]
-    if not isinstance(policies, list) or not all(isinstance(p, dict) and set(p) == {"name", "params"}
+    if not isinstance(policies, list) or not all(isinstance(p, dict) and set(p) in ({"name", "params"},
+                                                                                    {"name", "label", "params"})
+                                                 and all(isinstance(p[k], str) for k in p if k != "params")
                                                  for p in policies):
-        raise SettingsError(f"policies: expected a list of {{name, params}}, got {brief(policies)}")
-    return build_settings(tables, players=meta["players"], policies=[p["name"] for p in policies],
+        raise SettingsError(f"policies: expected a list of {{name, params}} or {{name, label, params}}, "
+                            f"got {brief(policies)}")
+    entries = [p["name"] + (f":{p['label']}" if "label" in p else "") for p in policies]
+    return build_settings(tables, players=meta["players"], policies=entries,
                           seed=meta["seed"], games=meta["games"], wonders=meta["wonders"], sides=meta["sides"],
                           manneken_pis=meta["manneken_pis"], chunk_size=meta["chunk_size"],
                           params=[p["params"] for p in policies])

@@ -187,8 +187,8 @@ def _plan_new(req: Request, folder: OutputFolder) -> _Plan:
     return _Plan(req.tables, req.settings, [], list(range(_grid(req.settings))), replace)
 
 
-_OPTION_FIELDS = {"games": "games", "players": "players", "seed": "seed", "policy": "policies", "policies": "policies",
-                  "wonders": "wonders", "sides": "sides", "manneken_pis": "manneken_pis",
+_OPTION_FIELDS = {"games": "games", "players": "players", "seed": "seed", "policy": "labels", "policies": "labels",
+                  "policy_param": "params", "wonders": "wonders", "sides": "sides", "manneken_pis": "manneken_pis",
                   "chunk_size": "chunk_size"}
 
 
@@ -247,7 +247,9 @@ def _plan_resume(req: Request, folder: OutputFolder) -> _Plan:
 
 
 def _show(value) -> str:
-    return ",".join(value) if isinstance(value, tuple) else str(value)
+    if isinstance(value, tuple) and all(isinstance(v, str) for v in value):
+        return ",".join(value)
+    return brief(value)
 
 
 def _dataset_tables(req: Request, path: Path, first: parts.PartHeader, run_meta: dict) -> Tables:

@@ -51,7 +51,8 @@ def metadata(tables: Tables, settings: Settings, first_game: int, games: int) ->
         "data_sha256": tables.data_sha256,
         "seed": settings.seed,
         "players": settings.players,
-        "policies": [{"name": p, "params": list(row)} for p, row in zip(settings.policies, settings.params)],
+        "policies": [_policy_entry(p, label, row) for p, label, row in zip(settings.policies, settings.labels,
+                                                                            settings.params)],
         "wonders": settings.wonders,
         "sides": settings.sides,
         "manneken_pis": settings.manneken_pis,
@@ -59,6 +60,15 @@ def metadata(tables: Tables, settings: Settings, first_game: int, games: int) ->
         "chunk_size": settings.chunk_size,
         "part": {"first_game": first_game, "games": games},
     }
+
+
+def _policy_entry(name: str, label: str, row) -> dict:
+    """A seat's policy in the metadata: its name, its label when it has one, every parameter."""
+    entry = {"name": name}
+    if label != name:
+        entry["label"] = label
+    entry["params"] = list(row)
+    return entry
 
 
 def chunk_table(tables: Tables, settings: Settings, chunk: Chunk) -> pa.Table:
@@ -70,7 +80,7 @@ def chunk_table(tables: Tables, settings: Settings, chunk: Chunk) -> pa.Table:
     flat = res.reshape(rows, -1)
     game = np.repeat(np.arange(chunk.first_game, chunk.first_game + games, dtype=np.int64), n)
     seat = np.tile(np.arange(n, dtype=np.int8), games)
-    policy_dict = pa.array(list(settings.policies) + (["free_city"] if settings.free_city else []), type=pa.string())
+    policy_dict = pa.array(list(settings.labels) + (["free_city"] if settings.free_city else []), type=pa.string())
     policy = pa.DictionaryArray.from_arrays(pa.array(np.tile(np.arange(n, dtype=np.int8), games)), policy_dict)
     board_names = pa.array(list(tables.board_ids), type=pa.string())
     wonder = pa.DictionaryArray.from_arrays(pa.array(flat[:, RES_BOARD].astype(np.int8)), board_names)
