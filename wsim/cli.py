@@ -369,6 +369,60 @@ def replay_cmd(ctx, directory, game, as_json):
         click.echo(log_text(doc, list(settings.labels)))
 
 
+@main.command("ladder")
+@click.option("--policies", required=True, metavar="A,B,...",
+              help="The policies to rank (NAME or NAME:LABEL), at least two.")
+@click.option("--players", type=int, default=4, show_default=True, help="Players per game, 2..7.")
+@click.option("--games", type=click.IntRange(1, 10**9), default=10_000, show_default=True,
+              help="Games per ordered pair of policies.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
+              help="The seed: every pair plays the same deals.")
+@click.option("--policy-param", "policy_param", multiple=True, metavar="NAME.KEY=VALUE",
+              help="A parameter of a policy or label (repeatable).")
+@click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores].")
+@click.option("--overwrite", is_flag=True, help="Replace the ladder in a non-empty --out folder once the new one is complete.")
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="Folder for ladder.csv and ratings.csv.")
+@click.pass_context
+def ladder_cmd(ctx, policies, players, games, seed, policy_param, threads, overwrite, out):
+    """Every ordered pair (X, Y) of the policies: N games of one X seat against P-1 Y seats, X's
+    seat rotating, the same deals for every pair. Writes DIR/ladder.csv (win share with its
+    Wilson 95% CI, mean points and margin) and DIR/ratings.csv (one openskill rating per policy
+    over all games), and prints both.
+    """
+    from wsim.ladder import parse_entries, run_ladder
+    from wsim.run import set_threads
+
+    if out == "":
+        raise UserError("--out: must name a folder, got ''")
+    t = load_tables(ctx)
+    entries = parse_entries(policies.split(","), policy_param)
+    set_threads(threads)
+    total = games * len(entries) * (len(entries) - 1)
+    done = [0]
+
+    def on_progress(n):
+        done[0] += n
+        if sys.stderr.isatty():
+            sys.stderr.write(f"\r  {done[0]:,} / {total:,} games")
+            sys.stderr.flush()
+
+    _announce_compile()
+    ladder_text, ratings_text = run_ladder(t, entries, players, games, seed, Path(out), overwrite, on_progress)
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+    click.echo(_aligned(ladder_text))
+    click.echo("")
+    click.echo(_aligned(ratings_text))
+    click.echo(f"\nladder: {Path(out) / 'ladder.csv'}, ratings: {Path(out) / 'ratings.csv'}")
+
+
+def _aligned(csv_text: str) -> str:
+    """A CSV document as a table with aligned columns."""
+    rows = [line.split(",") for line in csv_text.strip().splitlines()]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in rows)
+
+
 @main.command("bench")
 @click.option("--quick", is_flag=True, help="Fewer games per measurement (a rough check, under a minute).")
 @click.option("--save/--no-save", default=True, show_default=True, help="Record the results in bench/results/.")

@@ -8,7 +8,6 @@ one part's arrays and table at a time, and the summary keeps running sums only.
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import sys
 import time
@@ -24,6 +23,7 @@ from wsim.dataset import manifest, parts
 from wsim.errors import brief
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, is_temp_of, lock_is_held, probe
 from wsim.run import Chunk, Runner
+from wsim.stats import wilson_interval
 from wsim.settings import MAX_CHUNK, Settings, SettingsError, cities_of, settings_from_metadata
 from wsim.tables import Tables
 
@@ -87,16 +87,6 @@ class Summary:
             lo, hi = wilson_interval(wins, seats)
             lines.append(f"  {wonder:<14} {side}  {wins / seats:6.1%}  [{lo:6.1%}, {hi:6.1%}]  of {seats:,} seats")
         return "\n".join(lines)
-
-
-def wilson_interval(successes: int, trials: int, z: float = 1.959963984540054) -> tuple:
-    """The Wilson score interval (95% by default) of a proportion successes / trials."""
-    if trials == 0:
-        return 0.0, 1.0
-    p = successes / trials
-    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass

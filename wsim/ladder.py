@@ -1,0 +1,214 @@
+"""`wsim ladder` (INTERFACES §4): every ordered pair (X, Y) of the listed policies plays N games,
+one seat of X against P − 1 seats of Y, then one multiplayer rating per policy over all games.
+
+Same deals for every pair: pair after pair plays games 0..N−1 of the same seed, so each pair
+sees the very same boards and hands. X's seat rotates over the games in P equal blocks (games
+[kN/P, (k+1)N/P) put X at seat k). At two players the Free City is played by its controller.
+
+Ratings: openskill's Plackett-Luce model, one rating per policy, updated game by game (pairs in
+the order listed, games in order: the result is deterministic). A policy that holds several seats
+of a game enters each seat as its own copy of its rating; its new rating is the mean of the
+copies' (so three seats of Y do not move Y three times as far).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from wsim import codes, signals
+from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, lock_is_held, probe
+from wsim.kernels.layout import RES_RANK, RES_TOTAL
+from wsim.run import Runner
+from wsim.settings import Settings, SettingsError, apply_policy_params, parse_policies
+from wsim.stats import wilson_interval
+from wsim.tables import Tables
+
+LADDER_CSV = "ladder.csv"
+RATINGS_CSV = "ratings.csv"
+LADDER_COLUMNS = ("policy", "opponent", "players", "games", "wins", "win_share", "ci_low", "ci_high",
+                  "mean_points", "mean_margin")
+RATINGS_COLUMNS = ("policy", "rating", "rating_sd")
+MAX_BATCH = 2_000  # games per kernel call: signals are acted on between calls
+
+
+def owns(name: str) -> bool:
+    """The files `wsim ladder` writes (and may replace with --overwrite)."""
+    return name in (LADDER_CSV, RATINGS_CSV)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One listed policy: its name, label and parameter row."""
+
+    name: str
+    label: str
+    params: tuple
+
+
+@dataclass
+class PairResult:
+    """X's record against Y."""
+
+    policy: str
+    opponent: str
+    players: int
+    games: int = 0
+    wins: int = 0
+    points: int = 0
+    margin: int = 0
+
+    def row(self) -> dict:
+        lo, hi = wilson_interval(self.wins, self.games)
+        return {"policy": self.policy, "opponent": self.opponent, "players": self.players, "games": self.games,
+                "wins": self.wins, "win_share": round(self.wins / self.games, 4), "ci_low": round(lo, 4),
+                "ci_high": round(hi, 4), "mean_points": round(self.points / self.games, 3),
+                "mean_margin": round(self.margin / self.games, 3)}
+
+
+def parse_entries(policies: list, policy_params) -> list:
+    """The listed policies (NAME or NAME:LABEL, at least two, labels distinct) with their
+    parameter rows after --policy-param (SettingsError on a bad entry or parameter)."""
+    if len(policies) < 2:
+        raise SettingsError(f"--policies: a ladder needs at least two policies, got {len(policies)}")
+    names, labels = parse_policies(policies, len(policies))
+    if len(set(labels)) != len(labels):
+        raise SettingsError("--policies: each policy of a ladder is listed once (label two seats of one "
+                            "policy NAME:A,NAME:B to compare its parameter settings)")
+    rows = apply_policy_params(policy_params, names, labels)
+    return [Entry(n, lab, row) for n, lab, row in zip(names, labels, rows)]
+
+
+def _block(games: int, players: int, k: int) -> tuple:
+    """(first game, games) of the block in which X sits at seat k."""
+    first = games * k // players
+    return first, games * (k + 1) // players - first
+
+
+class Ladder:
+    """The games of a ladder and their tallies (run() plays them)."""
+
+    def __init__(self, tables: Tables, entries: list, players: int, games: int, seed: int):
+        self.tables = tables
+        self.entries = entries
+        self.players = players
+        self.games = games
+        self.seed = seed
+        self.results: list = []
+        self.outcomes: list = []  # per game: (labels by player seat, ranks by player seat)
+
+    def _settings(self, x: Entry, y: Entry, seat: int) -> Settings:
+        seats = [x if s == seat else y for s in range(self.players)]
+        return Settings(players=self.players, seed=self.seed, games=self.games,
+                        policies=tuple(e.name for e in seats), labels=tuple(e.label for e in seats),
+                        params=tuple(e.params for e in seats))
+
+    def run(self, on_progress=None):
+        """Play every ordered pair; fills results (one PairResult per pair) and outcomes."""
+        for x in self.entries:
+            for y in self.entries:
+                if x is y:
+                    continue
+                pair = PairResult(x.label, y.label, self.players)
+                for seat in range(self.players):
+                    runner = Runner(self.tables, self._settings(x, y, seat))
+                    first, count = _block(self.games, self.players, seat)
+                    for start in range(first, first + count, MAX_BATCH):
+                        n = min(MAX_BATCH, first + count - start)
+                        self._tally(pair, seat, runner.play(start, n).res, runner.settings.labels)
+                        signals.check()
+                        if on_progress:
+                            on_progress(n)
+                self.results.append(pair)
+
+    def _tally(self, pair: PairResult, seat: int, res: np.ndarray, labels: tuple):
+        players = self.players
+        totals = res[:, :players, RES_TOTAL].astype(np.int64)
+        ranks = res[:, :players, RES_RANK]
+        others = np.delete(totals, seat, axis=1).max(axis=1)
+        pair.games += len(res)
+        pair.wins += int((ranks[:, seat] == 1).sum())
+        pair.points += int(totals[:, seat].sum())
+        pair.margin += int((totals[:, seat] - others).sum())
+        for g in range(len(res)):
+            self.outcomes.append((labels, tuple(int(r) for r in ranks[g])))
+
+    def ratings(self) -> list:
+        """(label, rating, rating_sd) per policy, openskill Plackett-Luce over every game."""
+        from openskill.models import PlackettLuce
+
+        model = PlackettLuce()
+        rating = {e.label: (model.rating().mu, model.rating().sigma) for e in self.entries}
+        for labels, ranks in self.outcomes:
+            teams = [[model.rating(mu=rating[lab][0], sigma=rating[lab][1])] for lab in labels]
+            new = model.rate(teams, ranks=list(ranks))
+            copies: dict = {}
+            for lab, team in zip(labels, new):
+                copies.setdefault(lab, []).append(team[0])
+            for lab, got in copies.items():
+                rating[lab] = (sum(r.mu for r in got) / len(got), sum(r.sigma for r in got) / len(got))
+        return [(e.label, rating[e.label][0], rating[e.label][1]) for e in self.entries]
+
+
+def csv_text(columns: tuple, rows: list) -> str:
+    """A CSV document of dict rows, in `columns` order."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def write_outputs(out: Path, overwrite: bool, files: dict):
+    """Write the ladder's files into `out` under the output-folder rules (INTERFACES §0): a
+    non-empty folder only with --overwrite, the old files replaced only once the new ones are
+    whole (check_out has refused what it can before the games were played)."""
+    with OutputFolder(out, owns=owns) as folder:
+        present = folder.entries()
+        if present and not overwrite:
+            raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the ladder in it)")
+        old = [n for n in present if owns(n)]
+        try:
+            if old:
+                folder.begin_replacement()
+            for name, text in files.items():
+                folder.write(name, text.encode())
+            folder.sync()
+            if old:
+                folder.commit(old, list(files))
+        except BaseException:
+            folder.abort()
+            raise
+
+
+def check_out(out: Path, overwrite: bool):
+    """Refuse, before playing, a folder the ladder may not write (no time lost on a typo)."""
+    kind = probe(out)
+    if kind == "other":
+        raise DatasetError(f"--out: {out} exists and is not a folder")
+    if kind not in ("dir", "missing"):
+        raise DatasetError(f"--out: {out} cannot be used ({kind})")
+    if kind == "dir" and lock_is_held(out):
+        raise DatasetError(f"{out} is being written by another wsim run")
+    if kind == "dir" and not overwrite and [n for n in os.listdir(out) if n not in (LOCK, STAGING)]:
+        raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the ladder in it)")
+
+
+def run_ladder(tables: Tables, entries: list, players: int, games: int, seed: int, out: Path, overwrite: bool,
+               on_progress=None) -> tuple:
+    """Play the ladder, write DIR/ladder.csv and DIR/ratings.csv; returns their texts."""
+    if not codes.MIN_SIMULATED_PLAYERS <= players <= codes.MAX_PLAYERS:
+        raise SettingsError(f"--players: must be {codes.MIN_SIMULATED_PLAYERS}..{codes.MAX_PLAYERS}, got {players}")
+    check_out(out, overwrite)
+    ladder = Ladder(tables, entries, players, games, seed)
+    ladder.run(on_progress)
+    ladder_text = csv_text(LADDER_COLUMNS, [r.row() for r in ladder.results])
+    ratings_text = csv_text(RATINGS_COLUMNS, [{"policy": lab, "rating": round(mu, 3), "rating_sd": round(sd, 3)}
+                                              for lab, mu, sd in ladder.ratings()])
+    write_outputs(out, overwrite, {LADDER_CSV: ladder_text, RATINGS_CSV: ratings_text})
+    return ladder_text, ratings_text

@@ -1,0 +1,18 @@
+"""Small statistics shared by the reports: proportions with their 95% intervals."""
+
+from __future__ import annotations
+
+import math
+
+Z95 = 1.959963984540054  # the standard normal quantile of 0.975
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple:
+    """The Wilson score interval (95% by default) of a proportion successes / trials; (0, 1)
+    when there are no trials."""
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
