@@ -22,13 +22,15 @@ city, with its parameters (GREEDY_DEFAULTS, all in hundredths of a victory point
   + P_STAGE  for a wonder stage (on top of the copied or printed stage's value)
 A discard is worth 3 x P_COIN. The same value picks discard builds (paying nothing) and
 Manneken Pis' stage-3 neighbour (left on a tie).
+
+POLICY_HEURISTIC: kernels/heuristic.py (a weighted evaluation of every option, every purchase).
 """
 
-import numpy as np
 from numba import njit
 
 from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS, N_RES
 from wsim.kernels.city import coins_when_built, count, stage_source, stage_source_with
+from wsim.kernels.heuristic import HEURISTIC_KEYS, decide_heuristic
 from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHOICE, E_POINTS, E_POINTS_PER, E_PROD, E_SCIENCE,
                                  E_SHIELDS, F_CTR, F_STAGES, G_AGE, G_N, M_ACTION, M_CARD,
                                  M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT)
@@ -37,20 +39,21 @@ from wsim.kernels.score import science_with
 
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
-POLICY_NAMES = ("random", "greedy")
+POLICY_HEURISTIC = 2
+POLICY_NAMES = ("random", "greedy", "heuristic")
 
-P_POINT, P_SHIELD, P_UNIT, P_COIN, P_STAGE, P_COUNT = range(6)
+P_POINT, P_SHIELD, P_UNIT, P_COIN, P_STAGE = range(5)
 GREEDY_DEFAULTS = (100, 60, 40, 30, 25)
-# The parameters a user may set (--policy-param NAME.KEY=VALUE), in parameter-row order.
-PARAM_KEYS = {"random": (), "greedy": ("point", "shield", "unit", "coin", "stage")}
+# The parameters a user may set (--policy-param NAME.KEY=VALUE), in parameter-row order; a row
+# holds P_COUNT values (the longest list; the rest are zeros). Defaults: wsim/weights.py.
+PARAM_KEYS = {"random": (), "greedy": ("point", "shield", "unit", "coin", "stage"), "heuristic": HEURISTIC_KEYS}
+P_COUNT = max(len(k) for k in PARAM_KEYS.values())
 
 
-def default_params(policy_id: int) -> np.ndarray:
-    """The parameter row of a policy (zeros for `random`, which takes none)."""
-    row = np.zeros(P_COUNT, dtype=np.int32)
-    if policy_id == POLICY_GREEDY:
-        row[:len(GREEDY_DEFAULTS)] = GREEDY_DEFAULTS
-    return row
+@njit(cache=True, inline="always")
+def all_purchases(policies, who):
+    """Whether seat who's policy chooses among every purchase (else the default one is listed)."""
+    return policies[who] == POLICY_HEURISTIC
 
 
 @njit(cache=True)
@@ -129,6 +132,8 @@ def decide(ent, board, seat, keys, gs, s, who, kind, moves, n_moves, policies, p
     seat who observes (module docstring)."""
     n = gs[G_N]
     age = gs[G_AGE]
+    if policies[who] == POLICY_HEURISTIC:
+        return decide_heuristic(ent, board, seat, gs, s, who, kind, moves, n_moves, params)
     if kind == DEC_SEVENTH or kind == DEC_DISCARD:
         n_moves -= 1  # neither policy declines a 7th card or a discard build (the last option)
     if policies[who] == POLICY_RANDOM:

@@ -27,7 +27,7 @@ from wsim.kernels.city import chain_applies, owns_name, purchase, stage_entity
 from wsim.kernels.game import new_scratch, new_state
 from wsim.kernels.layout import (C_SLOT, DEC_MOVE, DEC_SEVENTH, E_COIN_COST, E_HAS_COST, F_BOARD, F_CHOSEN, F_COINS, F_HAND,
                                  F_HAND_N, F_SIDE, F_STAGES, G_N, G_PHASE, PH_AGE_END)
-from wsim.kernels.policy import decide
+from wsim.kernels.policy import all_purchases, decide
 from wsim.kernels.step import apply, decider, end_age, final, init_game, legal, pending
 
 COMPONENTS = ("deal", "legal", "trading", "policy", "resolution", "scoring", "loop")
@@ -99,7 +99,7 @@ def profile_games(ent, board, n_cards, n, seed, games, board_spec, side_spec, pr
                 kind = todo[i, 1]
                 who = todo[i, 2]
                 t0 = cycles()
-                m = legal(ent, board, seat, pile, gs, s, kind, moves, opts, False)
+                m = legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases(policies, who))
                 t1 = cycles()
                 acc[LEGAL] += t1 - t0
                 if kind == DEC_MOVE or kind == DEC_SEVENTH:

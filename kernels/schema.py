@@ -90,9 +90,10 @@ ENTITY = Row("E_", "Entities: one row per card (ids 0..C-1, data-file order), th
     ("name_id", 1, "cards: building name id (one per name: both Looms share one); stages: -1"),
     ("age", 1, "cards: 1..3"),
     ("chain", MAX_CHAIN, "cards: name ids whose ownership makes the card free, -1 = none"),
+    ("chains_to", 1, "cards: how many cards of later ages this card's name makes free (derived)"),
     ("copies", N_COPIES, "cards: copies in an N-player deck, indexed by N (0 for guilds)"),
 ])
-CARD_ONLY = ("name_id", "age", "chain", "copies")  # Tables exposes these as card_* (cards only)
+CARD_ONLY = ("name_id", "age", "chain", "chains_to", "copies")  # Tables exposes these as card_* (cards only)
 
 BOARD = Row("B_", "Boards: one row per wonder board (side 0 = A, 1 = B)", [
     ("resource", 1, "starting resource, -1 for none (Manneken Pis)"),

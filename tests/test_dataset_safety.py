@@ -20,6 +20,7 @@ import pytest
 
 from conftest import last_error_line, run_cli
 from wsim.dataset import folder as folder_mod
+from wsim.kernels.policy import P_COUNT
 
 WSIM = [sys.executable, "-c", "from wsim.entry import run; run()"]
 OLD = ["--games", "30", "--players", "3", "--chunk-size", "10", "--seed", "1", "--threads", "1"]
@@ -369,17 +370,17 @@ def tamper(out: Path, name="part-00000.parquet", **edits):
 
 
 @pytest.mark.parametrize("edits, message", [
-    ({"players": 8, "policies": [{"name": "random", "params": [0] * 5}] * 8}, "--players: must be 2..7, got 8"),
-    ({"players": 30, "policies": [{"name": "random", "params": [0] * 5}] * 30}, "--players: must be 2..7"),
-    ({"players": 1, "policies": [{"name": "random", "params": [0] * 5}] * 1}, "--players: must be 2..7, got 1"),
+    ({"players": 8, "policies": [{"name": "random", "params": [0] * P_COUNT}] * 8}, "--players: must be 2..7, got 8"),
+    ({"players": 30, "policies": [{"name": "random", "params": [0] * P_COUNT}] * 30}, "--players: must be 2..7"),
+    ({"players": 1, "policies": [{"name": "random", "params": [0] * P_COUNT}] * 1}, "--players: must be 2..7, got 1"),
     ({"players": 2}, "--policies: needs exactly 2 names"),
     ({"players": "4"}, "--players: must be a whole number, got '4'"),
     ({"players": 8}, "--players: must be 2..7"),
     ({"games": "abc"}, "--games: must be a whole number"),
-    ({"policies": [{"name": "random", "params": [0] * 5}] * 2}, "--policies: needs exactly 3 names"),
-    ({"policies": [{"name": "clever", "params": [0] * 5}] * 3}, "unknown policy 'clever'"),
+    ({"policies": [{"name": "random", "params": [0] * P_COUNT}] * 2}, "--policies: needs exactly 3 names"),
+    ({"policies": [{"name": "clever", "params": [0] * P_COUNT}] * 3}, "unknown policy 'clever'"),
     ({"policies": ["random"] * 3}, "policies: expected a list of {name, params}"),
-    ({"policies": [{"name": "greedy", "params": [1] * 9}] * 3}, "parameters must be 3 lists of 5"),
+    ({"policies": [{"name": "greedy", "params": [1] * 9}] * 3}, f"parameters must be 3 lists of {P_COUNT}"),
     ({"wonders": "fixed:atlantis,giza,rhodes"}, "unknown wonder 'atlantis'"),
     ({"sides": "C"}, "--sides: must be random, A or B, got 'C'"),
     ({"sides": ["A"]}, "--sides: must be random, A or B"),
@@ -403,8 +404,8 @@ def test_replay_uses_the_recorded_policy_parameters(tmp_path):
     out = tmp_path / "ds"
     assert simulate(out, "--games", "5", "--players", "3", "--policy", "greedy").exit_code == 0
     normal = run_cli("replay", str(out), "--game", "2", "--json")
-    tamper(out, policies=[{"name": "greedy", "params": [100, 60, 40, 30, 25]}] * 2
-           + [{"name": "greedy", "params": [0, 0, 0, 900, 0]}])
+    tamper(out, policies=[{"name": "greedy", "params": [100, 60, 40, 30, 25] + [0] * (P_COUNT - 5)}] * 2
+           + [{"name": "greedy", "params": [0, 0, 0, 900] + [0] * (P_COUNT - 4)}])
     changed = run_cli("replay", str(out), "--game", "2", "--json")
     assert normal.exit_code == changed.exit_code == 0
     assert json.loads(normal.stdout)["events"] != json.loads(changed.stdout)["events"]

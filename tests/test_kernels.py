@@ -25,6 +25,14 @@ def test_kernel_games_match_reference(tables, players, policy):
     assert result["promo_games"] > 0  # Manneken Pis took part in some games
 
 
+@pytest.mark.parametrize("players", range(2, 8))
+def test_heuristic_games_match_reference(tables, players):
+    """The heuristic chooses among every purchase: its games replay move by move, every payment
+    one of the options the reference lists (a few games here, more in `make verify`)."""
+    result = verify_games(players, "heuristic", 0, 30)
+    assert result["games"] == 30
+
+
 def _kernel_seat(tables, pos):
     """The kernel state of a reference position (cities built entity by entity)."""
     ent, _, _ = kernel_tables(tables)

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import last_error_line, run_cli
 from wsim.kernels.layout import RES_RANK, RES_TOTAL
-from wsim.kernels.policy import GREEDY_DEFAULTS
+from wsim.weights import default_params
 from wsim.ladder import LADDER_COLUMNS, RATINGS_COLUMNS
 from wsim.run import Runner
 from wsim.settings import Settings
@@ -66,12 +66,12 @@ def test_two_player_ladder_with_labels(tmp_path, tables):
     assert [(r["policy"], r["opponent"], r["players"], r["games"]) for r in rows] == [
         ("greedy", "nocoin", "2", "40"), ("nocoin", "greedy", "2", "40")]
     # nocoin's row, recomputed: seat 0 for games 0-19, seat 1 for 20-39; the Free City is no rival
-    nocoin = list(GREEDY_DEFAULTS)
+    nocoin = list(default_params("greedy"))
     nocoin[3] = 0
     wins = margin = 0
     for k in range(2):
         labels = tuple("nocoin" if s == k else "greedy" for s in range(2))
-        params = tuple(tuple(nocoin) if lab == "nocoin" else GREEDY_DEFAULTS for lab in labels)
+        params = tuple(tuple(nocoin) if lab == "nocoin" else default_params("greedy") for lab in labels)
         res = Runner(tables, Settings(players=2, seed=0, policies=("greedy", "greedy"), labels=labels,
                                       params=params)).play(20 * k, 20).res
         wins += sum(int(g[k, RES_RANK] == 1) for g in res)

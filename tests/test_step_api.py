@@ -13,6 +13,8 @@ from wsim.kernels.layout import (C_ACTION, C_CARD, C_COPY3, C_LEFT, C_RIGHT, C_S
 from wsim.reference.replay import replay
 from wsim.run import Runner, final_from_res
 from wsim.settings import Settings
+from wsim.kernels.schema import MAX_HAND
+from wsim.kernels.step import decider
 from wsim.stepgame import KernelGame
 
 
@@ -90,8 +92,8 @@ def _perturb_hidden(g, seat, rng):
     for t in range(g.n):
         if t == seat:
             continue
-        seat_arr[t, F_HAND:F_HAND + 7] = rng.integers(0, n_cards, 7)
-        seat_arr[t, F_HAND2:F_HAND2 + 7] = rng.integers(0, n_cards, 7)
+        seat_arr[t, F_HAND:F_HAND + MAX_HAND] = rng.integers(0, n_cards, MAX_HAND)
+        seat_arr[t, F_HAND2:F_HAND2 + MAX_HAND] = rng.integers(0, n_cards, MAX_HAND)
         for f in (C_SLOT, C_CARD, C_ACTION, C_LEFT, C_RIGHT, C_COPY3):
             seat_arr[t, F_CHOSEN + f] = rng.integers(0, 3)
         seat_arr[t, F_CTR] = rng.integers(0, 1000)
@@ -100,20 +102,20 @@ def _perturb_hidden(g, seat, rng):
     pile[:] = rng.integers(0, 3, pile.shape)
 
 
-@pytest.mark.parametrize("policy", ["random", "greedy"])
+@pytest.mark.parametrize("policy", ["random", "greedy", "heuristic"])
 def test_policies_see_only_their_observation(tables, policy):
     """At every decision of many games, a policy decides the same when everything hidden from the
     deciding seat is changed (kinds covered: moves, 7th cards, stage-3 neighbours, discard builds)."""
     rng = np.random.default_rng(11)
     kinds = set()
-    for players in (3, 5, 7):
+    for players in (2, 3, 5, 7):
         for game in range(6):
             g = KernelGame(tables, players, seed=21, game=game, policy=policy, promo=True)
             while not g.over:
                 for seat, kind in g.pending():
                     options = g.legal(seat, kind)
                     plain, changed = g.clone(), g.clone()
-                    _perturb_hidden(changed, seat, rng)
+                    _perturb_hidden(changed, decider(g.gs, seat), rng)  # the Free City's: its controller's
                     choice = plain.decide(seat, kind, options)
                     assert changed.decide(seat, kind, options) == choice, (players, game, seat, kind)
                     kinds.add(kind)

@@ -14,7 +14,8 @@ import numpy as np
 from wsim import codes
 from wsim.errors import WsimError, brief
 from wsim.kernels.deal import board_pool
-from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_NAMES, default_params
+from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_NAMES
+from wsim.weights import default_params, read_weights
 from wsim.tables import Tables
 
 
@@ -44,7 +45,7 @@ class Settings:
 
     def __post_init__(self):
         if not self.params:
-            rows = tuple(tuple(int(v) for v in default_params(POLICY_NAMES.index(p))) for p in self.policies)
+            rows = tuple(default_params(p) for p in self.policies)
             object.__setattr__(self, "params", rows)
         if not self.labels:
             object.__setattr__(self, "labels", tuple(self.policies))
@@ -151,7 +152,7 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
     """The parameter rows of the seats after `--policy-param NAME.KEY=VALUE` or LABEL.KEY=VALUE
     settings (INTERFACES §2): a policy name sets every seat playing it, a label the seats with
     that label, which wins over the name; later settings win over earlier ones."""
-    rows = [list(int(v) for v in default_params(POLICY_NAMES.index(n))) for n in names]
+    rows = [list(default_params(n)) for n in names]
     parsed = []
     for spec in specs:
         target, dot, rest = str(spec).partition(".")
@@ -164,6 +165,11 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
             raise SettingsError(f"--policy-param: {brief(target)} is neither a policy nor a label of this run "
                                 f"(policies: {', '.join(sorted(set(labels)))})")
         keys = PARAM_KEYS[names[seats[0]]]
+        by_label = target in labels and target not in names
+        if key == "weights" and names[seats[0]] == "heuristic":  # a whole row from a weights file
+            row, _ = read_weights(value, "heuristic")
+            parsed.extend((by_label, seats, k, v) for k, v in enumerate(row[:len(keys)]))
+            continue
         if key not in keys:
             allowed = ", ".join(keys) if keys else "none"
             raise SettingsError(f"--policy-param: {names[seats[0]]} has no parameter {brief(key)} "
@@ -171,7 +177,6 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
         if not re.fullmatch(r"[+-]?[0-9]{1,7}", value) or abs(int(value)) > MAX_PARAM:
             raise SettingsError(f"--policy-param: {target}.{key} must be a whole number from {-MAX_PARAM:,} to "
                                 f"{MAX_PARAM:,}, got {brief(value)}")
-        by_label = target in labels and target not in names
         parsed.append((by_label, seats, keys.index(key), int(value)))
     for by_label in (False, True):  # names first, so that a label's setting wins
         for lab, seats, k, v in parsed:

@@ -24,7 +24,8 @@ from wsim.kernels.layout import (C_ON, F_CHOSEN, F_COINS, F_COPY3,
                                  F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL, F_STAGE_E, F_STAGES, G_AGE, G_FC, G_N, G_OPEN,
                                  G_PHASE, G_TURN, MAX_CITY, MAX_EVENTS, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER,
                                  RES_COUNT, kernel_tables)
-from wsim.kernels.policy import POLICY_NAMES, decide, default_params
+from wsim.kernels.policy import POLICY_NAMES, all_purchases, decide
+from wsim.weights import default_params
 from wsim.kernels.step import apply, clone_state, decider, end_age, final, init_game, legal, pending
 from wsim.kernels.turn import reset_state
 from wsim.movelog import EVENT_COLUMNS
@@ -81,7 +82,7 @@ class KernelGame:
         self.ent, self.board, self.n_cards = kernel_tables(tables)
         pid = POLICY_NAMES.index(policy)
         self.policies = np.full(players, pid, dtype=np.int32)
-        self.params = np.tile(default_params(pid), (players, 1)).astype(np.int32)
+        self.params = np.tile(np.array(default_params(policy), np.int32), (players, 1))
         self.moves, self.opts, self.todo, deck, pool, bs = new_scratch()
         self.log = np.zeros((1, MAX_EVENTS, len(EVENT_COLUMNS)), dtype=np.int16)
         self.n_log = np.zeros(1, dtype=np.int32)
@@ -161,10 +162,12 @@ class KernelGame:
             end_age(seat_arr, gs, dealt, self.log, 0, self.n_log)
 
     def play_out(self):
-        """Every remaining decision by the seats' policies (default purchases, as run_batch)."""
+        """Every remaining decision by the seats' policies, each listed the purchases its policy
+        chooses among (as run_batch)."""
         while not self.over:
             for seat, kind in self.pending():
-                options = self.legal(seat, kind, all_purchases=False)
+                who = decider(self.gs, seat)
+                options = self.legal(seat, kind, all_purchases=bool(all_purchases(self.policies, who)))
                 self.apply(seat, kind, options, self.decide(seat, kind, options))
             self.next()
 

@@ -573,6 +573,9 @@ class _Compiler:
         t.card_copies[:] = copies
         for c, ids in enumerate(chain):
             t.card_chain[c, :len(ids)] = ids
+        for c in range(t.n_cards):
+            nid = int(t.card_name_id[c])
+            t.card_chains_to[c] = sum(1 for ids in chain if nid in ids)
         t.board_resource[:] = boards.resource
         t.board_coins[:] = boards.coins
         t.board_promo[:] = boards.promo

@@ -1,0 +1,187 @@
+"""POLICY_HEURISTIC: a weighted evaluation of every legal option, from the seat's observation.
+
+A move's value is a sum of features, each times a weight (the seat's parameter row, H_* below,
+all in hundredths of a victory point; the shipped defaults are wsim/data/heuristic.json):
+
+  point        points the entity would score now: printed points, its end-of-game count on
+               the cities as they stand, the science points it adds
+  shield       per shield, times the military resolutions still to come (4 - age)
+  flip         per neighbour whose strength the move's shields overtake (a defeat or a tie
+               this age turned into a victory), times this age's victory token
+  unit_new     per production unit of a resource the city does not produce, times (4 - age)
+  unit_more    per production unit of a resource it already produces, times (4 - age)
+  coin         per coin gained (coins when built, 3 for a discard) minus coins paid
+  chain        per card of a later age the entity's name makes free, times the ages left
+  discount     per trade discount gained (raw/manufactured goods, left/right), times (4 - age)
+  stage        a wonder stage, on top of its entity's value
+  free_build   Olympia's free build, times the ages in which it can still be used
+  seventh      a 7th card, times the ages left
+  discard_build  a discard build (the pile is hidden until then: flat, times the age)
+  guild_copy   Olympia B's guild copy
+  deny         per point the card would give the next player in the passing direction, when
+               the move takes it out of the game (discard, stage)
+  rival_coin   per coin paid to the neighbour with more points now (purchases choose the rival's
+               neighbour last)
+
+Every quantity comes from the tables and the observation (kernels/city.py accessors): no card
+or wonder name appears here. The first best option in canonical order is played; no random draw.
+"""
+
+from numba import njit
+
+from wsim.codes import (ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS, MILITARY_WIN, N_RES,
+                        POW_COPY_GUILD, POW_DISCARD_BUILD, POW_FREE_BUILD, POW_SEVENTH)
+from wsim.kernels.city import coins_when_built, count, left_of, right_of, stage_source, stage_source_with
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHAINS_TO, E_CHOICE, E_DISCOUNT, E_POINTS,
+                                 E_POINTS_PER, E_POWER, E_PROD, E_SCIENCE, E_SHIELDS, F_DISC, F_NCARDS, F_PROD,
+                                 F_SHIELDS, F_STAGES, G_AGE, G_FC, G_N, M_ACTION, M_CARD, M_COIN_COST, M_COPY3,
+                                 M_LEFT, M_RIGHT)
+from wsim.kernels.score import science_with
+
+HEURISTIC_KEYS = ("point", "science", "shield", "flip", "unit_new", "unit_more", "coin", "chain", "discount",
+                  "stage", "free_build", "seventh", "discard_build", "guild_copy", "deny", "rival_coin")
+(H_POINT, H_SCIENCE, H_SHIELD, H_FLIP, H_UNIT_NEW, H_UNIT_MORE, H_COIN, H_CHAIN, H_DISCOUNT, H_STAGE,
+ H_FREE_BUILD, H_SEVENTH, H_DISCARD_BUILD, H_GUILD_COPY, H_DENY, H_RIVAL_COIN) = range(len(HEURISTIC_KEYS))
+WIN_AGE1, WIN_AGE2, WIN_AGE3 = MILITARY_WIN
+
+
+@njit(cache=True)
+def _points_for(ent, seat, n, s, e):
+    """(points, science points) entity e would give seat s now."""
+    points = ent[e, E_POINTS] + count(seat, n, s, ent[e, E_POINTS_PER], ent[e, E_POINTS_PER + 1],
+                                      ent[e, E_POINTS_PER + 2], 0)
+    science = 0
+    if ent[e, E_SCIENCE] >= 0:
+        science = science_with(seat, s, ent[e, E_SCIENCE]) - science_with(seat, s, -1)
+    return points, science
+
+
+@njit(cache=True)
+def entity_value(ent, seat, n, s, e, params, who, age):
+    """Heuristic value of entity e entering seat s's city now (weights: seat who's row)."""
+    left_ages = 4 - age
+    points, science = _points_for(ent, seat, n, s, e)
+    v = params[who, H_POINT] * points + params[who, H_SCIENCE] * science
+    shields = ent[e, E_SHIELDS]
+    if shields > 0:
+        v += params[who, H_SHIELD] * shields * left_ages
+        mine = seat[s, F_SHIELDS]
+        token = WIN_AGE1 if age == 1 else (WIN_AGE2 if age == 2 else WIN_AGE3)
+        for j in range(2):
+            other = seat[left_of(n, s) if j == 0 else right_of(n, s), F_SHIELDS]
+            if mine <= other < mine + shields:
+                v += params[who, H_FLIP] * token
+    for r in range(N_RES):
+        units = ent[e, E_PROD + r]
+        if units > 0:
+            key = H_UNIT_MORE if seat[s, F_PROD + r] > 0 else H_UNIT_NEW
+            v += params[who, key] * units * left_ages
+    choice = ent[e, E_CHOICE]
+    if choice != 0:
+        new = False
+        for r in range(N_RES):
+            if (choice >> r) & 1 == 1 and seat[s, F_PROD + r] == 0:
+                new = True
+        v += params[who, H_UNIT_NEW if new else H_UNIT_MORE] * left_ages
+    v += params[who, H_COIN] * coins_when_built(ent, seat, n, s, e)
+    v += params[who, H_CHAIN] * ent[e, E_CHAINS_TO] * (left_ages - 1)
+    gained = ent[e, E_DISCOUNT] & ~seat[s, F_DISC]
+    while gained != 0:
+        v += params[who, H_DISCOUNT] * (gained & 1) * left_ages
+        gained >>= 1
+    p = ent[e, E_POWER]
+    if p == POW_FREE_BUILD:
+        v += params[who, H_FREE_BUILD] * left_ages
+    elif p == POW_SEVENTH:
+        v += params[who, H_SEVENTH] * left_ages
+    elif p == POW_DISCARD_BUILD:
+        v += params[who, H_DISCARD_BUILD] * age
+    elif p == POW_COPY_GUILD:
+        v += params[who, H_GUILD_COPY]
+    return v
+
+
+@njit(cache=True, inline="always")
+def _size(seat, s):
+    return seat[s, F_NCARDS] + seat[s, F_STAGES]
+
+
+@njit(cache=True)
+def _denial(ent, seat, gs, n, s, c):
+    """Points card c would give the seat that receives this hand next (0 when none does)."""
+    fc = gs[G_FC]
+    if fc >= 0:
+        nxt = 1 - s if s != fc else -1
+    else:
+        nxt = right_of(n, s) if gs[G_AGE] == 2 else left_of(n, s)
+    if nxt < 0:
+        return 0
+    points, science = _points_for(ent, seat, n, nxt, c)
+    return points + science
+
+
+@njit(cache=True)
+def move_value(ent, board, seat, gs, n, s, moves, i, params, who):
+    """Heuristic value of legal move i of seat s."""
+    age = gs[G_AGE]
+    action = moves[i, M_ACTION]
+    c = moves[i, M_CARD]
+    paid = moves[i, M_COIN_COST] + moves[i, M_LEFT] + moves[i, M_RIGHT]
+    left = left_of(n, s)
+    right = right_of(n, s)
+    rival = 0  # coins paid to the neighbour whose city is larger (a proxy for its points)
+    if _size(seat, left) > _size(seat, right):
+        rival = moves[i, M_LEFT]
+    elif _size(seat, right) > _size(seat, left):
+        rival = moves[i, M_RIGHT]
+    v = -params[who, H_COIN] * paid - params[who, H_RIVAL_COIN] * rival
+    if action == ACT_DISCARD:
+        return v + params[who, H_COIN] * DISCARD_COINS + params[who, H_DENY] * _denial(ent, seat, gs, n, s, c)
+    if action == ACT_STAGE:
+        if moves[i, M_COPY3] == 1:
+            e, _ = stage_source_with(ent, board, seat, n, s, 2, best_copy3(ent, board, seat, n, s, params, who, age))
+        else:
+            e, _ = stage_source(ent, board, seat, n, s, seat[s, F_STAGES])
+        v += params[who, H_STAGE] + params[who, H_DENY] * _denial(ent, seat, gs, n, s, c)
+        if e >= 0:
+            v += entity_value(ent, seat, n, s, e, params, who, age)
+        return v
+    return v + entity_value(ent, seat, n, s, c, params, who, age)
+
+
+@njit(cache=True)
+def best_copy3(ent, board, seat, n, s, params, who, age):
+    """Manneken Pis A's stage-3 neighbour: the copy worth more, left on a tie."""
+    best = COPY_LEFT
+    best_v = 0
+    for j in range(2):
+        of = COPY_LEFT if j == 0 else COPY_RIGHT
+        e, _ = stage_source_with(ent, board, seat, n, s, 2, of)
+        v = entity_value(ent, seat, n, s, e, params, who, age) if e >= 0 else -1
+        if j == 0 or v > best_v:
+            best = of
+            best_v = v
+    return best
+
+
+@njit(cache=True)
+def decide_heuristic(ent, board, seat, gs, s, who, kind, moves, n_moves, params):
+    """The first option of highest value among the n_moves of seat s's decision (it never
+    declines a 7th card or a discard build: the decline is the list's last option)."""
+    n = gs[G_N]
+    age = gs[G_AGE]
+    if kind == DEC_COPY3:
+        return 1 if moves[1, M_COPY3] == best_copy3(ent, board, seat, n, s, params, who, age) else 0
+    if kind == DEC_SEVENTH or kind == DEC_DISCARD:
+        n_moves -= 1
+    best_i = 0
+    best = 0
+    for i in range(n_moves):
+        if kind == DEC_DISCARD:
+            v = entity_value(ent, seat, n, s, moves[i, M_CARD], params, who, age)
+        else:
+            v = move_value(ent, board, seat, gs, n, s, moves, i, params, who)
+        if i == 0 or v > best:
+            best = v
+            best_i = i
+    return best_i

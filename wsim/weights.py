@@ -1,0 +1,66 @@
+"""Policy parameters as users give them: each policy's default row, and weights files.
+
+A parameter row holds kernels/policy.P_COUNT int32 values in the order of PARAM_KEYS[name]
+(zeros past a policy's own keys). `greedy`'s defaults are kernels/policy.GREEDY_DEFAULTS;
+`heuristic`'s are the shipped weights file wsim/data/heuristic.json. A weights file is JSON:
+{"format": "wsim-weights-1", "policy": "heuristic", "weights": {KEY: whole number, ...}}, every
+key of the policy present (hundredths of a victory point).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from wsim.errors import WsimError, brief
+from wsim.kernels.policy import GREEDY_DEFAULTS, P_COUNT, PARAM_KEYS
+from wsim.yamlfile import YamlFileError, read_bytes
+
+FORMAT = "wsim-weights-1"
+MAX_WEIGHT = 10**6
+DEFAULT_FILE = Path(__file__).resolve().parent / "data" / "heuristic.json"
+
+
+class WeightsError(WsimError):
+    """A weights file that cannot be used; the message names the file and the problem."""
+
+
+def read_weights(path, policy: str = "heuristic") -> tuple:
+    """(row, sha256 of the file) of a weights file for `policy` (WeightsError if unusable)."""
+    try:
+        raw = read_bytes(path, "weights file")
+    except YamlFileError as e:
+        raise WeightsError(f"weights={brief(str(path))}: {e}") from None
+    where = f"weights file {brief(str(path))}"
+    try:
+        doc = json.loads(raw)
+    except (ValueError, RecursionError) as e:
+        raise WeightsError(f"{where}: not valid JSON ({e})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("policy") != policy:
+        raise WeightsError(f"{where}: expected {{\"format\": \"{FORMAT}\", \"policy\": \"{policy}\", \"weights\": ...}}")
+    weights = doc.get("weights")
+    keys = PARAM_KEYS[policy]
+    if not isinstance(weights, dict) or set(weights) != set(keys):
+        got = sorted(weights) if isinstance(weights, dict) else weights
+        raise WeightsError(f"{where}: \"weights\" must give exactly the keys {', '.join(keys)}; got {brief(got)}")
+    row = [0] * P_COUNT
+    for i, k in enumerate(keys):
+        v = weights[k]
+        if type(v) is not int or abs(v) > MAX_WEIGHT:
+            raise WeightsError(f"{where}: weight {k!r} must be a whole number from {-MAX_WEIGHT:,} to "
+                               f"{MAX_WEIGHT:,}, got {brief(v)}")
+        row[i] = v
+    return tuple(row), hashlib.sha256(raw).hexdigest()
+
+
+@lru_cache(maxsize=None)
+def default_params(name: str) -> tuple:
+    """The default parameter row of policy `name` (P_COUNT ints)."""
+    row = [0] * P_COUNT
+    if name == "greedy":
+        row[:len(GREEDY_DEFAULTS)] = GREEDY_DEFAULTS
+    elif name == "heuristic":
+        row = list(read_weights(DEFAULT_FILE)[0])
+    return tuple(row)
