@@ -1,6 +1,6 @@
 """`wsim bench`: the benchmark suite. Measures, prints and records (bench/results/*.json):
 
-- kernel games/s for 2..7 players (2: the Free City variant) x random/greedy x 1 and 2 threads (no Parquet, warm kernels);
+- kernel games/s for 2..7 players (2: the Free City variant) x random/greedy/heuristic x 1 and 2 threads (no Parquet, warm kernels);
 - where a 5-player game's time goes: the deal and the bare loop floor, and each component
   (deal, legal moves, trading solver, policy, resolution, scoring) from the instrumented twin
   of the game loop in kernels/profile.py;
@@ -36,6 +36,9 @@ from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_CITY, MAX_NAMES, MAX_O
 from wsim.kernels.trade import trade_options_at
 from wsim.run import Runner, available_cores, set_threads
 from wsim.settings import Settings, cities_of
+
+
+POLICIES = ("random", "greedy", "heuristic")
 
 
 def _games_per_second(t, players: int, policy: str, threads: int, games: int) -> float:
@@ -201,7 +204,8 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
 
     data: the card data file to benchmark (default: WSIM_DATA or the built-in one)."""
     t = tables_mod.load(data)
-    games = {"random": 5_000 if quick else 50_000, "greedy": 2_000 if quick else 20_000}
+    games = {"random": 5_000 if quick else 50_000, "greedy": 2_000 if quick else 20_000,
+             "heuristic": 2_000 if quick else 20_000}
     results: dict = {
         "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "command": "wsim bench" + (" --quick" if quick else ""),
@@ -210,11 +214,11 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
                     "python": platform.python_version(), "numba": numba.__version__},
         "games_per_second": [],
     }
-    echo(f"kernel games/s ({games['random']:,} random / {games['greedy']:,} greedy games per cell):")
+    echo(f"kernel games/s ({games['random']:,} random / {games['greedy']:,} greedy and heuristic games per cell):")
     echo(f"  {'players':>7} {'policy':>7} {'1 thread':>10} {'2 threads':>10}")
     cores = available_cores()
     for players in range(codes.MIN_SIMULATED_PLAYERS, codes.MAX_PLAYERS + 1):
-        for policy in ("random", "greedy"):
+        for policy in POLICIES:
             row = {"players": players, "policy": policy}
             for threads in (1, 2):
                 if threads <= cores:
@@ -226,7 +230,7 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
 
     echo("where a 5-player game's time goes (1 thread, microseconds per game):")
     results["time_per_game_5p"] = {}
-    for policy in ("random", "greedy"):
+    for policy in POLICIES:
         row = next(r for r in results["games_per_second"] if r["players"] == 5 and r["policy"] == policy)
         split = _where_time_goes(t, 5, games["random"], row["threads_1"])
         split["components_us"] = parts = _component_breakdown(t, 5, policy, games[policy])

@@ -423,6 +423,50 @@ def _aligned(csv_text: str) -> str:
     return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in rows)
 
 
+@main.command("tune")
+@click.option("--policy", type=click.Choice(["heuristic"]), default="heuristic", show_default=True,
+              help="The policy whose weights are fitted.")
+@click.option("--players", type=click.IntRange(2, 7), default=4, show_default=True, help="Players per game.")
+@click.option("--generations", type=click.IntRange(1, 10_000), default=20, show_default=True,
+              help="CMA-ES generations.")
+@click.option("--population", type=click.IntRange(4, 1_000), default=12, show_default=True,
+              help="Candidates per generation.")
+@click.option("--games", type=click.IntRange(1, 10**7), default=200, show_default=True,
+              help="Games per candidate and pool opponent, each generation.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True, help="The seed.")
+@click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores].")
+@click.option("--overwrite", is_flag=True, help="Replace an existing --out file once the new one is complete.")
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="The weights file to write (JSON).")
+@click.pass_context
+def tune_cmd(ctx, policy, players, generations, population, games, seed, threads, overwrite, out):
+    """Fit a policy's weights by self-play (CMA-ES): each candidate plays one seat against the
+    others of a pool (greedy, the shipped weights, the search's current mean); the same options
+    give the same file, which `--policy-param heuristic.weights=FILE` then uses.
+    """
+    from wsim.run import set_threads
+    from wsim.tune import check_out, document_text, tune, write_whole
+
+    t = load_tables(ctx)
+    target = Path(out)
+    check_out(target, overwrite)
+    set_threads(threads)
+
+    def on_generation(entry):
+        if sys.stderr.isatty():
+            sys.stderr.write(f"\r  generation {entry['generation'] + 1} / {generations}: best {entry['best']:.3f}, "
+                             f"mean {entry['mean']:.3f}")
+            sys.stderr.flush()
+
+    _announce_compile()
+    doc = tune(t, players, generations, population, games, seed, on_generation)
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+    write_whole(target, document_text(doc), overwrite)
+    for entry in doc["tune"]["log"]:
+        click.echo(f"generation {entry['generation']}: best fitness {entry['best']:.4f}, mean {entry['mean']:.4f}")
+    click.echo(f"weights: {target}")
+
+
 @main.command("bench")
 @click.option("--quick", is_flag=True, help="Fewer games per measurement (a rough check, under a minute).")
 @click.option("--save/--no-save", default=True, show_default=True, help="Record the results in bench/results/.")

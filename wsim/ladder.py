@@ -90,6 +90,36 @@ def _block(games: int, players: int, k: int) -> tuple:
     return first, games * (k + 1) // players - first
 
 
+def play_pair(tables: Tables, x: Entry, y: Entry, players: int, games: int, seed: int, first_game: int = 0,
+              outcomes: list | None = None, on_progress=None) -> PairResult:
+    """X's record in games first_game .. first_game + games - 1 of `seed`, one seat of X against
+    players - 1 seats of Y, X at seat k for the k-th of `players` equal blocks. outcomes, when
+    given, receives (labels by player seat, ranks by player seat) of every game."""
+    pair = PairResult(x.label, y.label, players)
+    for seat in range(players):
+        seats = [x if s == seat else y for s in range(players)]
+        labels = tuple(e.label for e in seats)
+        runner = Runner(tables, Settings(players=players, seed=seed, games=first_game + games,
+                                         policies=tuple(e.name for e in seats), labels=labels,
+                                         params=tuple(e.params for e in seats)))
+        first, count = _block(games, players, seat)
+        for start in range(first_game + first, first_game + first + count, MAX_BATCH):
+            n = min(MAX_BATCH, first_game + first + count - start)
+            res = runner.play(start, n).res
+            signals.check()
+            totals = res[:, :players, RES_TOTAL].astype(np.int64)
+            ranks = res[:, :players, RES_RANK]
+            pair.games += n
+            pair.wins += int((ranks[:, seat] == 1).sum())
+            pair.points += int(totals[:, seat].sum())
+            pair.margin += int((totals[:, seat] - np.delete(totals, seat, axis=1).max(axis=1)).sum())
+            if outcomes is not None:
+                outcomes.extend((labels, tuple(int(r) for r in ranks[g])) for g in range(n))
+            if on_progress:
+                on_progress(n)
+    return pair
+
+
 class Ladder:
     """The games of a ladder and their tallies (run() plays them)."""
 
@@ -102,41 +132,13 @@ class Ladder:
         self.results: list = []
         self.outcomes: list = []  # per game: (labels by player seat, ranks by player seat)
 
-    def _settings(self, x: Entry, y: Entry, seat: int) -> Settings:
-        seats = [x if s == seat else y for s in range(self.players)]
-        return Settings(players=self.players, seed=self.seed, games=self.games,
-                        policies=tuple(e.name for e in seats), labels=tuple(e.label for e in seats),
-                        params=tuple(e.params for e in seats))
-
     def run(self, on_progress=None):
         """Play every ordered pair; fills results (one PairResult per pair) and outcomes."""
         for x in self.entries:
             for y in self.entries:
-                if x is y:
-                    continue
-                pair = PairResult(x.label, y.label, self.players)
-                for seat in range(self.players):
-                    runner = Runner(self.tables, self._settings(x, y, seat))
-                    first, count = _block(self.games, self.players, seat)
-                    for start in range(first, first + count, MAX_BATCH):
-                        n = min(MAX_BATCH, first + count - start)
-                        self._tally(pair, seat, runner.play(start, n).res, runner.settings.labels)
-                        signals.check()
-                        if on_progress:
-                            on_progress(n)
-                self.results.append(pair)
-
-    def _tally(self, pair: PairResult, seat: int, res: np.ndarray, labels: tuple):
-        players = self.players
-        totals = res[:, :players, RES_TOTAL].astype(np.int64)
-        ranks = res[:, :players, RES_RANK]
-        others = np.delete(totals, seat, axis=1).max(axis=1)
-        pair.games += len(res)
-        pair.wins += int((ranks[:, seat] == 1).sum())
-        pair.points += int(totals[:, seat].sum())
-        pair.margin += int((totals[:, seat] - others).sum())
-        for g in range(len(res)):
-            self.outcomes.append((labels, tuple(int(r) for r in ranks[g])))
+                if x is not y:
+                    self.results.append(play_pair(self.tables, x, y, self.players, self.games, self.seed,
+                                                  outcomes=self.outcomes, on_progress=on_progress))
 
     def ratings(self) -> list:
         """(label, rating, rating_sd) per policy, openskill Plackett-Luce over every game."""

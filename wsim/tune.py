@@ -1,0 +1,127 @@
+"""`wsim tune` (INTERFACES §4): fit the heuristic's weights by self-play, with CMA-ES (`cma`).
+
+The search runs over the weights in points (a weight / 100), starting from the shipped weights
+with a step of half a point. Each generation's candidates play the same games (common random
+numbers: a candidate's luck is its rivals' luck): as one seat against P − 1 seats of each
+opponent of the pool — `greedy`, the shipped `heuristic` and, from the second generation on,
+the search's current mean — `--games` games per opponent, its seat rotating, on the deals of
+games [generation × games, (generation + 1) × games) of `--seed`. A candidate's fitness is its
+mean win share over the pool plus its mean points margin / 1,000 (which breaks ties). CMA-ES is
+seeded from `--seed`, so the same options give the same file; the weights written are the
+search distribution's final mean.
+
+The file: {"format", "policy", "note", "weights": {KEY: int}, "tune": {the options, "log":
+[{"generation", "best", "mean"}]}}, written whole (a temporary file renamed), refused over an
+existing file unless --overwrite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from wsim.errors import WsimError
+from wsim.kernels.heuristic import HEURISTIC_KEYS
+from wsim.ladder import Entry, play_pair
+from wsim.tables import Tables
+from wsim.weights import FORMAT, MAX_WEIGHT, default_params
+
+SCALE = 100  # weights are hundredths of a point; the search moves in points
+
+
+class TuneError(WsimError):
+    """A tune run that cannot start or write its file."""
+
+
+def _entry(label: str, x) -> Entry:
+    row = list(default_params("heuristic"))
+    for i, v in enumerate(x):
+        row[i] = int(max(-MAX_WEIGHT, min(MAX_WEIGHT, round(v * SCALE))))
+    return Entry("heuristic", label, tuple(row))
+
+
+def fitness(tables: Tables, candidate: Entry, pool: list, players: int, games: int, seed: int,
+            first_game: int) -> float:
+    """Mean win share over the pool (one seat of the candidate against the rest of an opponent's),
+    plus the mean points margin / 1,000."""
+    total = 0.0
+    for opponent in pool:
+        r = play_pair(tables, candidate, opponent, players, games, seed, first_game)
+        total += r.wins / r.games + r.margin / r.games / 1000
+    return total / len(pool)
+
+
+def check_out(out: Path, overwrite: bool):
+    """Refuse, before any game, a target that exists (without --overwrite) or is not a file."""
+    if out.exists() and (not out.is_file() or not overwrite):
+        what = "is not a regular file" if not out.is_file() else "exists (use --overwrite to replace it)"
+        raise TuneError(f"--out: {out} {what}")
+    if not out.parent.is_dir():
+        raise TuneError(f"--out: {out.parent} is not a folder")
+
+
+def write_whole(out: Path, text: str, overwrite: bool):
+    """Write `text` to `out` through a fsynced temporary file; without overwrite, never over a
+    file another writer put there meanwhile (link, which refuses an existing name)."""
+    tmp = out.parent / f".{out.name}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if overwrite:
+            os.replace(tmp, out)
+        else:
+            os.link(tmp, out)
+    except FileExistsError:
+        raise TuneError(f"--out: {out} appeared while tuning (use --overwrite to replace it)") from None
+    except OSError as e:
+        raise TuneError(f"cannot write {out} ({e.strerror or e})") from None
+    finally:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def tune(tables: Tables, players: int, generations: int, population: int, games: int, seed: int,
+         on_generation=None) -> dict:
+    """Run the search; returns the weights document (see the module docstring)."""
+    with warnings.catch_warnings():  # cma warns at import when matplotlib is absent: plots are not used
+        warnings.simplefilter("ignore")
+        import cma
+
+    start = np.array(default_params("heuristic")[:len(HEURISTIC_KEYS)], dtype=float) / SCALE
+    es = cma.CMAEvolutionStrategy(start, 0.5, {"seed": seed % (2**32 - 1) + 1, "popsize": population,
+                                               "verbose": -9})
+    pool = [Entry("greedy", "greedy", default_params("greedy")), Entry("heuristic", "shipped",
+                                                                       default_params("heuristic"))]
+    log = []
+    for generation in range(generations):
+        xs = es.ask()
+        first = generation * games
+        scores = [fitness(tables, _entry("candidate", x), pool, players, games, seed, first) for x in xs]
+        es.tell(xs, [-f for f in scores])  # cma minimises
+        log.append({"generation": generation, "best": round(max(scores), 4),
+                    "mean": round(float(np.mean(scores)), 4)})
+        pool = pool[:2] + [_entry("previous", es.result.xfavorite)]
+        if on_generation:
+            on_generation(log[-1])
+    # the distribution's mean, not the luckiest candidate: the estimate least fitted to noise
+    row = _entry("tuned", es.result.xfavorite).params
+    return {
+        "format": FORMAT,
+        "policy": "heuristic",
+        "note": f"fitted by wsim tune ({generations} generations of {population}, {games} games per opponent)",
+        "weights": {k: int(row[i]) for i, k in enumerate(HEURISTIC_KEYS)},
+        "tune": {"players": players, "generations": generations, "population": population, "games": games,
+                 "seed": seed, "pool": ["greedy", "shipped heuristic", "the previous generation's mean"], "log": log},
+    }
+
+
+def document_text(doc: dict) -> str:
+    return json.dumps(doc, indent=2) + "\n"
