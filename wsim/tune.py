@@ -1,7 +1,7 @@
 """`wsim tune` (INTERFACES §4): fit the heuristic's weights by self-play, with CMA-ES (`cma`).
 
-The search runs over the weights in points (a weight / 100), starting from the shipped weights
-with a step of half a point. Each generation's candidates play the same games (common random
+The search runs over the weights in points (a weight / 100), within [0, 10], starting from the
+shipped weights with a step of half a point. Each generation's candidates play the same games (common random
 numbers: a candidate's luck is its rivals' luck): as one seat against P − 1 seats of each
 opponent of the pool — `greedy`, the shipped `heuristic` and, from the second generation on,
 the search's current mean — `--games` games per opponent, its seat rotating, on the deals of
@@ -31,6 +31,7 @@ from wsim.tables import Tables
 from wsim.weights import FORMAT, MAX_WEIGHT, default_params
 
 SCALE = 100  # weights are hundredths of a point; the search moves in points
+MAX_POINTS = 10  # the search's upper bound on a weight, in points
 
 
 class TuneError(WsimError):
@@ -96,8 +97,11 @@ def tune(tables: Tables, players: int, generations: int, population: int, games:
         import cma
 
     start = np.array(default_params("heuristic")[:len(HEURISTIC_KEYS)], dtype=float) / SCALE
+    # every feature is something a player wants (or, for deny and rival_coin, wants to avoid
+    # giving): weights stay in [0, 10] points, so that noise cannot teach the search to shun a
+    # whole mechanic (a negative discount weight would never build Olympia B's first stage)
     es = cma.CMAEvolutionStrategy(start, 0.5, {"seed": seed % (2**32 - 1) + 1, "popsize": population,
-                                               "verbose": -9})
+                                               "bounds": [0, MAX_POINTS], "verbose": -9})
     pool = [Entry("greedy", "greedy", default_params("greedy")), Entry("heuristic", "shipped",
                                                                        default_params("heuristic"))]
     log = []
