@@ -1,6 +1,8 @@
 """The `heuristic` policy: weights files, parameters, and what it plays (kernels/heuristic.py)."""
 
+import hashlib
 import json
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -38,7 +40,11 @@ def test_a_weights_file_sets_every_weight_and_a_key_wins_after_it(tmp_path):
     meta = json.loads(pq.read_schema(out / "part-00000.parquet").metadata[b"wsim"])
     mine = dict(zip(HEURISTIC_KEYS, meta["policies"][0]["params"]))
     assert (mine["point"], mine["coin"]) == (321, 9)  # the label's key, given after the file, wins
+    assert meta["policies"][0]["weights_sha256"] == hashlib.sha256(Path(path).read_bytes()).hexdigest()
     assert meta["policies"][1]["params"] == list(default_params("heuristic"))
+    assert "weights_sha256" not in meta["policies"][1]
+    (out / "_wsim_manifest.json").unlink()  # the recorded digest reads back on --resume
+    assert run_cli("simulate", "--out", str(out), "--resume").exit_code == 0
 
 
 @pytest.mark.parametrize("content, message", [

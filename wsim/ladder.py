@@ -80,7 +80,7 @@ def parse_entries(policies: list, policy_params) -> list:
     if len(set(labels)) != len(labels):
         raise SettingsError("--policies: each policy of a ladder is listed once (label two seats of one "
                             "policy NAME:A,NAME:B to compare its parameter settings)")
-    rows = apply_policy_params(policy_params, names, labels)
+    rows, _ = apply_policy_params(policy_params, names, labels)
     return [Entry(n, lab, row) for n, lab, row in zip(names, labels, rows)]
 
 

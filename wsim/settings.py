@@ -36,6 +36,7 @@ class Settings:
     policies: tuple  # one policy name per player
     params: tuple = ()  # one tuple of P_COUNT ints per player; () = each policy's defaults
     labels: tuple = ()  # one label per player (NAME:LABEL); () = the policy names
+    weights_files: tuple = ()  # per player, the sha256 of the weights file it plays ("" none); () = none
     seed: int = 0
     games: int = 100_000
     wonders: str = "random"  # "random" or "fixed:ID/SIDE,..." as given by the user
@@ -49,6 +50,8 @@ class Settings:
             object.__setattr__(self, "params", rows)
         if not self.labels:
             object.__setattr__(self, "labels", tuple(self.policies))
+        if not self.weights_files:
+            object.__setattr__(self, "weights_files", ("",) * len(self.policies))
 
     @property
     def cities(self) -> int:
@@ -149,10 +152,12 @@ MAX_PARAM = 10**6  # a parameter value's bound (weights in hundredths of a point
 
 
 def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
-    """The parameter rows of the seats after `--policy-param NAME.KEY=VALUE` or LABEL.KEY=VALUE
-    settings (INTERFACES §2): a policy name sets every seat playing it, a label the seats with
-    that label, which wins over the name; later settings win over earlier ones."""
+    """(parameter rows, weights-file sha256 per seat or "") after `--policy-param NAME.KEY=VALUE`
+    or LABEL.KEY=VALUE settings (INTERFACES §2): a policy name sets every seat playing it, a label
+    the seats with that label, which wins over the name; later settings win over earlier ones.
+    KEY `weights` (heuristic) sets every weight from a weights file."""
     rows = [list(default_params(n)) for n in names]
+    files = [""] * len(names)
     parsed = []
     for spec in specs:
         target, dot, rest = str(spec).partition(".")
@@ -167,8 +172,9 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
         keys = PARAM_KEYS[names[seats[0]]]
         by_label = target in labels and target not in names
         if key == "weights" and names[seats[0]] == "heuristic":  # a whole row from a weights file
-            row, _ = read_weights(value, "heuristic")
+            row, sha = read_weights(value, "heuristic")
             parsed.extend((by_label, seats, k, v) for k, v in enumerate(row[:len(keys)]))
+            parsed.append((by_label, seats, "file", sha))
             continue
         if key not in keys:
             allowed = ", ".join(keys) if keys else "none"
@@ -182,8 +188,21 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
         for lab, seats, k, v in parsed:
             if lab == by_label:
                 for s in seats:
-                    rows[s][k] = v
-    return tuple(tuple(r) for r in rows)
+                    if k == "file":
+                        files[s] = v
+                    else:
+                        rows[s][k] = v
+    return tuple(tuple(r) for r in rows), tuple(files)
+
+
+def _weights_files(value, players: int) -> tuple:
+    """Recorded weights-file digests: one sha256 (64 hex digits) or "" per seat."""
+    if value is None:
+        return ("",) * players
+    if (not isinstance(value, list) or len(value) != players
+            or not all(isinstance(v, str) and re.fullmatch(r"(|[0-9a-f]{64})", v) for v in value)):
+        raise SettingsError(f"policies: weights_sha256 must be a sha256 in hexadecimal, got {brief(value)}")
+    return tuple(value)
 
 
 def _whole(option: str, value, lo: int, hi: int) -> int:
@@ -203,7 +222,7 @@ def _params(value, players: int) -> tuple:
 
 def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, wonders="random",
                    sides="random", manneken_pis=False, chunk_size=100_000, params=None,
-                   policy_params=()) -> Settings:
+                   policy_params=(), weights_files=None) -> Settings:
     """Check every run setting, as the CLI and dataset metadata give them; returns the Settings.
 
     The same checks serve options typed by a user and metadata read from a dataset someone
@@ -230,9 +249,13 @@ def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, 
     in_play = manneken_pis or "manneken_pis" in wonders[len("fixed:"):].replace("/", ",").split(",")
     if params is not None and policy_params:
         raise SettingsError("--policy-param: not with recorded parameters")
-    rows = _params(params, players) if params is not None else apply_policy_params(policy_params, names, labels)
+    if params is not None:
+        rows, files = _params(params, players), _weights_files(weights_files, players)
+    else:
+        rows, files = apply_policy_params(policy_params, names, labels)
     settings = Settings(players=players, seed=seed, games=games, policies=names, wonders=wonders, sides=sides,
-                        manneken_pis=in_play, chunk_size=chunk_size, params=rows, labels=labels)
+                        manneken_pis=in_play, chunk_size=chunk_size, params=rows, labels=labels,
+                        weights_files=files)
     boards, _ = settings.board_spec(tables)
     check_board_pool(tables, boards, in_play)
     return settings
@@ -241,17 +264,18 @@ def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, 
 def settings_from_metadata(meta: dict, tables: Tables) -> Settings:
     """The Settings a dataset was written with, checked like CLI options (SettingsError)."""
     policies = meta["policies"]
-    if not isinstance(policies, list) or not all(isinstance(p, dict) and set(p) in ({"name", "params"},
-                                                                                    {"name", "label", "params"})
+    if not isinstance(policies, list) or not all(isinstance(p, dict) and {"name", "params"} <= set(p)
+                                                 and set(p) <= {"name", "label", "params", "weights_sha256"}
                                                  and all(isinstance(p[k], str) for k in p if k != "params")
                                                  for p in policies):
-        raise SettingsError(f"policies: expected a list of {{name, params}} or {{name, label, params}}, "
-                            f"got {brief(policies)}")
+        raise SettingsError(f"policies: expected a list of {{name, params}} (and optionally label, "
+                            f"weights_sha256), got {brief(policies)}")
     entries = [p["name"] + (f":{p['label']}" if "label" in p else "") for p in policies]
     return build_settings(tables, players=meta["players"], policies=entries,
                           seed=meta["seed"], games=meta["games"], wonders=meta["wonders"], sides=meta["sides"],
                           manneken_pis=meta["manneken_pis"], chunk_size=meta["chunk_size"],
-                          params=[p["params"] for p in policies])
+                          params=[p["params"] for p in policies],
+                          weights_files=[p.get("weights_sha256", "") for p in policies])
 
 
 def check_board_pool(tables: Tables, boards, promo_in_pool: bool):

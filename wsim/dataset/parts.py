@@ -51,8 +51,8 @@ def metadata(tables: Tables, settings: Settings, first_game: int, games: int) ->
         "data_sha256": tables.data_sha256,
         "seed": settings.seed,
         "players": settings.players,
-        "policies": [_policy_entry(p, label, row) for p, label, row in zip(settings.policies, settings.labels,
-                                                                            settings.params)],
+        "policies": [_policy_entry(p, label, row, sha) for p, label, row, sha in
+                     zip(settings.policies, settings.labels, settings.params, settings.weights_files)],
         "wonders": settings.wonders,
         "sides": settings.sides,
         "manneken_pis": settings.manneken_pis,
@@ -62,12 +62,15 @@ def metadata(tables: Tables, settings: Settings, first_game: int, games: int) ->
     }
 
 
-def _policy_entry(name: str, label: str, row) -> dict:
-    """A seat's policy in the metadata: its name, its label when it has one, every parameter."""
+def _policy_entry(name: str, label: str, row, weights_sha256: str) -> dict:
+    """A seat's policy in the metadata: its name, its label when it has one, every parameter,
+    and the sha256 of the weights file it plays, when one was given."""
     entry = {"name": name}
     if label != name:
         entry["label"] = label
     entry["params"] = list(row)
+    if weights_sha256:
+        entry["weights_sha256"] = weights_sha256
     return entry
 
 
