@@ -11,6 +11,7 @@ from conftest import last_error_line, run_cli
 from wsim import RULES_VERSION, codes
 from wsim.tables import data_path
 from wsim.run import Runner
+from wsim.weights import default_params
 
 EXPECTED_SCHEMA = [
     ("game", pa.int64()), ("seed", pa.uint64()), ("players", pa.int8()), ("seat", pa.int8()),
@@ -59,7 +60,7 @@ def test_parts_schema_and_metadata(dataset):
                              "policies", "wonders", "sides", "manneken_pis", "games", "chunk_size", "part"}
         assert meta["rules_version"] == RULES_VERSION and meta["games"] == 300 and meta["seed"] == 7
         assert [p["name"] for p in meta["policies"]] == ["random", "greedy", "random", "greedy"]
-        assert meta["policies"][1]["params"] == [100, 60, 40, 30, 25]
+        assert meta["policies"][1]["params"] == list(default_params("greedy"))  # 100, 60, 40, 30, 25, then zeros
         firsts.append((meta["part"]["first_game"], meta["part"]["games"]))
     assert firsts == [(0, 120), (120, 120), (240, 60)]
     rows = table.to_pylist()

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from wsim import codes, signals
-from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, lock_is_held, probe
+from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target
 from wsim.kernels.layout import RES_RANK, RES_TOTAL
 from wsim.run import Runner
 from wsim.settings import Settings, SettingsError, apply_policy_params, parse_policies
@@ -190,13 +190,7 @@ def write_outputs(out: Path, overwrite: bool, files: dict):
 
 def check_out(out: Path, overwrite: bool):
     """Refuse, before playing, a folder the ladder may not write (no time lost on a typo)."""
-    kind = probe(out)
-    if kind == "other":
-        raise DatasetError(f"--out: {out} exists and is not a folder")
-    if kind not in ("dir", "missing"):
-        raise DatasetError(f"--out: {out} cannot be used ({kind})")
-    if kind == "dir" and lock_is_held(out):
-        raise DatasetError(f"{out} is being written by another wsim run")
+    kind = check_target(out)
     if kind == "dir" and not overwrite and [n for n in os.listdir(out) if n not in (LOCK, STAGING)]:
         raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the ladder in it)")
 

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from wsim import RULES_VERSION, codes, signals, tables as tables_mod
 from wsim.dataset import manifest, parts
 from wsim.errors import brief
-from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, is_temp_of, lock_is_held, probe
+from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target, is_temp_of
 from wsim.run import Chunk, Runner
 from wsim.stats import wilson_interval
 from wsim.settings import MAX_CHUNK, Settings, SettingsError, cities_of, settings_from_metadata
@@ -129,13 +129,7 @@ def _grid(settings: Settings) -> int:
 
 def _precheck(out: Path, mode: str):
     """Refusals that need no lock, so that a refused invocation writes nothing at all."""
-    kind = probe(out)
-    if kind == "other":
-        raise DatasetError(f"--out: {out} exists and is not a folder")
-    if kind not in ("dir", "missing"):
-        raise DatasetError(f"--out: {out} cannot be used ({kind})")
-    if kind == "dir" and lock_is_held(out):
-        raise DatasetError(f"{out} is being written by another wsim run")
+    kind = check_target(out)
     if kind == "dir" and mode == "new":
         # the lock, the staging folder and wsim's temporary files are not contents: recovery
         # under the lock removes or finishes the last two

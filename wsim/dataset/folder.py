@@ -46,6 +46,19 @@ class DatasetError(WsimError):
     """An output or dataset folder that cannot be written or read as asked."""
 
 
+def check_target(out: Path) -> str:
+    """Refusals that need no lock, before a command writes to folder `out`: a path that is not a
+    folder, or a folder another wsim run is writing. Returns probe(out): "dir" or "missing"."""
+    kind = probe(out)
+    if kind == "other":
+        raise DatasetError(f"--out: {out} exists and is not a folder")
+    if kind not in ("dir", "missing"):
+        raise DatasetError(f"--out: {out} cannot be used ({kind})")
+    if kind == "dir" and lock_is_held(out):
+        raise DatasetError(f"{out} is being written by another wsim run")
+    return kind
+
+
 def os_problem(e: OSError) -> str:
     """The readable part of an OSError: its strerror, else its text."""
     return e.strerror or str(e)
