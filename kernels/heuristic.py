@@ -35,7 +35,7 @@ from wsim.kernels.city import coins_when_built, count, left_of, right_of, stage_
 from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHAINS_TO, E_CHOICE, E_DISCOUNT, E_POINTS,
                                  E_POINTS_PER, E_POWER, E_PROD, E_SCIENCE, E_SHIELDS, F_DISC, F_NCARDS, F_PROD,
                                  F_SHIELDS, F_STAGES, G_AGE, G_FC, G_N, M_ACTION, M_CARD, M_COIN_COST, M_COPY3,
-                                 M_LEFT, M_RIGHT)
+                                 M_DEFAULT, M_LEFT, M_RIGHT)
 from wsim.kernels.score import science_with
 
 HEURISTIC_KEYS = ("point", "science", "shield", "flip", "unit_new", "unit_more", "coin", "chain", "discount",
@@ -121,32 +121,38 @@ def _denial(ent, seat, gs, n, s, c):
 
 
 @njit(cache=True)
-def move_value(ent, board, seat, gs, n, s, moves, i, params, who):
-    """Heuristic value of legal move i of seat s."""
+def option_value(ent, board, seat, gs, n, s, moves, i, params, who):
+    """Heuristic value of the (card, action) pair of legal move i of seat s, before payments."""
     age = gs[G_AGE]
     action = moves[i, M_ACTION]
     c = moves[i, M_CARD]
-    paid = moves[i, M_COIN_COST] + moves[i, M_LEFT] + moves[i, M_RIGHT]
-    left = left_of(n, s)
-    right = right_of(n, s)
-    rival = 0  # coins paid to the neighbour whose city is larger (a proxy for its points)
-    if _size(seat, left) > _size(seat, right):
-        rival = moves[i, M_LEFT]
-    elif _size(seat, right) > _size(seat, left):
-        rival = moves[i, M_RIGHT]
-    v = -params[who, H_COIN] * paid - params[who, H_RIVAL_COIN] * rival
     if action == ACT_DISCARD:
-        return v + params[who, H_COIN] * DISCARD_COINS + params[who, H_DENY] * _denial(ent, seat, gs, n, s, c)
+        return params[who, H_COIN] * DISCARD_COINS + params[who, H_DENY] * _denial(ent, seat, gs, n, s, c)
     if action == ACT_STAGE:
         if moves[i, M_COPY3] == 1:
             e, _ = stage_source_with(ent, board, seat, n, s, 2, best_copy3(ent, board, seat, n, s, params, who, age))
         else:
             e, _ = stage_source(ent, board, seat, n, s, seat[s, F_STAGES])
-        v += params[who, H_STAGE] + params[who, H_DENY] * _denial(ent, seat, gs, n, s, c)
+        v = params[who, H_STAGE] + params[who, H_DENY] * _denial(ent, seat, gs, n, s, c)
         if e >= 0:
             v += entity_value(ent, seat, n, s, e, params, who, age)
         return v
-    return v + entity_value(ent, seat, n, s, c, params, who, age)
+    return entity_value(ent, seat, n, s, c, params, who, age)
+
+
+@njit(cache=True)
+def payment_value(seat, n, s, moves, i, params, who):
+    """What paying for legal move i costs: every coin, and more for a coin to the rival (the
+    neighbour whose city is larger, a proxy for its points)."""
+    left = left_of(n, s)
+    right = right_of(n, s)
+    rival = 0
+    if _size(seat, left) > _size(seat, right):
+        rival = moves[i, M_LEFT]
+    elif _size(seat, right) > _size(seat, left):
+        rival = moves[i, M_RIGHT]
+    paid = moves[i, M_COIN_COST] + moves[i, M_LEFT] + moves[i, M_RIGHT]
+    return -params[who, H_COIN] * paid - params[who, H_RIVAL_COIN] * rival
 
 
 @njit(cache=True)
@@ -176,11 +182,14 @@ def decide_heuristic(ent, board, seat, gs, s, who, kind, moves, n_moves, params)
         n_moves -= 1
     best_i = 0
     best = 0
+    base = 0
     for i in range(n_moves):
         if kind == DEC_DISCARD:
             v = entity_value(ent, seat, n, s, moves[i, M_CARD], params, who, age)
         else:
-            v = move_value(ent, board, seat, gs, n, s, moves, i, params, who)
+            if moves[i, M_DEFAULT] == 1:  # a (card, action) pair's rows follow its default one
+                base = option_value(ent, board, seat, gs, n, s, moves, i, params, who)
+            v = base + payment_value(seat, n, s, moves, i, params, who)
         if i == 0 or v > best:
             best = v
             best_i = i
