@@ -40,14 +40,17 @@ from wsim.kernels.score import science_with
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
 POLICY_HEURISTIC = 2
-POLICY_NAMES = ("random", "greedy", "heuristic")
+POLICY_ROLLOUT = 3  # kernels/rollout.py: its turn moves are searched there, never decided here
+POLICY_NAMES = ("random", "greedy", "heuristic", "rollout")
 
 P_POINT, P_SHIELD, P_UNIT, P_COIN, P_STAGE = range(5)
 GREEDY_DEFAULTS = (100, 60, 40, 30, 25)
 # The parameters a user may set (--policy-param NAME.KEY=VALUE), in parameter-row order; a row
 # holds P_COUNT values (the longest list; the rest are zeros). Defaults: wsim/weights.py.
-PARAM_KEYS = {"random": (), "greedy": ("point", "shield", "unit", "coin", "stage"), "heuristic": HEURISTIC_KEYS}
-P_COUNT = max(len(k) for k in PARAM_KEYS.values())
+PARAM_KEYS = {"random": (), "greedy": ("point", "shield", "unit", "coin", "stage"), "heuristic": HEURISTIC_KEYS,
+              "rollout": ("playouts",)}
+# a rollout row is its playouts, then its base policy's (heuristic) row
+P_COUNT = max(max(len(k) for k in PARAM_KEYS.values()), 1 + len(HEURISTIC_KEYS))
 
 
 @njit(cache=True, inline="always")

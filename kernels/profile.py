@@ -27,7 +27,8 @@ from wsim.kernels.city import chain_applies, owns_name, purchase, stage_entity
 from wsim.kernels.game import new_scratch, new_state
 from wsim.kernels.layout import (C_SLOT, DEC_MOVE, DEC_SEVENTH, E_COIN_COST, E_HAS_COST, F_BOARD, F_CHOSEN, F_COINS, F_HAND,
                                  F_HAND_N, F_SIDE, F_STAGES, G_N, G_PHASE, PH_AGE_END)
-from wsim.kernels.policy import all_purchases, decide
+from wsim.kernels.policy import all_purchases
+from wsim.kernels.rollout import decide
 from wsim.kernels.step import apply, decider, end_age, final, init_game, legal, pending
 
 COMPONENTS = ("deal", "legal", "trading", "policy", "resolution", "scoring", "loop")
@@ -109,7 +110,7 @@ def profile_games(ent, board, n_cards, n, seed, games, board_spec, side_spec, pr
                     acc[LEGAL] -= t2 - t1
                     rerun += t2 - t1
                     t1 = t2
-                j = decide(ent, board, seat, keys, gs, s, who, kind, moves, m, policies, params)
+                j = decide(ent, board, seat, keys, pile, gs, dealt, s, who, kind, moves, m, policies, params)
                 t2 = cycles()
                 acc[POLICY] += t2 - t1
                 apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, 0, n_log)

@@ -73,3 +73,17 @@ def test_one_heuristic_seat_beats_three_greedy_ones(tables):
         res = Runner(tables, Settings(players=4, seed=2, policies=policies)).play(100 * seat, 100).res
         wins += int((res[:, seat, RES_RANK] == 1).sum())
     assert wins / 400 > 0.4
+
+
+def test_rollout_games_replay_and_playouts_are_checked(tmp_path):
+    """A few rollout games (the rest in `make verify`): legal moves, listed purchases; its
+    playouts parameter is bounded."""
+    from wsim.verify import verify_games
+
+    assert verify_games(3, "rollout", 0, 2)["games"] == 2
+    bad = run_cli("simulate", "--out", str(tmp_path / "x"), "--games", "2", "--players", "3",
+                  "--policy", "rollout", "--policy-param", "rollout.playouts=0")
+    assert bad.exit_code == 2 and "rollout.playouts must be a whole number from 1 to 1,024" in last_error_line(bad)
+    base = run_cli("simulate", "--out", str(tmp_path / "x"), "--games", "2", "--players", "3",
+                   "--policy", "rollout", "--policy-param", "rollout.base=greedy")
+    assert base.exit_code == 2 and "rollout has no parameter 'base'" in last_error_line(base)

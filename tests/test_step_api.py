@@ -124,6 +124,27 @@ def test_policies_see_only_their_observation(tables, policy):
     assert {DEC_MOVE, DEC_COPY3, DEC_DISCARD} <= kinds
 
 
+def test_rollout_sees_only_its_observation(tables):
+    """The rollout's re-deal and playouts read nothing hidden: with everything the deciding seat
+    cannot see changed, it decides the same (2 and 4 players, a few playouts to keep it short)."""
+    rng = np.random.default_rng(4)
+    for players in (2, 4):
+        g = KernelGame(tables, players, seed=3, game=1, policy="rollout", promo=True)
+        g.params[:, 0] = 2  # playouts
+        decided = 0
+        while not g.over:
+            for seat, kind in g.pending():
+                options = g.legal(seat, kind, all_purchases=False)
+                if kind == DEC_MOVE and g.turn in (1, 6):
+                    plain, changed = g.clone(), g.clone()
+                    _perturb_hidden(changed, decider(g.gs, seat), rng)
+                    assert changed.decide(seat, kind, options) == plain.decide(seat, kind, options)
+                    decided += 1
+                g.apply(seat, kind, options, g.decide(seat, kind, options))
+            g.next()
+        assert decided >= 6 * players
+
+
 def test_a_move_names_its_purchase(tables):
     """legal rows carry the purchase: the default is the cheapest; the others cost at least as much."""
     rng = np.random.default_rng(5)

@@ -149,6 +149,7 @@ def parse_policies(names, players: int, option: str = "--policies") -> tuple:
 
 
 MAX_PARAM = 10**6  # a parameter value's bound (weights in hundredths of a point)
+MAX_PLAYOUTS = 1024  # rollout's playouts per move: beyond, a game takes minutes
 
 
 def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
@@ -180,9 +181,10 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
             allowed = ", ".join(keys) if keys else "none"
             raise SettingsError(f"--policy-param: {names[seats[0]]} has no parameter {brief(key)} "
                                 f"(its parameters: {allowed})")
-        if not re.fullmatch(r"[+-]?[0-9]{1,7}", value) or abs(int(value)) > MAX_PARAM:
-            raise SettingsError(f"--policy-param: {target}.{key} must be a whole number from {-MAX_PARAM:,} to "
-                                f"{MAX_PARAM:,}, got {brief(value)}")
+        lo, hi = (1, MAX_PLAYOUTS) if key == "playouts" else (-MAX_PARAM, MAX_PARAM)
+        if not re.fullmatch(r"[+-]?[0-9]{1,7}", value) or not lo <= int(value) <= hi:
+            raise SettingsError(f"--policy-param: {target}.{key} must be a whole number from {lo:,} to "
+                                f"{hi:,}, got {brief(value)}")
         parsed.append((by_label, seats, keys.index(key), int(value)))
     for by_label in (False, True):  # names first, so that a label's setting wins
         for lab, seats, k, v in parsed:

@@ -24,7 +24,8 @@ from wsim.kernels.layout import (C_ON, F_CHOSEN, F_COINS, F_COPY3,
                                  F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL, F_STAGE_E, F_STAGES, G_AGE, G_FC, G_N, G_OPEN,
                                  G_PHASE, G_TURN, MAX_CITY, MAX_EVENTS, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER,
                                  RES_COUNT, kernel_tables)
-from wsim.kernels.policy import POLICY_NAMES, all_purchases, decide
+from wsim.kernels.policy import POLICY_NAMES, all_purchases
+from wsim.kernels.rollout import decide
 from wsim.weights import default_params
 from wsim.kernels.step import apply, clone_state, decider, end_age, final, init_game, legal, pending
 from wsim.kernels.turn import reset_state
@@ -146,7 +147,7 @@ class KernelGame:
         """What the deciding seat's policy (the seat's own, or for the Free City its
         controller's) picks among `options` (rows as `legal` returns them)."""
         seat_arr, keys, pile, gs, dealt = self.state
-        return int(decide(self.ent, self.board, seat_arr, keys, gs, seat, decider(gs, seat), kind,
+        return int(decide(self.ent, self.board, seat_arr, keys, pile, gs, dealt, seat, decider(gs, seat), kind,
                           np.ascontiguousarray(options), len(options), self.policies, self.params))
 
     def apply(self, seat: int, kind: int, options: np.ndarray, index: int):

@@ -21,6 +21,7 @@ from wsim.yamlfile import YamlFileError, read_bytes
 FORMAT = "wsim-weights-1"
 MAX_WEIGHT = 10**6
 DEFAULT_FILE = Path(__file__).resolve().parent / "data" / "heuristic.json"
+ROLLOUT_PLAYOUTS = 16
 
 
 class WeightsError(WsimError):
@@ -63,4 +64,6 @@ def default_params(name: str) -> tuple:
         row[:len(GREEDY_DEFAULTS)] = GREEDY_DEFAULTS
     elif name == "heuristic":
         row = list(read_weights(DEFAULT_FILE)[0])
+    elif name == "rollout":  # playouts, then its base policy's row (the shipped heuristic)
+        row = [ROLLOUT_PLAYOUTS] + list(default_params("heuristic")[:P_COUNT - 1])
     return tuple(row)
