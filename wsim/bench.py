@@ -1,6 +1,7 @@
 """`wsim bench`: the benchmark suite. Measures, prints and records (bench/results/*.json):
 
 - kernel games/s for 2..7 players (2: the Free City variant) x random/greedy/heuristic x 1 and 2 threads (no Parquet, warm kernels);
+- rollout's games/s at 16 and 64 playouts a move (5 players, one rollout seat);
 - where a 5-player game's time goes: the deal and the bare loop floor, and each component
   (deal, legal moves, trading solver, policy, resolution, scoring) from the instrumented twin
   of the game loop in kernels/profile.py;
@@ -36,6 +37,7 @@ from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_CITY, MAX_NAMES, MAX_O
 from wsim.kernels.trade import trade_options_at
 from wsim.run import Runner, available_cores, set_threads
 from wsim.settings import Settings, cities_of
+from wsim.weights import default_params
 
 
 POLICIES = ("random", "greedy", "heuristic")
@@ -167,6 +169,19 @@ def _where_time_goes(t, players: int, games: int, full_rate: float) -> dict:
     return out
 
 
+def _rollout_games_per_second(t, playouts: int, games: int) -> float:
+    """Five-player games a second with one rollout seat (the others heuristic), one thread."""
+    set_threads(1)
+    rows = [default_params("heuristic")] * 5
+    rows[0] = (playouts,) + default_params("rollout")[1:]
+    settings = Settings(players=5, policies=("rollout",) + ("heuristic",) * 4, params=tuple(rows))
+    runner = Runner(t, settings)
+    runner.play(0, 1)  # compile or load outside the timing
+    start = time.perf_counter()
+    runner.play(1, games)
+    return games / (time.perf_counter() - start)
+
+
 def _component_breakdown(t, players: int, policy: str, games: int) -> dict:
     """Microseconds per game in each component (kernels/profile.py), one thread."""
     from wsim.kernels.profile import COMPONENTS, profile_games
@@ -239,6 +254,14 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
              f"{split['loop_floor_us']:.1f}: the game costs {split['game_over_floor']}x the floor")
         echo("           instrumented build: " + " + ".join(f"{k} {v:.1f}" for k, v in parts.items() if k != "total")
              + f" = {parts['total']:.1f}")
+
+    echo("rollout (5 players: one rollout seat, four heuristic ones; 1 thread):")
+    results["rollout_games_per_second_5p"] = {}
+    for playouts, n_games in ((16, 2 if quick else 6), (64, 1 if quick else 3)):
+        rate = _rollout_games_per_second(t, playouts, n_games)
+        results["rollout_games_per_second_5p"][str(playouts)] = round(rate, 2)
+        echo(f"  {playouts} playouts a move: {rate:.2f} games/s")
+    set_threads(None)
 
     echo("reference engine (plain Python, random policy):")
     ref_games = 5 if quick else 40
