@@ -21,10 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from wsim import codes, signals
+from wsim import codes
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target
 from wsim.kernels.layout import RES_RANK, RES_TOTAL
-from wsim.run import Runner
+from wsim.run import Pacer, Runner, play_paced
 from wsim.settings import Settings, SettingsError, apply_policy_params, parse_policies
 from wsim.stats import wilson_interval
 from wsim.tables import Tables
@@ -34,7 +34,6 @@ RATINGS_CSV = "ratings.csv"
 LADDER_COLUMNS = ("policy", "opponent", "players", "games", "wins", "win_share", "ci_low", "ci_high",
                   "mean_points", "mean_margin")
 RATINGS_COLUMNS = ("policy", "rating", "rating_sd")
-MAX_BATCH = 2_000  # games per kernel call: signals are acted on between calls
 
 
 def owns(name: str) -> bool:
@@ -103,20 +102,17 @@ def play_pair(tables: Tables, x: Entry, y: Entry, players: int, games: int, seed
                                          policies=tuple(e.name for e in seats), labels=labels,
                                          params=tuple(e.params for e in seats)))
         first, count = _block(games, players, seat)
-        for start in range(first_game + first, first_game + first + count, MAX_BATCH):
-            n = min(MAX_BATCH, first_game + first + count - start)
-            res = runner.play(start, n).res
-            signals.check()
-            totals = res[:, :players, RES_TOTAL].astype(np.int64)
-            ranks = res[:, :players, RES_RANK]
-            pair.games += n
-            pair.wins += int((ranks[:, seat] == 1).sum())
-            pair.points += int(totals[:, seat].sum())
-            pair.margin += int((totals[:, seat] - np.delete(totals, seat, axis=1).max(axis=1)).sum())
-            if outcomes is not None:
-                outcomes.extend((labels, tuple(int(r) for r in ranks[g])) for g in range(n))
-            if on_progress:
-                on_progress(n)
+        if count == 0:
+            continue
+        res = play_paced(runner, Pacer(), first_game + first, count, on_progress).res
+        totals = res[:, :players, RES_TOTAL].astype(np.int64)
+        ranks = res[:, :players, RES_RANK]
+        pair.games += count
+        pair.wins += int((ranks[:, seat] == 1).sum())
+        pair.points += int(totals[:, seat].sum())
+        pair.margin += int((totals[:, seat] - np.delete(totals, seat, axis=1).max(axis=1)).sum())
+        if outcomes is not None:
+            outcomes.extend((labels, tuple(int(r) for r in ranks[g])) for g in range(count))
     return pair
 
 

@@ -7,6 +7,7 @@ A run is a pure function of its Settings and the card data: game i of a run is p
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 
 import numba
@@ -20,7 +21,7 @@ from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_COINS, RES_COUNT, RES
                                  RES_TOTAL, kernel_tables)
 from wsim.kernels.policy import P_COUNT
 from wsim.movelog import EVENT_COLUMNS
-from wsim.settings import Settings, SettingsError, check_board_pool
+from wsim.settings import MAX_CHUNK, Settings, SettingsError, check_board_pool
 from wsim.tables import Tables
 
 
@@ -64,6 +65,40 @@ class Runner:
                   self.settings.promo_in_pool(), self.policies, self.params, res, cards, events, n_log)
         signals.check()  # a signal swallowed while numba loaded the kernels ends the run here
         return Chunk(first_game, res, cards, events, n_log)
+
+
+KERNEL_SECONDS = 0.5  # work per kernel call: a signal waits for the call to return
+FIRST_CALL_GAMES = 4  # the first call also loads or compiles the kernels; a rollout game takes seconds
+
+
+class Pacer:
+    """Sizes kernel calls by time (about KERNEL_SECONDS each), whatever the policy's speed, so
+    that progress, Ctrl-C and signals stay responsive with slow policies too."""
+
+    def __init__(self):
+        self.size = FIRST_CALL_GAMES
+
+    def played(self, games: int, seconds: float):
+        rate = games / max(seconds, 1e-6)
+        self.size = int(min(max(rate * KERNEL_SECONDS, 1), MAX_CHUNK))
+
+
+def play_paced(runner: Runner, pacer: Pacer, first: int, games: int, on_progress=None) -> Chunk:
+    """Games first .. first + games - 1 in calls sized by `pacer`, as one Chunk (no log)."""
+    pieces = []
+    at = first
+    while at < first + games:
+        size = min(pacer.size, first + games - at)
+        started = time.perf_counter()
+        pieces.append(runner.play(at, size))
+        pacer.played(size, time.perf_counter() - started)
+        at += size
+        if on_progress:
+            on_progress(size)
+    if len(pieces) == 1:
+        return pieces[0]
+    return Chunk(first, np.concatenate([p.res for p in pieces]), np.concatenate([p.cards for p in pieces]),
+                 pieces[0].log, pieces[0].n_log)
 
 
 def available_cores() -> int:

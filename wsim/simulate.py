@@ -22,13 +22,11 @@ from wsim import RULES_VERSION, codes, signals, tables as tables_mod
 from wsim.dataset import manifest, parts
 from wsim.errors import brief
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target, is_temp_of
-from wsim.run import Chunk, Runner
+from wsim.run import Pacer, Runner, play_paced
 from wsim.stats import wilson_interval
-from wsim.settings import MAX_CHUNK, Settings, SettingsError, cities_of, settings_from_metadata
+from wsim.settings import Settings, SettingsError, cities_of, settings_from_metadata
 from wsim.tables import Tables
 
-KERNEL_SECONDS = 0.5  # work per kernel call: a signal waits for the call to return
-FIRST_CALL_GAMES = 64  # the first call also loads or compiles the kernels
 
 
 @dataclass
@@ -267,33 +265,6 @@ def tables_of_dataset(path: Path, header: parts.PartHeader, recorded, installed:
 # ---------------------------------------------------------------------------------------------
 # Playing
 
-class _Pacer:
-    """Sizes kernel calls by time (about KERNEL_SECONDS each), whatever the policy's speed."""
-
-    def __init__(self):
-        self.size = FIRST_CALL_GAMES
-
-    def played(self, games: int, seconds: float):
-        rate = games / max(seconds, 1e-6)
-        self.size = int(min(max(rate * KERNEL_SECONDS, 16), MAX_CHUNK))
-
-
-def _play_part(runner: Runner, pacer: _Pacer, first: int, games: int, on_progress) -> Chunk:
-    pieces = []
-    at = first
-    while at < first + games:
-        size = min(pacer.size, first + games - at)
-        started = time.perf_counter()
-        pieces.append(runner.play(at, size))
-        pacer.played(size, time.perf_counter() - started)
-        at += size
-        on_progress(size)
-    if len(pieces) == 1:
-        return pieces[0]
-    return Chunk(first, np.concatenate([p.res for p in pieces]), np.concatenate([p.cards for p in pieces]),
-                 pieces[0].log, pieces[0].n_log)
-
-
 def simulate(req: Request, out: Path, progress: bool) -> Result:
     """Run `req` into `out` (INTERFACES §2); returns the summary of the whole dataset.
 
@@ -318,7 +289,7 @@ def simulate(req: Request, out: Path, progress: bool) -> Result:
         runner = Runner(t, settings) if plan.todo else None
         if plan.replace:
             folder.begin_replacement()
-        pacer = _Pacer()
+        pacer = Pacer()
         started = time.perf_counter()
         total_todo = sum(min(settings.chunk_size, settings.games - i * settings.chunk_size) for i in plan.todo)
         done = [0]
@@ -334,7 +305,7 @@ def simulate(req: Request, out: Path, progress: bool) -> Result:
             for index in plan.todo:
                 first = index * settings.chunk_size
                 games = min(settings.chunk_size, settings.games - first)
-                chunk = _play_part(runner, pacer, first, games, on_progress)
+                chunk = play_paced(runner, pacer, first, games, on_progress)
                 table = parts.chunk_table(t, settings, chunk)
                 meta = parts.metadata(t, settings, first, games)
                 blob = parts.encode(table, meta, data_text)
