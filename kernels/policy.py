@@ -48,9 +48,10 @@ GREEDY_DEFAULTS = (100, 60, 40, 30, 25)
 # The parameters a user may set (--policy-param NAME.KEY=VALUE), in parameter-row order; a row
 # holds P_COUNT values (the longest list; the rest are zeros). Defaults: wsim/weights.py.
 PARAM_KEYS = {"random": (), "greedy": ("point", "shield", "unit", "coin", "stage"), "heuristic": HEURISTIC_KEYS,
-              "rollout": ("playouts",)}
-# a rollout row is its playouts, then its base policy's (heuristic) row
-P_COUNT = max(max(len(k) for k in PARAM_KEYS.values()), 1 + len(HEURISTIC_KEYS))
+              "rollout": ("playouts", "base")}
+# a rollout row: its playouts, its base policy's id, then the base policy's own row
+R_PLAYOUTS, R_BASE_ID, R_BASE = range(3)
+P_COUNT = R_BASE + max(len(k) for k in PARAM_KEYS.values())
 
 
 @njit(cache=True, inline="always")

@@ -18,6 +18,9 @@ cards of earlier ages are exactly those ages' decks less their cards in cities; 
 dealt from their full decks (Age III with N + 2 guilds drawn among those not seen). Other
 seats' choices of the turn, hidden from the seat, are decided again in the playouts. Draws come
 from the deciding seat's own stream, so results do not depend on threads.
+
+The rollout's parameter row (kernels/policy.py): R_PLAYOUTS, R_BASE_ID (the base policy, any
+but rollout) and from R_BASE on the base policy's own row.
 """
 
 import numpy as np
@@ -28,12 +31,10 @@ from wsim.kernels.layout import (C_COPY3, C_NEEDS3, C_ON, DEC_MOVE, E_AGE, E_COP
                                  F_CTR, F_HAND, F_HAND_N, F_NCARDS, G_AGE, G_FC, G_N, G_OPEN, G_PHASE, G_TURN,
                                  DEAL_DECK, MAX_CITY, MAX_MOVES, M_DEFAULT, PH_AGE_END, RES_COUNT, RES_RANK, RES_TOTAL)
 from wsim.kernels.schema import MAX_OPTIONS
-from wsim.kernels.policy import POLICY_HEURISTIC, POLICY_ROLLOUT, all_purchases, decide as decide_simple
+from wsim.kernels.policy import POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, all_purchases, decide as decide_simple
 from wsim.kernels.rng import draw_below
 from wsim.kernels.step import apply, clone_state, decider, end_age, final, legal, pending
 
-R_PLAYOUTS = 0  # the rollout row: playouts per pair, then the base policy's row
-R_BASE = 1
 
 
 @njit(cache=True)
@@ -190,16 +191,24 @@ def _play_out(ent, board, seat, keys, pile, gs, dealt, moves, opts, todo, polici
 
 
 @njit(cache=True)
+def _base_of(params, who, n):
+    """(policies, params) of n seats all playing seat who's base policy with the row its rollout
+    row carries (n cities: at 2 players one row more than there are players)."""
+    base = np.full(n, params[who, R_BASE_ID], np.int32)
+    rows = np.zeros((n, params.shape[1]), np.int32)
+    for t in range(n):
+        for f in range(params.shape[1] - R_BASE):
+            rows[t, f] = params[who, R_BASE + f]
+    return base, rows
+
+
+@njit(cache=True)
 def decide_rollout(ent, board, seat, keys, pile, gs, dealt, s, who, moves, n_moves, params):
     """The rollout policy's turn move for seat s, decided by seat who (module docstring)."""
     n = gs[G_N]
     n_cards = pile.shape[0]
     playouts = max(1, params[who, R_PLAYOUTS])
-    base = np.full(n, POLICY_HEURISTIC, np.int32)
-    base_params = np.zeros((n, params.shape[1]), np.int32)  # n cities: at 2 players one row more than players
-    for t in range(n):
-        for f in range(params.shape[1] - R_BASE):
-            base_params[t, f] = params[who, R_BASE + f]
+    base, base_params = _base_of(params, who, n)
     seat2, keys2, pile2, gs2, dealt2 = (np.empty_like(seat), np.empty_like(keys), np.empty_like(pile),
                                         np.empty_like(gs), np.empty_like(dealt))
     moves2 = np.zeros((MAX_MOVES, moves.shape[1]), np.int32)  # moves may hold only this decision's rows
@@ -242,10 +251,6 @@ def decide(ent, board, seat, keys, pile, gs, dealt, s, who, kind, moves, n_moves
     if policies[who] == POLICY_ROLLOUT:
         if kind == DEC_MOVE:
             return decide_rollout(ent, board, seat, keys, pile, gs, dealt, s, who, moves, n_moves, params)
-        base = np.full(policies.shape[0], POLICY_HEURISTIC, np.int32)
-        row = np.zeros(params.shape, np.int32)
-        for t in range(params.shape[0]):
-            for f in range(params.shape[1] - R_BASE):
-                row[t, f] = params[who, R_BASE + f]
+        base, row = _base_of(params, who, gs[G_N])
         return decide_simple(ent, board, seat, keys, gs, s, who, kind, moves, n_moves, base, row)
     return decide_simple(ent, board, seat, keys, gs, s, who, kind, moves, n_moves, policies, params)

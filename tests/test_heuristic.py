@@ -84,6 +84,16 @@ def test_rollout_games_replay_and_playouts_are_checked(tmp_path):
     bad = run_cli("simulate", "--out", str(tmp_path / "x"), "--games", "2", "--players", "3",
                   "--policy", "rollout", "--policy-param", "rollout.playouts=0")
     assert bad.exit_code == 2 and "rollout.playouts must be a whole number from 1 to 1,024" in last_error_line(bad)
-    base = run_cli("simulate", "--out", str(tmp_path / "x"), "--games", "2", "--players", "3",
-                   "--policy", "rollout", "--policy-param", "rollout.base=greedy")
-    assert base.exit_code == 2 and "rollout has no parameter 'base'" in last_error_line(base)
+    for base in ("rollout", "nobody"):
+        bad = run_cli("simulate", "--out", str(tmp_path / "x"), "--games", "2", "--players", "3",
+                      "--policy", "rollout", "--policy-param", f"rollout.base={base}")
+        assert bad.exit_code == 2 and "rollout.base must be a policy or a label" in last_error_line(bad)
+    out = tmp_path / "ds"  # a greedy base with the parameters given to its label
+    good = run_cli("simulate", "--out", str(out), "--games", "2", "--players", "3",
+                   "--policies", "rollout,greedy:g,random", "--policy-param", "rollout.base=g",
+                   "--policy-param", "g.coin=0", "--policy-param", "rollout.playouts=2")
+    assert good.exit_code == 0, good.output
+    row = json.loads(pq.read_schema(out / "part-00000.parquet").metadata[b"wsim"])["policies"][0]["params"]
+    greedy = list(default_params("greedy"))
+    greedy[3] = 0
+    assert row == [2, 1] + greedy[:len(row) - 2]

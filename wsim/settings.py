@@ -14,8 +14,8 @@ import numpy as np
 from wsim import codes
 from wsim.errors import WsimError, brief
 from wsim.kernels.deal import board_pool
-from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_NAMES
-from wsim.weights import default_params, read_weights
+from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_NAMES, R_PLAYOUTS
+from wsim.weights import default_params, read_weights, rollout_row
 from wsim.tables import Tables
 
 
@@ -159,6 +159,7 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
     KEY `weights` (heuristic) sets every weight from a weights file."""
     rows = [list(default_params(n)) for n in names]
     files = [""] * len(names)
+    bases = []
     parsed = []
     for spec in specs:
         target, dot, rest = str(spec).partition(".")
@@ -172,6 +173,9 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
                                 f"(policies: {', '.join(sorted(set(labels)))})")
         keys = PARAM_KEYS[names[seats[0]]]
         by_label = target in labels and target not in names
+        if key == "base" and names[seats[0]] == "rollout":  # resolved once every other row is known
+            bases.append((by_label, seats, value))
+            continue
         if key == "weights" and names[seats[0]] == "heuristic":  # a whole row from a weights file
             row, sha = read_weights(value, "heuristic")
             parsed.extend((by_label, seats, k, v) for k, v in enumerate(row[:len(keys)]))
@@ -194,7 +198,31 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
                         files[s] = v
                     else:
                         rows[s][k] = v
+    for by_label in (False, True):
+        for lab, seats, value in bases:
+            if lab == by_label:
+                base, base_row = _rollout_base(value, names, labels, rows)
+                for s in seats:
+                    rows[s] = list(rollout_row(rows[s][R_PLAYOUTS], base, base_row))
     return tuple(tuple(r) for r in rows), tuple(files)
+
+
+def _rollout_base(value: str, names: tuple, labels: tuple, rows: list) -> tuple:
+    """(policy name, parameter row) of a rollout's base=VALUE: a label of the run (its seat's
+    parameters) or a policy name (the parameters given to it, else its defaults); not rollout."""
+    if value in labels:
+        b = labels.index(value)
+        name, row = names[b], rows[b]
+    elif value in POLICY_NAMES:
+        name = value
+        row = next((rows[b] for b in range(len(names)) if names[b] == value and labels[b] == value),
+                   default_params(value))
+    else:
+        name, row = None, None
+    if name is None or name == "rollout":
+        raise SettingsError(f"--policy-param: rollout.base must be a policy or a label of this run other than "
+                            f"rollout, got {brief(value)}")
+    return name, row
 
 
 def _weights_files(value, players: int) -> tuple:

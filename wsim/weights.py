@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from wsim.errors import WsimError, brief
-from wsim.kernels.policy import GREEDY_DEFAULTS, P_COUNT, PARAM_KEYS
+from wsim.kernels.policy import GREEDY_DEFAULTS, P_COUNT, PARAM_KEYS, POLICY_NAMES, R_BASE, R_BASE_ID, R_PLAYOUTS
 from wsim.yamlfile import YamlFileError, read_bytes
 
 FORMAT = "wsim-weights-1"
@@ -56,6 +56,15 @@ def read_weights(path, policy: str = "heuristic") -> tuple:
     return tuple(row), hashlib.sha256(raw).hexdigest()
 
 
+def rollout_row(playouts: int, base: str, base_row) -> tuple:
+    """A rollout parameter row: playouts, the base policy's id, then the base's own row."""
+    row = [0] * P_COUNT
+    row[R_PLAYOUTS] = playouts
+    row[R_BASE_ID] = POLICY_NAMES.index(base)
+    row[R_BASE:] = list(base_row[:P_COUNT - R_BASE])
+    return tuple(row)
+
+
 @lru_cache(maxsize=None)
 def default_params(name: str) -> tuple:
     """The default parameter row of policy `name` (P_COUNT ints)."""
@@ -64,6 +73,6 @@ def default_params(name: str) -> tuple:
         row[:len(GREEDY_DEFAULTS)] = GREEDY_DEFAULTS
     elif name == "heuristic":
         row = list(read_weights(DEFAULT_FILE)[0])
-    elif name == "rollout":  # playouts, then its base policy's row (the shipped heuristic)
-        row = [ROLLOUT_PLAYOUTS] + list(default_params("heuristic")[:P_COUNT - 1])
+    elif name == "rollout":  # playouts, its base policy (the shipped heuristic), then the base's row
+        row = rollout_row(ROLLOUT_PLAYOUTS, "heuristic", default_params("heuristic"))
     return tuple(row)
