@@ -31,23 +31,16 @@ from wsim.kernels.layout import (C_COPY3, C_NEEDS3, C_ON, DEC_MOVE, E_AGE, E_COP
                                  F_CTR, F_HAND, F_HAND_N, F_NCARDS, G_AGE, G_FC, G_N, G_OPEN, G_PHASE, G_TURN,
                                  DEAL_DECK, MAX_CITY, MAX_MOVES, M_DEFAULT, PH_AGE_END, RES_COUNT, RES_RANK, RES_TOTAL)
 from wsim.kernels.schema import MAX_OPTIONS
-from wsim.kernels.policy import POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, all_purchases, decide as decide_simple
-from wsim.kernels.rng import draw_below
+from wsim.kernels.policy import (POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, all_purchases, decide as decide_simple,
+                                 draw)
 from wsim.kernels.step import apply, clone_state, decider, end_age, final, legal, pending
 
 
 
 @njit(cache=True)
-def _draw(seat, keys, who, m):
-    v = draw_below(keys[who], seat[who, F_CTR], m)
-    seat[who, F_CTR] += 1
-    return v
-
-
-@njit(cache=True)
 def _shuffle(buf, size, seat, keys, who):
     for i in range(size - 1, 0, -1):
-        j = _draw(seat, keys, who, i + 1)
+        j = draw(seat, keys, who, i + 1)
         t = buf[i]
         buf[i] = buf[j]
         buf[j] = t
@@ -174,6 +167,8 @@ def _outcome(res, n, fc, who):
 
 @njit(cache=True)
 def _play_out(ent, board, seat, keys, pile, gs, dealt, moves, opts, todo, policies, params, log, n_log):
+    """The game loop of kernels/game.play_game with the base policies' decide: numba cannot
+    compile a loop that would reach decide_rollout again (recursion), so this one stops short."""
     while True:
         k = pending(seat, gs, todo)
         if k == 0:
