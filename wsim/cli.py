@@ -223,7 +223,8 @@ def _announce_compile():
 @click.option("--players", type=int, default=4, show_default=True,
               help="Players per game, 2..7 (2: the Free City variant, RULES.md §10).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True, help="The run's seed.")
-@click.option("--policy", default=None, metavar="NAME", help="One policy for every seat: random, greedy, heuristic or rollout [random].")
+@click.option("--policy", default=None, metavar="NAME",
+              help="One policy for every seat: random, greedy, heuristic or rollout [random].")
 @click.option("--policies", default=None, metavar="N1,N2,...",
               help="One policy per player, comma-separated; NAME:LABEL labels a seat (two seats may play one "
                    "policy with different parameters).")
