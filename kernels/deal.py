@@ -21,7 +21,7 @@ from wsim.kernels.rng import STREAM_DEAL, draw_below, stream_key
 
 
 @njit(cache=True)
-def _shuffle(buf, n, key, counter):
+def shuffle(buf, n, key, counter):
     """Fisher-Yates shuffle of buf[:n]; returns the stream counter after its draws."""
     for i in range(n - 1, 0, -1):
         j = draw_below(key, counter, i + 1)
@@ -46,7 +46,7 @@ def deal_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo_i
     n_boards = board.shape[0]
     for b in range(n_boards):
         pool[b] = b
-    counter = _shuffle(pool, n_boards, key, counter)
+    counter = shuffle(pool, n_boards, key, counter)
     next_board = 0
     for s in range(n):
         if board_spec[s] >= 0:
@@ -74,14 +74,14 @@ def deal_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo_i
                 if ent[c, E_KIND] == PURPLE:
                     deck[n_guilds] = c
                     n_guilds += 1
-            counter = _shuffle(deck, n_guilds, key, counter)
+            counter = shuffle(deck, n_guilds, key, counter)
             size = n + 2
         for c in range(n_cards):
             if ent[c, E_AGE] == age and ent[c, E_KIND] != PURPLE:
                 for _ in range(ent[c, E_COPIES + n]):
                     deck[size] = c
                     size += 1
-        counter = _shuffle(deck, size, key, counter)
+        counter = shuffle(deck, size, key, counter)
         for s in range(n):
             for k in range(HAND_SIZE):
                 hands[age - 1, s, k] = deck[s * HAND_SIZE + k]

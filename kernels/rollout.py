@@ -4,7 +4,8 @@ entry point game loops call for every policy.
 For a turn move, each legal (card, action) pair (its default purchase) is scored by K playouts
 (parameter `playouts`): the state is copied, the cards the seat cannot see are dealt again
 from what it can (below), the pair is played, and the game is played out to its end by the
-base policy at every seat (`heuristic`, with the weights the row carries after `playouts`).
+base policy at every seat (`heuristic` unless `base=` names another, with the parameters the
+row carries for it).
 The pair with the best mean outcome for the deciding seat — 1,000 per win plus its points
 margin over the best other player — is played; playout k of every pair uses the same deal
 (common random numbers). Other decisions (a stage-3 neighbour, a 7th card, a discard build)
@@ -31,19 +32,15 @@ from wsim.kernels.layout import (C_COPY3, C_NEEDS3, C_ON, DEC_MOVE, E_AGE, E_COP
                                  F_CTR, F_HAND, F_HAND_N, F_NCARDS, G_AGE, G_FC, G_N, G_OPEN, G_PHASE, G_TURN,
                                  DEAL_DECK, MAX_CITY, MAX_MOVES, M_DEFAULT, PH_AGE_END, RES_COUNT, RES_RANK, RES_TOTAL)
 from wsim.kernels.schema import MAX_OPTIONS
-from wsim.kernels.policy import (POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, all_purchases, decide as decide_simple,
-                                 draw)
+from wsim.kernels.deal import shuffle
+from wsim.kernels.policy import POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, all_purchases, decide as decide_simple
 from wsim.kernels.step import apply, clone_state, decider, end_age, final, legal, pending
-
 
 
 @njit(cache=True)
 def _shuffle(buf, size, seat, keys, who):
-    for i in range(size - 1, 0, -1):
-        j = draw(seat, keys, who, i + 1)
-        t = buf[i]
-        buf[i] = buf[j]
-        buf[j] = t
+    """The deal's Fisher-Yates shuffle of buf[:size], drawing from seat who's policy stream."""
+    seat[who, F_CTR] = shuffle(buf, size, keys[who], seat[who, F_CTR])
 
 
 @njit(cache=True)

@@ -21,11 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from wsim import codes
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target
 from wsim.kernels.layout import RES_RANK, RES_TOTAL
 from wsim.run import Pacer, Runner, play_paced
-from wsim.settings import Settings, SettingsError, apply_policy_params, parse_policies
+from wsim.settings import Settings, SettingsError, apply_policy_params, check_players, parse_policies
 from wsim.stats import wilson_interval
 from wsim.tables import Tables
 
@@ -141,7 +140,8 @@ class Ladder:
         from openskill.models import PlackettLuce
 
         model = PlackettLuce()
-        rating = {e.label: (model.rating().mu, model.rating().sigma) for e in self.entries}
+        start = model.rating()
+        rating = {e.label: (start.mu, start.sigma) for e in self.entries}
         for labels, ranks in self.outcomes:
             teams = [[model.rating(mu=rating[lab][0], sigma=rating[lab][1])] for lab in labels]
             new = model.rate(teams, ranks=list(ranks))
@@ -194,8 +194,7 @@ def check_out(out: Path, overwrite: bool):
 def run_ladder(tables: Tables, entries: list, players: int, games: int, seed: int, out: Path, overwrite: bool,
                on_progress=None) -> tuple:
     """Play the ladder, write DIR/ladder.csv and DIR/ratings.csv; returns their texts."""
-    if not codes.MIN_SIMULATED_PLAYERS <= players <= codes.MAX_PLAYERS:
-        raise SettingsError(f"--players: must be {codes.MIN_SIMULATED_PLAYERS}..{codes.MAX_PLAYERS}, got {players}")
+    check_players(players)
     check_out(out, overwrite)
     ladder = Ladder(tables, entries, players, games, seed)
     ladder.run(on_progress)

@@ -235,6 +235,14 @@ def _weights_files(value, players: int) -> tuple:
     return tuple(value)
 
 
+def check_players(players):
+    """Refuse a player count the engines do not play (2..7; 2 is the Free City variant)."""
+    if type(players) is not int:
+        raise SettingsError(f"--players: must be a whole number, got {brief(players)}")
+    if not codes.MIN_SIMULATED_PLAYERS <= players <= codes.MAX_PLAYERS:
+        raise SettingsError(f"--players: must be {codes.MIN_SIMULATED_PLAYERS}..{codes.MAX_PLAYERS}, got {players}")
+
+
 def _whole(option: str, value, lo: int, hi: int) -> int:
     if type(value) is not int or not lo <= value <= hi:
         raise SettingsError(f"{option}: must be a whole number from {lo:,} to {hi:,}, got {brief(value)}")
@@ -258,10 +266,7 @@ def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, 
     The same checks serve options typed by a user and metadata read from a dataset someone
     sent (untrusted: types are checked too), so no kernel ever sees a value it cannot take.
     """
-    if type(players) is not int:
-        raise SettingsError(f"--players: must be a whole number, got {brief(players)}")
-    if not codes.MIN_SIMULATED_PLAYERS <= players <= codes.MAX_PLAYERS:
-        raise SettingsError(f"--players: must be {codes.MIN_SIMULATED_PLAYERS}..{codes.MAX_PLAYERS}, got {players}")
+    check_players(players)
     _whole("--seed", seed, 0, MAX_SEED)
     _whole("--games", games, 1, MAX_GAMES)
     _whole("--chunk-size", chunk_size, 1, MAX_CHUNK)
