@@ -90,3 +90,12 @@ def test_ladder_bad_input(tmp_path, args, message):
     result = run_cli("ladder", *args, "--games", "10", "--out", str(tmp_path / "x"))
     assert result.exit_code == 2 and last_error_line(result).startswith(f"Error: {message}"), result.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_ladder_out_that_is_a_file_is_refused_before_playing(tmp_path):
+    target = tmp_path / "f"
+    target.write_text("mine")
+    result = run_cli("ladder", "--policies", "random,greedy", "--games", "10", "--out", str(target))
+    assert result.exit_code == 2 and last_error_line(result).startswith("Error: Invalid value for '--out'")
+    assert "is a file" in last_error_line(result)
+    assert target.read_text() == "mine"

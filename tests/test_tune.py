@@ -35,3 +35,11 @@ def test_tune_refuses_an_existing_file_unless_overwrite(tmp_path):
     assert run_cli("tune", *ARGS, "--out", str(target), "--overwrite").exit_code == 0
     assert json.loads(target.read_text())["format"] == "wsim-weights-1"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["w.json"]  # no temporary file left
+
+
+def test_tune_out_in_a_missing_folder_or_on_a_folder_is_refused(tmp_path):
+    missing = run_cli("tune", *ARGS, "--out", str(tmp_path / "no" / "w.json"))
+    assert missing.exit_code == 2 and last_error_line(missing) == f"Error: --out: {tmp_path / 'no'} is not a folder"
+    (tmp_path / "d").mkdir()
+    folder = run_cli("tune", *ARGS, "--out", str(tmp_path / "d"), "--overwrite")
+    assert folder.exit_code == 2 and "Error: " in last_error_line(folder)
