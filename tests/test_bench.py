@@ -8,6 +8,8 @@ def test_bench_pieces_run(tables):
     assert bench._trade_calls_per_second(positions=200, repeats=1) > 0
     assert bench._reference_games_per_second(tables, 3, 1) > 0
     assert bench._rollout_games_per_second(tables, 1, 1) > 0
+    per_game = bench._rollout_playouts_per_game(tables, 2, 1)
+    assert per_game > 0 and per_game % 2 == 0  # two playouts for each candidate move
     split = bench._where_time_goes(tables, 3, 8, 1000.0)
     assert split["game_us"] == 1000.0 and split["deal_us"] > 0 and split["loop_floor_us"] > 0  # no timing asserted
     bench.set_threads(None)

@@ -1,7 +1,7 @@
 """`wsim bench`: the benchmark suite. Measures, prints and records (bench/results/*.json):
 
 - kernel games/s for 2..7 players (2: the Free City variant) x random/greedy/heuristic x 1 and 2 threads (no Parquet, warm kernels);
-- rollout's games/s at 16 and 64 playouts a move (5 players, one rollout seat);
+- rollout's games/s and playouts/s at 16 and 64 playouts a move (5 players, one rollout seat);
 - where a 5-player game's time goes: the deal and the bare loop floor, and each component
   (deal, legal moves, trading solver, policy, resolution, scoring) from the instrumented twin
   of the game loop in kernels/profile.py;
@@ -31,12 +31,14 @@ from numba import njit
 
 from wsim import RULES_VERSION, __version__, codes, tables as tables_mod
 from wsim.kernels.deal import deal_game
-from wsim.kernels.layout import E_NAME_ID, RES_COUNT, kernel_tables
+from wsim.kernels.layout import DEC_MOVE, E_NAME_ID, M_DEFAULT, RES_COUNT, kernel_tables
+from wsim.kernels.policy import all_purchases
 from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
 from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_CITY, MAX_NAMES, MAX_OPTIONS, MAX_SEATS
 from wsim.kernels.trade import trade_options_at
 from wsim.run import Runner, available_cores, set_threads
 from wsim.settings import Settings, cities_of
+from wsim.stepgame import KernelGame
 from wsim.weights import default_params
 
 
@@ -169,17 +171,41 @@ def _where_time_goes(t, players: int, games: int, full_rate: float) -> dict:
     return out
 
 
-def _rollout_games_per_second(t, playouts: int, games: int) -> float:
-    """Five-player games a second with one rollout seat (the others heuristic), one thread."""
-    set_threads(1)
+def _rollout_settings(playouts: int) -> Settings:
+    """Five players: one rollout seat (seat 0) at `playouts`, four heuristic seats."""
     rows = [default_params("heuristic")] * 5
     rows[0] = (playouts,) + default_params("rollout")[1:]
-    settings = Settings(players=5, policies=("rollout",) + ("heuristic",) * 4, params=tuple(rows))
-    runner = Runner(t, settings)
+    return Settings(players=5, policies=("rollout",) + ("heuristic",) * 4, params=tuple(rows))
+
+
+def _rollout_games_per_second(t, playouts: int, games: int) -> float:
+    """Five-player games a second with one rollout seat (the others heuristic), one thread:
+    games 1..games of seed 0."""
+    set_threads(1)
+    runner = Runner(t, _rollout_settings(playouts))
     runner.play(0, 1)  # compile or load outside the timing
     start = time.perf_counter()
     runner.play(1, games)
     return games / (time.perf_counter() - start)
+
+
+def _rollout_playouts_per_game(t, playouts: int, games: int) -> float:
+    """Playouts the rollout seat runs in a game (mean over the games _rollout_games_per_second
+    times): `playouts` for each candidate (card, action) pair of each of its turn moves, counted
+    by stepping the same games through the step API."""
+    settings = _rollout_settings(playouts)
+    total = 0
+    for game in range(1, games + 1):
+        g = KernelGame(t, settings.players, seed=settings.seed, game=game)
+        g.policies, g.params = settings.policy_ids(), settings.policy_params()
+        while not g.over:
+            for seat, kind in g.pending():
+                options = g.legal(seat, kind, all_purchases=bool(all_purchases(g.policies, seat)))
+                if seat == 0 and kind == DEC_MOVE:
+                    total += playouts * int(options[:, M_DEFAULT].sum())
+                g.apply(seat, kind, options, g.decide(seat, kind, options))
+            g.next()
+    return total / games
 
 
 def _component_breakdown(t, players: int, policy: str, games: int) -> dict:
@@ -257,10 +283,14 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
 
     echo("rollout (5 players: one rollout seat, four heuristic ones; 1 thread):")
     results["rollout_games_per_second_5p"] = {}
+    results["rollout_playouts_per_second_5p"] = {}
     for playouts, n_games in ((16, 2 if quick else 6), (64, 1 if quick else 3)):
         rate = _rollout_games_per_second(t, playouts, n_games)
+        per_game = _rollout_playouts_per_game(t, playouts, n_games)
         results["rollout_games_per_second_5p"][str(playouts)] = round(rate, 2)
-        echo(f"  {playouts} playouts a move: {rate:.2f} games/s")
+        results["rollout_playouts_per_second_5p"][str(playouts)] = round(rate * per_game)
+        echo(f"  {playouts} playouts a move: {rate:.2f} games/s, {per_game:,.0f} playouts a game, "
+             f"{rate * per_game:,.0f} playouts/s")
     set_threads(None)
 
     echo("reference engine (plain Python, random policy):")
