@@ -4,13 +4,13 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 
-.PHONY: install run test verify bench clean
+.PHONY: install run test verify chromium bench clean
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,analysis]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -19,8 +19,14 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow" --durations=5
 
-verify: $(STAMP)
+verify: $(STAMP) chromium
 	$(BIN)/python -m pytest -q -s -m slow
+
+# headless Chromium renders the balance report in `make verify` (Debian package; root or sudo)
+chromium:
+	@command -v chromium >/dev/null || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium; }
 
 bench: $(STAMP)
 	$(BIN)/wsim bench

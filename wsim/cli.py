@@ -217,27 +217,57 @@ def _announce_compile():
         click.echo("compiling kernels (first run only)…", err=True)
 
 
+def _run_options(f):
+    """The options that say which games to play, shared by `simulate` and `ablate`."""
+    options = [
+        click.option("--games", type=click.IntRange(1, 2**63 - 1), default=100_000, show_default=True,
+                     help="Games to play (at most 2^63 - 1)."),
+        click.option("--players", type=int, default=4, show_default=True,
+                     help="Players per game, 2..7 (2: the Free City variant, RULES.md §10)."),
+        click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True, help="The run's seed."),
+        click.option("--policy", default=None, metavar="NAME",
+                     help="One policy for every seat: random, greedy, heuristic or rollout [random]."),
+        click.option("--policies", default=None, metavar="N1,N2,...",
+                     help="One policy per player, comma-separated; NAME:LABEL labels a seat (two seats may play "
+                          "one policy with different parameters)."),
+        click.option("--policy-param", "policy_param", multiple=True, metavar="NAME.KEY=VALUE",
+                     help="A parameter of every seat playing that policy or label (repeatable), e.g. greedy.coin=40."),
+        click.option("--wonders", default="random", show_default=True, metavar="random|fixed:ID/SIDE,...",
+                     help="Random boards, or fixed ones seat by seat (an entry without /SIDE follows --sides)."),
+        click.option("--sides", type=click.Choice(["random", "A", "B"]), default="random", show_default=True,
+                     help="Wonder sides."),
+        click.option("--manneken-pis", "manneken_pis", is_flag=True,
+                     help="Put the Manneken Pis promo board in the pool."),
+        click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores]."),
+        click.option("--chunk-size", type=click.IntRange(1, 1_000_000), default=100_000, show_default=True,
+                     help="Games per Parquet part (at most 1,000,000)."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _run_settings(t, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
+                  chunk_size):
+    """The checked Settings of the _run_options."""
+    from wsim.settings import build_settings
+
+    if policy is not None and policies is not None:
+        raise UserError("--policy and --policies: give one or the other, not both")
+    if policies is not None:
+        names, option = policies.split(","), "--policies"
+    else:
+        names, option = [policy or "random"] * players, "--policy"
+    try:
+        return build_settings(t, players=players, policies=names, seed=seed, games=games, wonders=wonders,
+                              sides=sides, manneken_pis=manneken_pis, chunk_size=chunk_size,
+                              policy_params=policy_param)
+    except WsimError as e:  # the policy names were given by --policy or --policies
+        raise UserError(str(e).replace("--policies:", f"{option}:", 1)) from None
+
+
 @main.command("simulate")
-@click.option("--games", type=click.IntRange(1, 2**63 - 1), default=100_000, show_default=True,
-              help="Games to play (at most 2^63 - 1).")
-@click.option("--players", type=int, default=4, show_default=True,
-              help="Players per game, 2..7 (2: the Free City variant, RULES.md §10).")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True, help="The run's seed.")
-@click.option("--policy", default=None, metavar="NAME",
-              help="One policy for every seat: random, greedy, heuristic or rollout [random].")
-@click.option("--policies", default=None, metavar="N1,N2,...",
-              help="One policy per player, comma-separated; NAME:LABEL labels a seat (two seats may play one "
-                   "policy with different parameters).")
-@click.option("--policy-param", "policy_param", multiple=True, metavar="NAME.KEY=VALUE",
-              help="A parameter of every seat playing that policy or label (repeatable), e.g. greedy.coin=40.")
-@click.option("--wonders", default="random", show_default=True, metavar="random|fixed:ID/SIDE,...",
-              help="Random boards, or fixed ones seat by seat (an entry without /SIDE follows --sides).")
-@click.option("--sides", type=click.Choice(["random", "A", "B"]), default="random", show_default=True,
-              help="Wonder sides.")
-@click.option("--manneken-pis", "manneken_pis", is_flag=True, help="Put the Manneken Pis promo board in the pool.")
-@click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores].")
-@click.option("--chunk-size", type=click.IntRange(1, 1_000_000), default=100_000, show_default=True,
-              help="Games per Parquet part (at most 1,000,000).")
+@_run_options
 @click.option("--overwrite", is_flag=True, help="Replace the dataset in a non-empty --out folder once the new one is complete.")
 @click.option("--resume", is_flag=True,
               help="Complete an interrupted run in --out (options left out are taken from the dataset).")
@@ -253,7 +283,6 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wond
     from click.core import ParameterSource
 
     from wsim.run import set_threads
-    from wsim.settings import build_settings
     from wsim.simulate import Request, simulate
 
     if out == "":
@@ -263,16 +292,8 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wond
     if policy is not None and policies is not None:
         raise UserError("--policy and --policies: give one or the other, not both")
     t = load_tables(ctx)
-    if policies is not None:
-        names, option = policies.split(","), "--policies"
-    else:
-        names, option = [policy or "random"] * players, "--policy"
-    try:
-        settings = build_settings(t, players=players, policies=names, seed=seed, games=games, wonders=wonders,
-                                  sides=sides, manneken_pis=manneken_pis, chunk_size=chunk_size,
-                                  policy_params=policy_param)
-    except WsimError as e:  # the policy names were given by --policy or --policies
-        raise UserError(str(e).replace("--policies:", f"{option}:", 1)) from None
+    settings = _run_settings(t, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
+                             chunk_size)
     set_threads(threads)
     given = {name for name in ("games", "players", "seed", "wonders", "sides", "manneken_pis", "chunk_size")
              if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)}
@@ -422,6 +443,102 @@ def _aligned(csv_text: str) -> str:
     rows = [line.split(",") for line in csv_text.strip().splitlines()]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# Balance analysis: `wsim balance`, `wsim ablate` (INTERFACES section 5)
+
+ANALYSIS_LIBRARIES = ("duckdb", "statsmodels", "matplotlib")
+
+
+def _analysis_extra():
+    """Refuse the command, naming the extra to install, when an analysis library is missing."""
+    from importlib.util import find_spec
+
+    for name in ANALYSIS_LIBRARIES:
+        if find_spec(name) is None:
+            raise UserError(f"this command needs the analysis extra ({name} is missing): "
+                            "pip install 'wsim[analysis]'")
+
+
+def _print_paired(report, limit: int = 8):
+    """The largest paired differences, with their CIs, on stdout."""
+    paired = report.paired.dropna(subset=["diff"])
+    top = paired.reindex(paired["diff"].abs().sort_values(ascending=False).index).head(limit)
+    click.echo(f"largest paired differences (edited − baseline, percentage points, paired 95% CI; "
+               f"{len(paired)} compared):")
+    for r in top.itertuples(index=False):
+        click.echo(f"  {r.metric:<8} {r.key:<28} {100 * r.diff:+7.2f}  [{100 * r.ci_low:+7.2f}, {100 * r.ci_high:+7.2f}]"
+                   f"  (independent runs: [{100 * r.ci_low_independent:+7.2f}, {100 * r.ci_high_independent:+7.2f}])")
+
+
+@main.command("balance")
+@click.argument("directory", type=click.Path())
+@click.option("--baseline", type=click.Path(), default=None, metavar="DIR0",
+              help="A dataset of the same games (seed, games, players, policies) to compare with, game by game.")
+@click.option("--overwrite", is_flag=True, help="Replace the report in a non-empty --out folder once the new one is complete.")
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="Report folder (created if missing).")
+def balance_cmd(directory, baseline, overwrite, out):
+    """Balance report of a dataset: REPORT/index.html (plots inline), wonders.csv (win rates with
+    Wilson 95% CIs), cards.csv (build and win rates, the adjusted association of each card with
+    winning) and, with --baseline, paired.csv (every metric compared game by game).
+    """
+    from wsim.dataset.folder import check_target, refuse_if_not_empty, write_files
+
+    if out == "":
+        raise UserError("--out: must name a folder, got ''")
+    _analysis_extra()
+    from wsim.balance.report import build, owns
+
+    check_target(Path(out))
+    if not overwrite:
+        refuse_if_not_empty(Path(out), "report")
+    report = build(Path(directory), Path(baseline) if baseline is not None else None)
+    write_files(Path(out), owns, overwrite, report.files, "report")
+    if report.paired is not None:
+        _print_paired(report)
+    click.echo(f"report: {Path(out) / 'index.html'} ({', '.join(n for n in report.files if n.endswith('.csv'))})")
+
+
+@main.command("ablate")
+@click.option("--edit", "edits", multiple=True, required=True, metavar="EDIT",
+              help="CARD.points=N|+N|-N, CARD.coins=N|+N|-N, CARD=neutral or WONDER/SIDE.stageK=neutral (repeatable).")
+@_run_options
+@click.option("--overwrite", is_flag=True, help="Replace the report in a non-empty --out folder once the new one is complete.")
+@click.option("--out", type=click.Path(file_okay=False), required=True,
+              help="Report folder (created if missing); the two datasets go to REPORT/data/.")
+@click.pass_context
+def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
+               threads, chunk_size, overwrite, out):
+    """The paired experiment: the same games played with the card data as it is and with the
+    edits applied (the deal never changes), then the `wsim balance --baseline` report of the two.
+    """
+    if out == "":
+        raise UserError("--out: must name a folder, got ''")
+    _analysis_extra()
+    from wsim.ablate import precheck, run_ablate
+    from wsim.edits import apply_edits
+    from wsim.run import set_threads
+
+    t = load_tables(ctx)
+    edited = apply_edits(t, list(edits))
+    settings = _run_settings(t, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
+                             chunk_size)
+    set_threads(threads)
+    precheck(Path(out), overwrite)
+
+    def on_run(name, result):
+        s = result.summary
+        click.echo(f"{name}: {s.games:,} games in {s.seconds:.1f} s", err=True)
+
+    _announce_compile()
+    try:
+        report, _ = run_ablate(t, edited, settings, Path(out), overwrite, sys.stderr.isatty(), on_run)
+    except (KeyboardInterrupt, signals.Terminated):
+        click.echo("\ninterrupted: the report folder is as it was", err=True)
+        raise
+    _print_paired(report)
+    click.echo(f"report: {Path(out) / 'index.html'}; datasets: {Path(out) / 'data'}")
 
 
 @main.command("tune")

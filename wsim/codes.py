@@ -65,6 +65,7 @@ MILITARY_LOSS = -1
 FC_PLAYERS = 2
 FC_SEAT = 2
 FC_CITIES = 3
+FC_POLICY = "free_city"  # the `policy` value of the Free City's dataset rows
 MIN_SIMULATED_PLAYERS = FC_PLAYERS  # --players accepts 2..MAX_PLAYERS
 
 

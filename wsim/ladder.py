@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target
+from wsim.dataset.folder import check_target, refuse_if_not_empty, write_files
 from wsim.kernels.layout import RES_RANK, RES_TOTAL
 from wsim.run import Pacer, Runner, play_paced
 from wsim.settings import Settings, SettingsError, apply_policy_params, check_players, parse_policies
@@ -162,44 +161,17 @@ def csv_text(columns: tuple, rows: list) -> str:
     return out.getvalue()
 
 
-def write_outputs(out: Path, overwrite: bool, files: dict):
-    """Write the ladder's files into `out` under the output-folder rules (INTERFACES §0): a
-    non-empty folder only with --overwrite, the old files replaced only once the new ones are
-    whole (check_out has refused what it can before the games were played)."""
-    with OutputFolder(out, owns=owns) as folder:
-        present = folder.entries()
-        if present and not overwrite:
-            raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the ladder in it)")
-        old = [n for n in present if owns(n)]
-        try:
-            if old:
-                folder.begin_replacement()
-            for name, text in files.items():
-                folder.write(name, text.encode())
-            folder.sync()
-            if old:
-                folder.commit(old, list(files))
-        except BaseException:
-            folder.abort()
-            raise
-
-
-def check_out(out: Path, overwrite: bool):
-    """Refuse, before playing, a folder the ladder may not write (no time lost on a typo)."""
-    kind = check_target(out)
-    if kind == "dir" and not overwrite and [n for n in os.listdir(out) if n not in (LOCK, STAGING)]:
-        raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the ladder in it)")
-
-
 def run_ladder(tables: Tables, entries: list, players: int, games: int, seed: int, out: Path, overwrite: bool,
                on_progress=None) -> tuple:
     """Play the ladder, write DIR/ladder.csv and DIR/ratings.csv; returns their texts."""
     check_players(players)
-    check_out(out, overwrite)
+    check_target(out)
+    if not overwrite:
+        refuse_if_not_empty(out, "ladder")
     ladder = Ladder(tables, entries, players, games, seed)
     ladder.run(on_progress)
     ladder_text = csv_text(LADDER_COLUMNS, [r.row() for r in ladder.results])
     ratings_text = csv_text(RATINGS_COLUMNS, [{"policy": lab, "rating": round(mu, 3), "rating_sd": round(sd, 3)}
                                               for lab, mu, sd in ladder.ratings()])
-    write_outputs(out, overwrite, {LADDER_CSV: ladder_text, RATINGS_CSV: ratings_text})
+    write_files(out, owns, overwrite, {LADDER_CSV: ladder_text.encode(), RATINGS_CSV: ratings_text.encode()}, "ladder")
     return ladder_text, ratings_text

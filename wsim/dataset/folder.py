@@ -329,3 +329,32 @@ class OutputFolder:
         (self.staging / JOURNAL).unlink()
         fsync_dir(self.staging)
         shutil.rmtree(self.staging)
+
+
+def refuse_if_not_empty(out: Path, what: str):
+    """Before any work: refuse a non-empty `out` unless --overwrite (the caller checks that flag);
+    `what` names what --overwrite would replace, for the message."""
+    if probe(out) == "dir" and [n for n in os.listdir(out) if n not in (LOCK, STAGING)]:
+        raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the {what} in it)")
+
+
+def write_files(out: Path, owns: Callable[[str], bool], overwrite: bool, files: dict, what: str):
+    """Write whole files {name: bytes} into folder `out` under the output-folder rules
+    (INTERFACES §0): a non-empty folder only with `overwrite`; the old files that `owns` claims
+    are replaced only once every new one is whole; other files are kept."""
+    with OutputFolder(out, owns=owns) as folder:
+        present = folder.entries()
+        if present and not overwrite:
+            raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the {what} in it)")
+        old = [n for n in present if owns(n)]
+        try:
+            if old:
+                folder.begin_replacement()
+            for name, data in files.items():
+                folder.write(name, data)
+            folder.sync()
+            if old:
+                folder.commit(old, list(files))
+        except BaseException:
+            folder.abort()
+            raise

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from wsim import RULES_VERSION, __version__
-from wsim.codes import FC_SEAT
+from wsim.codes import FC_POLICY, FC_SEAT
 from wsim.kernels.layout import (RES_BOARD, RES_CIVILIAN, RES_COINS, RES_COMMERCIAL, RES_GUILD, RES_MILITARY,
                                  RES_NCARDS, RES_RANK, RES_SCIENCE, RES_SHIELDS, RES_SIDE, RES_STAGES,
                                  RES_TOTAL, RES_TREASURY, RES_WONDER)
@@ -83,7 +83,7 @@ def chunk_table(tables: Tables, settings: Settings, chunk: Chunk) -> pa.Table:
     flat = res.reshape(rows, -1)
     game = np.repeat(np.arange(chunk.first_game, chunk.first_game + games, dtype=np.int64), n)
     seat = np.tile(np.arange(n, dtype=np.int8), games)
-    policy_dict = pa.array(list(settings.labels) + (["free_city"] if settings.free_city else []), type=pa.string())
+    policy_dict = pa.array(list(settings.labels) + ([FC_POLICY] if settings.free_city else []), type=pa.string())
     policy = pa.DictionaryArray.from_arrays(pa.array(np.tile(np.arange(n, dtype=np.int8), games)), policy_dict)
     board_names = pa.array(list(tables.board_ids), type=pa.string())
     wonder = pa.DictionaryArray.from_arrays(pa.array(flat[:, RES_BOARD].astype(np.int8)), board_names)

@@ -1,0 +1,222 @@
+"""`wsim balance` and `wsim ablate` (INTERFACES §5): edits, tables recomputed from the rows, a
+planted imbalance found by the paired experiment, a self-contained page, and bad input."""
+
+import csv
+import html
+import re
+from pathlib import Path
+
+import numpy as np
+import pyarrow.dataset as pads
+import pytest
+
+from conftest import last_error_line, run_cli
+from wsim import ablate as ablate_mod
+from wsim.balance import report as report_mod
+from wsim.edits import EditError, apply_edits
+from wsim.kernels.deal import deal
+from wsim.settings import Settings
+from wsim.stats import wilson_interval
+
+
+def _rows(path) -> list:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bal") / "ds"
+    result = run_cli("simulate", "--games", "3000", "--players", "4", "--seed", "5", "--threads", "1",
+                     "--out", str(out))
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    """A small paired experiment with Altar made worth 12 points more."""
+    out = tmp_path_factory.mktemp("abl") / "report"
+    result = run_cli("ablate", "--edit", "Altar.points=+12", "--games", "2000", "--players", "4", "--seed", "8",
+                     "--threads", "1", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    return out, result
+
+
+# -- edits ------------------------------------------------------------------------------------
+
+def test_edits_change_effects_and_never_the_deal(tables):
+    edited = apply_edits(tables, ["Altar.points=+5", "Tavern.coins=0", "loom=neutral", "giza/B.stage2=neutral",
+                                  "Temple.points=1"])
+    altar, tavern, temple = (tables.card_id(n) for n in ("Altar", "Tavern", "Temple"))
+    assert (tables.ent_points[altar], edited.ent_points[altar]) == (2, 7)
+    assert (tables.ent_coins[tavern], edited.ent_coins[tavern]) == (5, 0)
+    assert (tables.ent_points[temple], edited.ent_points[temple]) == (3, 1)
+    looms = [i for i, n in enumerate(tables.card_names) if n == "Loom"]
+    assert len(looms) == 2 and all(tables.ent_prod[i].any() and not edited.ent_prod[i].any() for i in looms)
+    stage = tables.stage_entity(tables.board_id("giza"), 1, 1)
+    assert tables.ent_points[stage] == 5 and edited.ent_points[stage] == 0
+    assert (edited.ent_cost[stage] == tables.ent_cost[stage]).all()  # the cost stays
+    assert b"# wsim ablate --edit Altar.points=+5" in edited.raw
+    for players in (2, 3, 7):
+        assert all((a == b).all() for a, b in zip(deal(tables, players, 11, 4), deal(edited, players, 11, 4)))
+
+
+@pytest.mark.parametrize("edit, message", [
+    ("Altarx.points=1", "unknown card 'Altarx'"),
+    ("Altar.shields=2", "must be one of points, coins"),
+    ("Altar.points=lots", "whole number"),
+    ("Altar.points=-5", "cannot be negative"),
+    ("Altar", "write CARD.points=N"),
+    ("giza/B.stage5=neutral", "giza/B has stages 1..4, not 5"),
+    ("atlantis/A.stage1=neutral", "unknown wonder 'atlantis'"),
+])
+def test_bad_edits_are_refused(tables, edit, message):
+    with pytest.raises(EditError, match=re.escape(message)):
+        apply_edits(tables, [edit])
+
+
+# -- wsim balance -----------------------------------------------------------------------------
+
+def test_balance_tables_match_the_rows(dataset, tmp_path):
+    out = tmp_path / "rep"
+    result = run_cli("balance", str(dataset), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    rows = pads.dataset(dataset).to_table(columns=["wonder", "side", "win", "cards", "vp_total"]).to_pylist()
+    wonders = _rows(out / "wonders.csv")
+    assert tuple(wonders[0]) == report_mod.WONDER_COLUMNS[:len(wonders[0])]
+    assert sum(int(w["seats"]) for w in wonders) == len(rows) == 12000
+    giza_b = next(w for w in wonders if (w["wonder"], w["side"]) == ("giza", "B"))
+    seats = [r for r in rows if (r["wonder"], r["side"]) == ("giza", "B")]
+    wins = sum(r["win"] for r in seats)
+    assert (int(giza_b["seats"]), int(giza_b["wins"])) == (len(seats), wins)
+    lo, hi = wilson_interval(wins, len(seats))
+    assert float(giza_b["ci_low"]) == pytest.approx(lo, abs=1e-6) and float(giza_b["ci_high"]) == pytest.approx(hi, abs=1e-6)
+    assert float(giza_b["mean_points"]) == pytest.approx(np.mean([r["vp_total"] for r in seats]), abs=1e-4)
+
+    cards = _rows(out / "cards.csv")
+    assert tuple(cards[0]) == report_mod.CARD_COLUMNS
+    altar = next(c for c in cards if c["card"] == "Altar")
+    built = [r for r in rows if "Altar" in r["cards"]]
+    assert int(altar["seats_built"]) == len(built)
+    assert float(altar["win_rate_built"]) == pytest.approx(np.mean([r["win"] for r in built]), abs=1e-5)
+    assert float(altar["ci_low"]) < float(altar["effect"]) < float(altar["ci_high"])
+    assert not (out / "paired.csv").exists()
+
+
+def test_the_page_is_self_contained(dataset, planted, tmp_path):
+    out = tmp_path / "rep"
+    assert run_cli("balance", str(dataset), "--out", str(out)).exit_code == 0
+    for page, plots in ((out / "index.html", 3), (planted[0] / "index.html", 5)):
+        text = page.read_text()
+        assert text.startswith("<!doctype html>") and text.rstrip().endswith("</html>")
+        assert not re.search(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", text, re.I)
+        assert not re.search(r"<(?:script|link|img|iframe)\b", text, re.I)
+        assert text.count("<svg") == plots and text.count("</svg>") == plots
+        assert html.escape(report_mod.ASSOCIATION_NOTE) in text
+
+
+def test_balance_refuses_a_baseline_of_other_games(dataset, tmp_path):
+    other = tmp_path / "other"
+    assert run_cli("simulate", "--games", "3000", "--players", "4", "--seed", "6", "--threads", "1",
+                   "--out", str(other)).exit_code == 0
+    result = run_cli("balance", str(dataset), "--baseline", str(other), "--out", str(tmp_path / "rep"))
+    assert result.exit_code == 2
+    assert "--baseline" in last_error_line(result) and "seed" in last_error_line(result)
+    assert not (tmp_path / "rep").exists()
+
+
+def test_balance_bad_input_writes_nothing(dataset, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "keep.txt").write_text("mine")
+    cases = [
+        ([str(tmp_path / "missing")], "no such folder"),
+        ([str(a_file)], "not a folder"),
+        ([str(empty)], "no wsim dataset here"),
+        ([str(dataset), "--baseline", str(empty)], "--baseline"),
+    ]
+    for args, message in cases:
+        result = run_cli("balance", *args, "--out", str(tmp_path / "rep"))
+        assert result.exit_code == 2 and message in last_error_line(result), (args, result.output)
+        assert not (tmp_path / "rep").exists()
+    result = run_cli("balance", str(dataset), "--out", str(busy))
+    assert result.exit_code == 2 and "not empty" in last_error_line(result)
+    assert sorted(p.name for p in busy.iterdir()) == ["keep.txt"]
+
+
+# -- wsim ablate ------------------------------------------------------------------------------
+
+def test_ablate_finds_the_planted_imbalance(planted):
+    out, result = planted
+    paired = _rows(out / "paired.csv")
+    assert tuple(paired[0]) == report_mod.PAIRED_COLUMNS
+    effects = [p for p in paired if p["metric"] == "effect" and p["diff"]]
+    top = max(effects, key=lambda p: abs(float(p["diff"])))
+    assert top["key"] == "Altar@4"
+    assert float(top["ci_low"]) > 0  # its CI excludes 0
+    assert "Altar@4" in result.stdout
+    wonders = [p for p in paired if p["metric"] == "win_rate"]
+    assert len(wonders) == 14 and all(re.fullmatch(r"[a-z_]+/[AB]@4", p["key"]) for p in wonders)
+    # pairing pays: the typical paired interval is narrower than two independent runs' one
+    widths = [(float(p["ci_high"]) - float(p["ci_low"]), float(p["ci_high_independent"]) - float(p["ci_low_independent"]))
+              for p in paired if p["ci_low"]]
+    assert np.median([w / w_ind for w, w_ind in widths]) < 0.8
+
+
+def test_ablate_keeps_both_datasets_of_the_same_deals(planted):
+    out, _ = planted
+    for name in ("baseline", "edited"):
+        result = run_cli("check", str(out / "data" / name))
+        assert result.exit_code == 0 and result.stdout.startswith("ok: 2000 games"), result.output
+    base, edited = (pads.dataset(out / "data" / n).to_table(columns=["game", "seat", "wonder", "side", "vp_civilian"])
+                    for n in ("baseline", "edited"))
+    assert base.select(["game", "seat", "wonder", "side"]).equals(edited.select(["game", "seat", "wonder", "side"]))
+    assert not base["vp_civilian"].equals(edited["vp_civilian"])  # Altar scores more in the edited games
+
+
+@pytest.mark.parametrize("players, policy", [(2, "greedy"), (3, "heuristic")])
+def test_ablate_runs_at_two_players_and_with_heuristic(tmp_path, players, policy):
+    out = tmp_path / "r"
+    result = run_cli("ablate", "--edit", "Scriptorium=neutral", "--edit", "giza/A.stage3=neutral", "--games", "300",
+                     "--players", str(players), "--policy", policy, "--seed", "2", "--threads", "1", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    paired = _rows(out / "paired.csv")
+    assert {p["key"] for p in paired} >= {f"giza/A@{players}", f"Scriptorium@{players}"}
+    wonders = _rows(out / "wonders.csv")
+    assert sum(int(w["seats"]) for w in wonders) == 300 * players  # the Free City's rows are left out
+
+
+def test_ablate_bad_input_writes_nothing(tmp_path):
+    out = tmp_path / "r"
+    for args, message in ([("--edit", "Nothing.points=1"), "unknown card 'Nothing'"],
+                          [("--edit", "Altar.points=1", "--players", "9"), "--players"]):
+        result = run_cli("ablate", *args, "--games", "10", "--out", str(out))
+        assert result.exit_code == 2 and message in last_error_line(result), result.output
+        assert not out.exists()
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    result = run_cli("ablate", "--edit", "Altar.points=1", "--games", "10", "--out", str(out))
+    assert result.exit_code == 2 and "not empty" in last_error_line(result)
+    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+
+
+def test_ablate_interrupted_leaves_the_old_report(planted, tables, monkeypatch):
+    out, _ = planted
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    page = (out / "index.html").read_bytes()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ablate_mod, "build", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ablate_mod.run_ablate(tables, apply_edits(tables, ["Altar=neutral"]), Settings(players=3, games=20, policies=("random",) * 3), out,
+                              True, False)
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
+    assert (out / "index.html").read_bytes() == page
+    assert not any(p.name.startswith(".wsim-staging") for p in Path(out).iterdir())

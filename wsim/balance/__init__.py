@@ -1,0 +1,3 @@
+"""Balance analysis (`wsim balance`, `wsim ablate`; INTERFACES §5): reading datasets, the
+statistics of win rates and card effects, plots and the HTML report. Imported only by those
+commands: it needs the `analysis` extra (duckdb, statsmodels, matplotlib)."""

@@ -1,0 +1,98 @@
+"""The report's plots, drawn with matplotlib as SVG text to inline in the HTML page.
+
+SVG output is made deterministic (fixed id salt, no date) so that the same dataset gives the
+same report, and text stays text (smaller, and searchable in the page).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: the report is written, never shown
+
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+import numpy as np  # noqa: E402
+
+_STYLE = {"svg.hashsalt": "wsim", "svg.fonttype": "none", "font.size": 9, "axes.spines.top": False,
+          "axes.spines.right": False}
+_ROW_INCHES = 0.22
+_WIDTH = 7.5
+_MAIN = "#1f4e79"
+_SECOND = "#c0504d"
+
+
+def _svg(fig) -> str:
+    out = io.StringIO()
+    fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
+    plt.close(fig)
+    text = out.getvalue()
+    text = text[text.index("<svg"):]  # the XML prolog and doctype do not belong inside HTML
+    # the RDF block names vocabularies by URL; the page promises no external reference at all
+    return re.sub(r"\s*<metadata>.*?</metadata>", "", text, count=1, flags=re.S)
+
+
+def _rows_figure(n: int):
+    return plt.subplots(figsize=(_WIDTH, 0.9 + _ROW_INCHES * max(n, 1)))
+
+
+def forest(labels: list, value, low, high, xlabel: str, reference: float | None = None,
+           reference_label: str = "") -> str:
+    """Estimates with their 95% intervals, one row per label (top to bottom in the given
+    order), with an optional vertical reference line (e.g. the fair share 1/N)."""
+    with plt.rc_context(_STYLE):
+        fig, ax = _rows_figure(len(labels))
+        y = np.arange(len(labels))[::-1]
+        value, low, high = (np.asarray(a, dtype=float) for a in (value, low, high))
+        ax.errorbar(value, y, xerr=[value - low, high - value], fmt="o", color=_MAIN, ms=3.5, capsize=2, lw=1)
+        if reference is not None:
+            ax.axvline(reference, color=_SECOND, ls="--", lw=1, label=reference_label or None)
+            if reference_label:
+                ax.legend(loc="lower right", frameon=False)
+        ax.set_yticks(y, labels)
+        ax.set_ylim(-0.7, len(labels) - 0.3)
+        ax.set_xlabel(xlabel)
+        ax.grid(axis="x", lw=0.4, alpha=0.5)
+        return _svg(fig)
+
+
+def stacked(labels: list, parts: dict, xlabel: str) -> str:
+    """Horizontal stacked bars: for each label, the parts {name: values} laid end to end
+    (mean points by category)."""
+    with plt.rc_context(_STYLE):
+        fig, ax = _rows_figure(len(labels))
+        y = np.arange(len(labels))[::-1]
+        left = np.zeros(len(labels))
+        colours = plt.get_cmap("tab10").colors
+        for i, (name, values) in enumerate(parts.items()):
+            values = np.asarray(values, dtype=float)
+            ax.barh(y, values, left=left, color=colours[i % len(colours)], label=name, height=0.7)
+            left += values
+        ax.set_yticks(y, labels)
+        ax.set_ylim(-0.7, len(labels) - 0.3)
+        ax.set_xlabel(xlabel)
+        ax.legend(ncols=min(len(parts), 7), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+        return _svg(fig)
+
+
+def paired(labels: list, diff, low, high, low_independent, high_independent, xlabel: str) -> str:
+    """Paired differences with two intervals per row: the paired design's (thick) and the one
+    two independent runs would give (thin, below), so the gain in precision shows."""
+    with plt.rc_context(_STYLE):
+        fig, ax = _rows_figure(len(labels))
+        y = np.arange(len(labels))[::-1].astype(float)
+        diff, low, high, low_i, high_i = (np.asarray(a, dtype=float)
+                                          for a in (diff, low, high, low_independent, high_independent))
+        ax.errorbar(diff, y - 0.2, xerr=[diff - low_i, high_i - diff], fmt="none", ecolor="#999999", lw=0.8,
+                    capsize=2, label="two independent runs")
+        ax.errorbar(diff, y + 0.1, xerr=[diff - low, high - diff], fmt="o", color=_MAIN, ms=3.5, lw=1.6,
+                    capsize=2, label="paired (same games)")
+        ax.axvline(0, color="#444444", lw=0.8)
+        ax.set_yticks(y, labels)
+        ax.set_ylim(-0.7, len(labels) - 0.3)
+        ax.set_xlabel(xlabel)
+        ax.grid(axis="x", lw=0.4, alpha=0.5)
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, frameon=False)
+        return _svg(fig)

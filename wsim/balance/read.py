@@ -1,0 +1,137 @@
+"""Reading datasets for the balance report: DuckDB aggregates the parts (never every row in
+memory at once) into the small tables the statistics work on.
+
+Only the players' rows count: at 2 players the Free City's row (seat 2, policy `free_city`)
+is left out, as it is from the ranks. Card effects use the game's block `game % GROUPS` so that
+the paired jackknife (wsim.balance.effects) can leave whole games out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from wsim import codes
+from wsim.dataset import folder as folder_mod
+from wsim.dataset import manifest, parts
+from wsim.dataset.folder import DatasetError
+
+GROUPS = 20  # game blocks for the jackknife: enough for a t interval with 19 degrees of freedom
+MEMORY_LIMIT = "1GB"  # DuckDB spills to disk beyond this, which keeps the report under 2 GB
+CATEGORY_COLUMNS = [f"vp_{c}" for c in codes.CATEGORIES]
+_PLAYERS_ONLY = f"policy <> '{codes.FC_POLICY}'"
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A complete dataset folder: its run metadata and the part files its manifest lists."""
+
+    path: Path
+    meta: dict
+    files: tuple
+
+    @property
+    def policies(self) -> list:
+        return [p.get("label", p["name"]) for p in self.meta["policies"]]
+
+
+def open_dataset(path: Path, option: str = "DIR") -> Dataset:
+    """The dataset in `path`, which must be whole (written to the end, manifest present);
+    DatasetError naming `option` otherwise."""
+    kind = folder_mod.probe(path)
+    if kind != "dir":
+        what = {"missing": "no such folder", "other": "not a folder"}.get(kind, kind)
+        raise DatasetError(f"{option}: {path}: {what}")
+    if folder_mod.lock_is_held(path):
+        raise DatasetError(f"{option}: {path} is being written by another wsim run")
+    if not (path / parts.MANIFEST).exists():
+        if parts.part_files(path):
+            raise DatasetError(f"{option}: {path}: an incomplete dataset (no manifest): finish it with "
+                               "`wsim simulate --resume` first")
+        raise DatasetError(f"{option}: {path}: no wsim dataset here (no part-NNNNN.parquet files)")
+    doc = manifest.read(path)
+    files = tuple(str(path / p["file"]) for p in sorted(doc["parts"], key=lambda p: p["first_game"]))
+    missing = [f for f in files if not Path(f).is_file()]
+    if missing:
+        raise DatasetError(f"{option}: {missing[0]}: listed in the manifest but missing (see `wsim check`)")
+    return Dataset(path, doc["wsim"], files)
+
+
+def connect() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with a memory cap (it spills beyond it) and no progress bar."""
+    con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT})
+    con.execute("SET enable_progress_bar = false")
+    return con
+
+
+def _source(ds: Dataset) -> str:
+    files = ", ".join("'" + f.replace("'", "''") + "'" for f in ds.files)
+    return f"read_parquet([{files}])"
+
+
+def _query(con, sql: str, ds: Dataset) -> pd.DataFrame:
+    try:
+        return con.execute(sql).df()
+    except duckdb.Error as e:
+        raise DatasetError(f"{ds.path}: cannot be read ({str(e).splitlines()[0]})") from None
+
+
+def wonder_table(con, ds: Dataset) -> pd.DataFrame:
+    """Per players, wonder, side: seats, wins, mean points, and the mean of each category."""
+    means = ", ".join(f"avg({c}) AS {c}" for c in CATEGORY_COLUMNS)
+    sql = f"""
+        SELECT players, wonder, side, count(*) AS seats, sum(win::INTEGER) AS wins,
+               avg(vp_total) AS mean_points, {means}
+        FROM {_source(ds)} WHERE {_PLAYERS_ONLY}
+        GROUP BY players, wonder, side ORDER BY players, wonder, side"""
+    return _query(con, sql, ds)
+
+
+def card_cells(con, ds: Dataset) -> pd.DataFrame:
+    """The cell table of wsim.balance.effects: per players, card, built (0/1), wonder, side, seat,
+    policy and game block, the seats and their wins. Built cells come from the `cards` lists;
+    not-built cells are each key's totals less its built cells."""
+    keys = "players, wonder, side, seat, policy, game % {g} AS \"group\"".format(g=GROUPS)
+    keep = "players, wonder, side, seat, policy, \"group\""
+    totals = _query(con, f"""
+        SELECT {keys}, count(*) AS seats, sum(win::INTEGER) AS wins
+        FROM {_source(ds)} WHERE {_PLAYERS_ONLY} GROUP BY ALL""", ds)
+    built = _query(con, f"""
+        SELECT card, {keep}, count(*) AS seats, sum(win::INTEGER) AS wins
+        FROM (SELECT unnest(cards) AS card, win, {keys} FROM {_source(ds)} WHERE {_PLAYERS_ONLY})
+        GROUP BY ALL""", ds)
+    on = ["players", "wonder", "side", "seat", "policy", "group"]
+    cards = built[["players", "card"]].drop_duplicates()
+    every = cards.merge(totals, on="players")  # every card x every key of its player count
+    merged = every.merge(built, on=on + ["card"], how="left", suffixes=("", "_built")).fillna(
+        {"seats_built": 0, "wins_built": 0})
+    not_built = merged.assign(built=0, seats=merged.seats - merged.seats_built, wins=merged.wins - merged.wins_built)
+    yes = built.assign(built=1)
+    cols = ["players", "card", "built", "wonder", "side", "seat", "policy", "group", "seats", "wins"]
+    cells = pd.concat([yes[cols], not_built[cols]], ignore_index=True)
+    cells = cells[cells.seats > 0]
+    return cells.astype({"players": "int64", "built": "int64", "seat": "int64", "group": "int64",
+                         "seats": "int64", "wins": "int64"}).reset_index(drop=True)
+
+
+def paired_wonders(con, base: Dataset, edited: Dataset) -> pd.DataFrame:
+    """Per players, wonder, side: seats n, wins in each dataset, and Σd² of the per-seat
+    differences d = win_edited − win_base (the seats are the same games' same seats). A seat
+    whose wonder differs between the two means that the deals differ: DatasetError."""
+    sql = f"""
+        SELECT b.players, b.wonder, b.side, count(*) AS seats,
+               sum(b.win::INTEGER) AS wins_base, sum(e.win::INTEGER) AS wins_edited,
+               sum((e.win::INTEGER - b.win::INTEGER) * (e.win::INTEGER - b.win::INTEGER)) AS sum_d2,
+               sum((b.wonder <> e.wonder OR b.side <> e.side)::INTEGER) AS mismatched
+        FROM (SELECT game, seat, players, wonder, side, win FROM {_source(base)} WHERE {_PLAYERS_ONLY}) b
+        JOIN (SELECT game, seat, wonder, side, win FROM {_source(edited)} WHERE {_PLAYERS_ONLY}) e
+        USING (game, seat)
+        GROUP BY ALL ORDER BY b.players, b.wonder, b.side"""
+    table = _query(con, sql, edited)
+    if int(table["mismatched"].sum()):
+        raise DatasetError(f"--baseline: {base.path} and {edited.path} deal other wonders to the same "
+                           "seats: they are not the same games")
+    return table.drop(columns="mismatched")

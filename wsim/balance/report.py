@@ -1,0 +1,257 @@
+"""`wsim balance`: the tables (wonders.csv, cards.csv, paired.csv) and the self-contained HTML
+page of one dataset, or of a dataset against its baseline (INTERFACES §5)."""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from wsim.balance import effects, plots, read
+from wsim.dataset.folder import DatasetError
+from wsim.stats import wilson_interval
+
+WONDERS_CSV, CARDS_CSV, PAIRED_CSV, INDEX_HTML = "wonders.csv", "cards.csv", "paired.csv", "index.html"
+REPORT_FILES = (INDEX_HTML, WONDERS_CSV, CARDS_CSV, PAIRED_CSV)
+WONDER_COLUMNS = ("players", "wonder", "side", "seats", "wins", "win_rate", "ci_low", "ci_high", "mean_points")
+CARD_COLUMNS = ("players", "card", "seats_built", "build_rate", "win_rate_built", "win_rate_not_built",
+                "effect", "ci_low", "ci_high")
+PAIRED_COLUMNS = ("metric", "key", "baseline", "value", "diff", "ci_low", "ci_high",
+                  "ci_low_independent", "ci_high_independent")
+# the settings that decide which games a dataset holds: a baseline must share them all
+_SAME_GAMES = ("rules_version", "seed", "games", "players", "policies", "wonders", "sides", "manneken_pis")
+_BOARD_ORDER = ("rhodes", "alexandria", "ephesus", "babylon", "olympia", "halicarnassus", "giza", "manneken_pis")
+ASSOCIATION_NOTE = ("A card's effect here is an association, not a cause: seats that build a card differ in "
+                    "other ways too, and the adjustment for wonder, side, seat and policy cannot remove all of "
+                    "that. `wsim ablate` gives the causal answer, by playing the same games with the card edited.")
+
+
+def owns(name: str) -> bool:
+    """The files `wsim balance` writes (and replaces with --overwrite)."""
+    return name in REPORT_FILES
+
+
+@dataclass
+class Report:
+    """The report's tables and the files that hold them."""
+
+    wonders: pd.DataFrame
+    cards: pd.DataFrame
+    paired: pd.DataFrame | None
+    files: dict = field(default_factory=dict)  # name -> bytes
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+
+def _board_key(wonder: str) -> int:
+    return _BOARD_ORDER.index(wonder) if wonder in _BOARD_ORDER else len(_BOARD_ORDER)
+
+
+def wonders_table(raw: pd.DataFrame) -> pd.DataFrame:
+    """wonders.csv: win rate with its Wilson 95% CI and mean points, by players, wonder, side."""
+    rows = []
+    for r in raw.itertuples(index=False):
+        lo, hi = wilson_interval(int(r.wins), int(r.seats))
+        rows.append({"players": int(r.players), "wonder": r.wonder, "side": r.side, "seats": int(r.seats),
+                     "wins": int(r.wins), "win_rate": r.wins / r.seats, "ci_low": lo, "ci_high": hi,
+                     "mean_points": float(r.mean_points),
+                     **{c: float(getattr(r, c)) for c in read.CATEGORY_COLUMNS}})
+    table = pd.DataFrame(rows)
+    order = table.wonder.map(_board_key)
+    return table.assign(_o=order).sort_values(["players", "_o", "side"]).drop(columns="_o").reset_index(drop=True)
+
+
+def check_pairable(base: read.Dataset, edited: read.Dataset):
+    """Refuse a baseline that does not hold the same games as the dataset."""
+    for key in _SAME_GAMES:
+        a, b = base.meta.get(key), edited.meta.get(key)
+        if key == "policies":
+            a, b = [p.get("label", p["name"]) for p in a], [p.get("label", p["name"]) for p in b]
+        if a != b:
+            raise DatasetError(f"--baseline: {base.path} has {key} {_brief(a)} but {edited.path} has "
+                               f"{_brief(b)}: a paired comparison needs the same games")
+
+
+def _brief(value) -> str:
+    text = str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def paired_table(con, base: read.Dataset, edited: read.Dataset, base_cells: pd.DataFrame,
+                 edited_cells: pd.DataFrame, fitted: tuple) -> pd.DataFrame:
+    """paired.csv: every wonder×side win rate and every card effect, baseline against edited,
+    with the paired CI and the CI two independent runs would give."""
+    rows = []
+    for r in read.paired_wonders(con, base, edited).itertuples(index=False):
+        n = int(r.seats)
+        p0, p1 = r.wins_base / n, r.wins_edited / n
+        diff, lo, hi = effects.paired_mean_ci(n, float(r.wins_edited - r.wins_base), float(r.sum_d2))
+        lo_i, hi_i = effects.independent_diff_ci(p0, n, p1, n)
+        rows.append({"metric": "win_rate", "key": f"{r.wonder}/{r.side}@{int(r.players)}", "baseline": p0,
+                     "value": p1, "diff": diff, "ci_low": lo, "ci_high": hi,
+                     "ci_low_independent": lo_i, "ci_high_independent": hi_i, "_o": _board_key(r.wonder)})
+    wonders = pd.DataFrame(rows).sort_values(["_o", "key"]).drop(columns="_o")
+    cards = effects.paired_effects(base_cells, edited_cells, fitted=fitted)
+    cards = cards.assign(metric="effect", key=cards.card + "@" + cards.players.astype(str))
+    return pd.concat([wonders, cards[list(PAIRED_COLUMNS)]], ignore_index=True)[list(PAIRED_COLUMNS)]
+
+
+def csv_bytes(table: pd.DataFrame, columns: tuple) -> bytes:
+    """A CSV of `columns`, rates to 6 decimals, an empty field for a value that cannot be estimated."""
+    return table[list(columns)].to_csv(index=False, float_format="%.6g", lineterminator="\n").encode()
+
+
+# ---------------------------------------------------------------------------------------------
+# The page
+
+_CSS = """
+body { font: 14px/1.45 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+h1 { font-size: 1.6rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; font-size: 12px; margin: 0.8rem 0; }
+th, td { padding: 2px 8px; text-align: right; border-bottom: 1px solid #eee; }
+th:first-child, td:first-child { text-align: left; }
+.note { background: #f4f6f9; padding: 0.6rem 0.9rem; border-left: 3px solid #1f4e79; }
+figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
+"""
+
+
+def _pct(x) -> str:
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"
+
+
+def _html_table(table: pd.DataFrame, columns: dict) -> str:
+    """An HTML table of `columns` {column: (heading, formatter)}."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h, _ in columns.values())
+    body = []
+    for r in table.to_dict("records"):
+        cells = "".join(f"<td>{html.escape(fmt(r[c]))}</td>" for c, (_, fmt) in columns.items())
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _describe(ds: read.Dataset, name: str) -> str:
+    m = ds.meta
+    policies = ", ".join(ds.policies)
+    return (f"{m['games']:,} games of {m['players']} players (seed {m['seed']}; policies {policies}; wonders "
+            f"{m['wonders']}, sides {m['sides']}; rules version {m['rules_version']}; data sha256 "
+            f"{str(m['data_sha256'])[:12]}…), read from {name}")
+
+
+def _wonder_section(wonders: pd.DataFrame) -> list:
+    out = ["<h2>Wonders</h2>"]
+    for players, t in wonders.groupby("players", sort=True):
+        fair = 1 / players
+        labels = [f"{w} {s}" for w, s in zip(t.wonder, t.side)]
+        out.append(f"<h3>{players} players</h3><p>Win rate of the seats holding each wonder side, with its "
+                   f"Wilson 95% interval; the dashed line is the fair share 1/{players}. Shared victories "
+                   "count for every winner.</p>")
+        out.append("<figure>" + plots.forest(labels, t.win_rate, t.ci_low, t.ci_high, "win rate", fair,
+                                             f"fair share 1/{players}") + "</figure>")
+        out.append(_html_table(t, {
+            "wonder": ("wonder", str), "side": ("side", str), "seats": ("seats", lambda v: f"{v:,}"),
+            "wins": ("wins", lambda v: f"{v:,}"), "win_rate": ("win %", _pct), "ci_low": ("95% CI low", _pct),
+            "ci_high": ("95% CI high", _pct), "mean_points": ("mean points", lambda v: f"{v:.1f}")}))
+        out.append("<p>Mean points by category:</p><figure>" + plots.stacked(
+            labels, {c[3:]: t[c] for c in read.CATEGORY_COLUMNS}, "mean points per seat") + "</figure>")
+    return out
+
+
+def _card_section(cards: pd.DataFrame) -> list:
+    out = ["<h2>Cards</h2>", f'<p class="note">{html.escape(ASSOCIATION_NOTE)}</p>',
+           "<p>Effect: the mean change in a seat's predicted chance of winning when it builds the card, in "
+           "percentage points, from a logistic regression of winning on the card, wonder × side, seat and "
+           f"policy (an average marginal effect). Its 95% CI comes from a jackknife that leaves out one of "
+           f"{read.GROUPS} blocks of games at a time, because the seats of one game are not independent. "
+           f"Cards built by fewer than "
+           f"{effects.MIN_SEATS} seats (or not built by fewer), or with fewer than 10 wins or 10 losses "
+           "among their builders, get no estimate, so that rare cards do not top the list by noise.</p>"]
+    for players, t in cards.groupby("players", sort=True):
+        est = t.dropna(subset=["effect"]).sort_values("effect", ascending=False)
+        out.append(f"<h3>{players} players</h3>")
+        if len(est):
+            out.append("<figure>" + plots.forest(list(est.card), est.effect * 100, est.ci_low * 100,
+                                                 est.ci_high * 100, "effect on the chance of winning "
+                                                 "(percentage points)", 0.0) + "</figure>")
+        out.append(_html_table(t.sort_values("effect", ascending=False, na_position="last"), {
+            "card": ("card", str), "seats_built": ("seats built", lambda v: f"{v:,}"),
+            "build_rate": ("built %", _pct), "win_rate_built": ("win % built", _pct),
+            "win_rate_not_built": ("win % not built", _pct), "effect": ("effect (pp)", _pct),
+            "ci_low": ("95% CI low", _pct), "ci_high": ("95% CI high", _pct)}))
+    return out
+
+
+def _paired_section(paired: pd.DataFrame, base_name: str, name: str) -> list:
+    both = paired.dropna(subset=["diff"])
+    width = (both.ci_high - both.ci_low).median()
+    width_i = (both.ci_high_independent - both.ci_low_independent).median()
+    out = ["<h2>Paired comparison</h2>",
+           f"<p>The baseline ({html.escape(base_name)}) and this dataset ({html.escape(name)}) "
+           "hold the same games: the same deals and the same random streams, with only the card data "
+           "different. Each metric is compared game by game. Win rates: the mean of the per-seat differences, "
+           "with the paired normal-approximation 95% CI. Card effects: the difference of the two effects, "
+           f"with a 95% CI from a grouped jackknife that leaves out one of {read.GROUPS} blocks of games from "
+           "both datasets at once. The grey intervals are what two independent runs of the same size would "
+           f"give; the median interval here is {100 * width:.2f} percentage points wide, against "
+           f"{100 * width_i:.2f} for independent runs.</p>"]
+    for metric, title in (("win_rate", "Win rate by wonder side"), ("effect", "Card effects")):
+        t = both[both.metric == metric]
+        if metric == "effect":
+            t = t.reindex(t["diff"].abs().sort_values(ascending=False).index)
+        if not len(t):
+            continue
+        out.append(f"<h3>{title}: edited − baseline (percentage points)</h3><figure>" + plots.paired(
+            list(t.key), t["diff"] * 100, t.ci_low * 100, t.ci_high * 100, t.ci_low_independent * 100,
+            t.ci_high_independent * 100, "difference (percentage points)") + "</figure>")
+    out.append(_html_table(paired, {
+        "metric": ("metric", str), "key": ("key", str), "baseline": ("baseline %", _pct),
+        "value": ("value %", _pct), "diff": ("diff (pp)", _pct), "ci_low": ("paired CI low", _pct),
+        "ci_high": ("paired CI high", _pct), "ci_low_independent": ("independent CI low", _pct),
+        "ci_high_independent": ("independent CI high", _pct)}))
+    return out
+
+
+def page(ds: read.Dataset, report: Report, baseline: read.Dataset | None, names: tuple) -> str:
+    """The report as one self-contained HTML document (plots inline as SVG, no external resource).
+    `names`: how the page names the dataset and the baseline."""
+    parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
+             "<title>wsim balance report</title>", f"<style>{_CSS}</style></head><body>",
+             "<h1>wsim balance report</h1>", f"<p>{html.escape(_describe(ds, names[0]))}.</p>"]
+    if baseline is not None:
+        parts.append(f"<p>Baseline: {html.escape(_describe(baseline, names[1]))}.</p>")
+        parts += _paired_section(report.paired, names[1], names[0])
+    parts += _wonder_section(report.wonders)
+    parts += _card_section(report.cards)
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+
+def build(path: Path, baseline_path: Path | None = None, names: tuple | None = None) -> Report:
+    """Read the dataset (and its baseline) and make every table and file of the report; `names`
+    (dataset, baseline) are how the page names them (default: their paths)."""
+    ds = read.open_dataset(path)
+    base = read.open_dataset(baseline_path, "--baseline") if baseline_path is not None else None
+    if base is not None:
+        check_pairable(base, ds)
+    con = read.connect()
+    wonders = wonders_table(read.wonder_table(con, ds))
+    cells = read.card_cells(con, ds)
+    fitted = effects.fit_cells(cells)
+    cards = effects.card_effects(cells, fitted=fitted)
+    paired = None
+    if base is not None:
+        base_cells = read.card_cells(con, base)
+        paired = paired_table(con, base, ds, base_cells, cells, (effects.fit_cells(base_cells), fitted))
+    report = Report(wonders, cards, paired)
+    names = names or (str(path), str(baseline_path))
+    report.files[INDEX_HTML] = page(ds, report, base, names).encode()
+    report.files[WONDERS_CSV] = csv_bytes(wonders, WONDER_COLUMNS)
+    report.files[CARDS_CSV] = csv_bytes(cards, CARD_COLUMNS)
+    if paired is not None:
+        report.files[PAIRED_CSV] = csv_bytes(paired, PAIRED_COLUMNS)
+    return report

@@ -1,0 +1,116 @@
+"""Edits of the card data for a paired experiment (`wsim ablate --edit`, INTERFACES §5).
+
+An edit changes what a card or a wonder stage does, never which cards are dealt, so that the
+edited run plays the same deals as the baseline:
+
+    CARD.points=N | +N | -N          the flat points it scores (relative with a sign)
+    CARD.coins=N | +N | -N           the flat coins taken when it is built
+    CARD=neutral                     a card that does nothing (cost, chains, copies kept)
+    WONDER/SIDE.stageK=neutral       a stage that does nothing (its cost kept)
+    WONDER/SIDE.stageK.points=...    also .coins=..., as for cards
+
+A card name matches as everywhere (case, spaces, punctuation, aliases) and edits every copy of
+that building (Age I and II Loom together). The edits are applied to the data document in
+memory and the result is compiled like any data file; the compiled deck is then compared with
+the original's, so an edit can never change the deal.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from wsim.errors import WsimError, brief
+from wsim.tables import DataError, Tables, compile_text, normalize_name
+from wsim.yamlfile import parse
+
+_EFFECT_KEYS = ("produces", "tradeable", "points", "shields", "coins", "science", "discount",
+                "coins_per", "points_per", "power", "copies")
+_AMOUNT = re.compile(r"([+-]?)(\d{1,4})")
+_STAGE = re.compile(r"(?P<wonder>[A-Za-z_]+)/(?P<side>[ABab])\.stage(?P<k>\d{1,2})", re.ASCII)
+FIELDS = ("points", "coins")
+
+
+class EditError(WsimError):
+    """An --edit that names an unknown card or stage, or that cannot be applied."""
+
+
+def _fail(edit: str, problem: str) -> EditError:
+    return EditError(f"--edit {brief(edit)}: {problem}")
+
+
+def _targets(edit: str, subject: str, doc: dict, base: Tables) -> list:
+    """The data-document entries (dicts) an edit's subject names: every copy of a card, or one stage."""
+    stage = _STAGE.fullmatch(subject)
+    if stage:
+        wonder, side, k = stage["wonder"].lower(), stage["side"].upper(), int(stage["k"])
+        entries = [w for w in doc["wonders"] if w.get("id") == wonder]
+        if not entries:
+            raise _fail(edit, f"unknown wonder {brief(wonder)} (one of: {' '.join(base.board_ids)})")
+        stages = entries[0]["sides"][side]
+        if not 1 <= k <= len(stages):
+            raise _fail(edit, f"{wonder}/{side} has stages 1..{len(stages)}, not {k}")
+        return [stages[k - 1]]
+    try:
+        card = base.card_id(subject)
+    except KeyError:
+        raise _fail(edit, f"unknown card {brief(subject)} (see `wsim cards`), or a stage written "
+                          "WONDER/SIDE.stageK") from None
+    name = normalize_name(base.card_names[card])
+    return [c for c in doc["cards"] if normalize_name(c["name"]) == name]
+
+
+def _apply(edit: str, doc: dict, base: Tables):
+    """Apply one edit to the document in place."""
+    subject, sep, value = edit.partition("=")
+    subject, value = subject.strip(), value.strip()
+    if not sep or not subject or not value:
+        raise _fail(edit, "write CARD.points=N, CARD.coins=N, CARD=neutral or WONDER/SIDE.stageK=neutral")
+    if value.lower() == "neutral":
+        for entry in _targets(edit, subject, doc, base):
+            for key in _EFFECT_KEYS:
+                entry.pop(key, None)
+        return
+    subject, dot, field = subject.rpartition(".")
+    if not dot or field not in FIELDS:
+        raise _fail(edit, f"the field edited must be one of {', '.join(FIELDS)} (or the value `neutral`)")
+    amount = _AMOUNT.fullmatch(value)
+    if not amount:
+        raise _fail(edit, f"{field} takes a whole number N, +N or -N (up to 4 digits), not {brief(value)}")
+    sign, number = amount[1], int(amount[2])
+    for entry in _targets(edit, subject, doc, base):
+        old = entry.get(field, 0)
+        new = old + number if sign == "+" else old - number if sign == "-" else number
+        if new < 0:
+            raise _fail(edit, f"{field} would become {new}; it cannot be negative")
+        if new:
+            entry[field] = new
+        else:
+            entry.pop(field, None)
+
+
+def _deck(t: Tables) -> tuple:
+    """What decides the deal: the cards (names, ages, colours, copies) and the boards' stage counts."""
+    return (t.card_names, tuple(map(tuple, t.card_players)), t.card_age.tolist(), t.card_copies.tolist(),
+            t.board_ids, t.board_stages.tolist())
+
+
+def apply_edits(base: Tables, edits: list) -> Tables:
+    """The tables of `base`'s data file with `edits` applied (in order), compiled; the file text
+    (`Tables.raw`) says which edits made it. Raises EditError for a bad edit."""
+    if not edits:
+        raise EditError("--edit: give at least one edit, e.g. --edit 'Altar.points=+5'")
+    doc = parse(base.raw)
+    for edit in edits:
+        _apply(edit, doc, base)
+    header = "".join(f"# wsim ablate --edit {e}\n" for e in edits)
+    text = header + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+    try:
+        edited = compile_text(text, source="edited data")
+    except DataError as e:
+        raise EditError(f"--edit: the edited data is not valid: {e}") from None
+    if _deck(edited) != _deck(base):
+        raise EditError("--edit: the edits change the deck's composition, so the two runs would not "
+                        "play the same deals")
+    return edited
