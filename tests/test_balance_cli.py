@@ -220,3 +220,29 @@ def test_ablate_interrupted_leaves_the_old_report(planted, tables, monkeypatch):
     assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
     assert (out / "index.html").read_bytes() == page
     assert not any(p.name.startswith(".wsim-staging") for p in Path(out).iterdir())
+
+
+def test_without_the_analysis_extra_the_commands_name_it(dataset, tmp_path, monkeypatch):
+    from wsim import cli
+
+    monkeypatch.setattr(cli, "ANALYSIS_LIBRARIES", cli.ANALYSIS_LIBRARIES + ("wsim_no_such_library",))
+    for args in (["balance", str(dataset)], ["ablate", "--edit", "Altar=neutral", "--games", "10"]):
+        result = run_cli(*args, "--out", str(tmp_path / "r"))
+        assert result.exit_code == 2 and "pip install 'wsim[analysis]'" in last_error_line(result)
+        assert not (tmp_path / "r").exists()
+
+
+def test_simulate_never_imports_the_analysis_libraries(tmp_path):
+    """`wsim simulate` starts fast: the analysis and rating libraries load only in their commands
+    (scipy is left out of the check: numba itself imports it when it is installed)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from wsim.entry import run; sys.argv = ['wsim', 'simulate', '--games', '2', '--threads', '1', "
+            f"'--out', {str(tmp_path / 'ds')!r}]\n"
+            "try:\n    run()\nexcept SystemExit:\n    pass\n"
+            "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'duckdb', 'statsmodels', 'matplotlib', 'pandas', "
+            "'openskill', 'cma'})\n"
+            "print('HEAVY', heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert "HEAVY []" in out.stdout, out.stdout + out.stderr

@@ -4,7 +4,6 @@
 import shutil
 import subprocess
 
-import numpy as np
 import pytest
 from matplotlib import image
 

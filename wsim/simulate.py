@@ -51,12 +51,19 @@ class Summary:
             table = table.filter(pc.invert(is_fc))
         for i, name in enumerate([f"vp_{c}" for c in codes.CATEGORIES] + ["vp_total"]):
             self.points[i] += pc.sum(table[name]).as_py() or 0
-        grouped = table.group_by(["wonder", "side"]).aggregate([("win", "sum"), ("win", "count")])
-        for wonder, side, wins, seats in zip(*(grouped[c].to_pylist()
-                                               for c in ("wonder", "side", "win_sum", "win_count"))):
-            entry = self.seats_by_board.setdefault((wonder, side), [0, 0])
-            entry[0] += seats
-            entry[1] += wins
+        # counted with numpy: Table.group_by loads pyarrow's query engine, which imports pandas
+        # when it is installed and would slow every start (see parts._array)
+        wonder, side = (pc.dictionary_encode(table[c]).combine_chunks() for c in ("wonder", "side"))
+        key = parts.numpy_of(wonder.indices).astype(np.int64) * len(side.dictionary) + parts.numpy_of(side.indices)
+        size = len(wonder.dictionary) * len(side.dictionary)
+        seats = np.bincount(key, minlength=size)
+        won = parts.numpy_of(pc.cast(table["win"], pa.int8()))
+        wins = np.bincount(key, weights=won, minlength=size)
+        for k in np.flatnonzero(seats):
+            board = (str(wonder.dictionary[k // len(side.dictionary)]), str(side.dictionary[k % len(side.dictionary)]))
+            entry = self.seats_by_board.setdefault(board, [0, 0])
+            entry[0] += int(seats[k])
+            entry[1] += int(wins[k])
 
     def text(self, tables: Tables) -> str:
         """The summary: speed, mean points by category, win rate by wonder and side (95% CI)."""

@@ -74,6 +74,35 @@ def _policy_entry(name: str, label: str, row, weights_sha256: str) -> dict:
     return entry
 
 
+def _array(values: np.ndarray, null: np.ndarray | None = None) -> pa.Array:
+    """A numeric or bool numpy array as an Arrow array, `null` marking nulls. Built from buffers
+    because `pa.array` imports pandas whenever it is installed (the analysis extra), which
+    would slow every `wsim simulate` start by a fifth of a second."""
+    values = np.ascontiguousarray(values)
+    validity = None if null is None else pa.py_buffer(np.packbits(~null, bitorder="little"))
+    if values.dtype == np.bool_:
+        return pa.Array.from_buffers(pa.bool_(), len(values),
+                                     [validity, pa.py_buffer(np.packbits(values, bitorder="little"))])
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [validity, pa.py_buffer(values)])
+
+
+def numpy_of(array) -> np.ndarray:
+    """A null-free primitive Arrow array (or chunked array) as numpy, read from its data buffer
+    (`to_numpy` imports pandas when it is installed: see _array)."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    dtype = np.dtype(array.type.to_pandas_dtype())
+    return np.frombuffer(array.buffers()[1], dtype=dtype)[array.offset:array.offset + len(array)]
+
+
+def _strings(texts: list) -> pa.Array:
+    """A list of str as an Arrow string array (see _array for why not `pa.array`)."""
+    encoded = [t.encode() for t in texts]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+
+
 def chunk_table(tables: Tables, settings: Settings, chunk: Chunk) -> pa.Table:
     """One row per (game, seat) of a chunk, in (game, seat) order, with the documented columns
     (at 2 players three rows a game, the Free City's last, and the column free_city)."""
@@ -83,11 +112,11 @@ def chunk_table(tables: Tables, settings: Settings, chunk: Chunk) -> pa.Table:
     flat = res.reshape(rows, -1)
     game = np.repeat(np.arange(chunk.first_game, chunk.first_game + games, dtype=np.int64), n)
     seat = np.tile(np.arange(n, dtype=np.int8), games)
-    policy_dict = pa.array(list(settings.labels) + ([FC_POLICY] if settings.free_city else []), type=pa.string())
-    policy = pa.DictionaryArray.from_arrays(pa.array(np.tile(np.arange(n, dtype=np.int8), games)), policy_dict)
-    board_names = pa.array(list(tables.board_ids), type=pa.string())
-    wonder = pa.DictionaryArray.from_arrays(pa.array(flat[:, RES_BOARD].astype(np.int8)), board_names)
-    side = pa.DictionaryArray.from_arrays(pa.array(flat[:, RES_SIDE].astype(np.int8)), pa.array(["A", "B"]))
+    policy_dict = _strings(list(settings.labels) + ([FC_POLICY] if settings.free_city else []))
+    policy = pa.DictionaryArray.from_arrays(_array(np.tile(np.arange(n, dtype=np.int8), games)), policy_dict)
+    board_names = _strings(list(tables.board_ids))
+    wonder = pa.DictionaryArray.from_arrays(_array(flat[:, RES_BOARD].astype(np.int8)), board_names)
+    side = pa.DictionaryArray.from_arrays(_array(flat[:, RES_SIDE].astype(np.int8)), _strings(["A", "B"]))
     # cards: a list per row, values dictionary-encoded by building name (Loom for either age)
     counts = flat[:, RES_NCARDS].astype(np.int32)
     offsets = np.zeros(rows + 1, dtype=np.int32)
@@ -95,28 +124,28 @@ def chunk_table(tables: Tables, settings: Settings, chunk: Chunk) -> pa.Table:
     ids = chunk.cards.reshape(rows, -1)
     mask = np.arange(ids.shape[1])[None, :] < counts[:, None]
     name_ids = np.asarray(tables.card_name_id)[ids[mask]].astype(np.int16)
-    names = pa.DictionaryArray.from_arrays(pa.array(name_ids), pa.array(list(tables.names), type=pa.string()))
-    cards = pa.ListArray.from_arrays(pa.array(offsets), names)
+    names = pa.DictionaryArray.from_arrays(_array(name_ids), _strings(list(tables.names)))
+    cards = pa.ListArray.from_arrays(_array(offsets), names)
     columns = {
-        "game": pa.array(game),
-        "seed": pa.array(np.full(rows, settings.seed, dtype=np.uint64)),
-        "players": pa.array(np.full(rows, settings.players, dtype=np.int8)),
-        "seat": pa.array(seat),
+        "game": _array(game),
+        "seed": _array(np.full(rows, settings.seed, dtype=np.uint64)),
+        "players": _array(np.full(rows, settings.players, dtype=np.int8)),
+        "seat": _array(seat),
         "policy": policy.dictionary_decode(),
         "wonder": wonder.dictionary_decode(),
         "side": side.dictionary_decode(),
     }
     for name, field in _VP_COLUMNS:
-        columns[name] = pa.array(flat[:, field].astype(np.int16))
-    columns["coins"] = pa.array(flat[:, RES_COINS].astype(np.int16))
-    columns["shields"] = pa.array(flat[:, RES_SHIELDS].astype(np.int16))
-    columns["stages"] = pa.array(flat[:, RES_STAGES].astype(np.int8))
+        columns[name] = _array(flat[:, field].astype(np.int16))
+    columns["coins"] = _array(flat[:, RES_COINS].astype(np.int16))
+    columns["shields"] = _array(flat[:, RES_SHIELDS].astype(np.int16))
+    columns["stages"] = _array(flat[:, RES_STAGES].astype(np.int8))
     rank = flat[:, RES_RANK].astype(np.int8)
-    columns["rank"] = pa.array(rank, mask=rank == 0)  # the Free City's rank (0) is null
-    columns["win"] = pa.array(flat[:, RES_RANK] == 1)
+    columns["rank"] = _array(rank, null=rank == 0)  # the Free City's rank (0) is null
+    columns["win"] = _array(flat[:, RES_RANK] == 1)
     columns["cards"] = cards
     if settings.free_city:
-        columns["free_city"] = pa.array(seat == FC_SEAT)
+        columns["free_city"] = _array(seat == FC_SEAT)
     return pa.table(columns)
 
 
