@@ -10,7 +10,7 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet -e '.[test,analysis]'
+	$(BIN)/pip install --quiet -e '.[test,analysis,dask]'
 	touch $(STAMP)
 
 run: $(STAMP)

@@ -34,9 +34,9 @@ def precheck(out: Path, overwrite: bool):
 
 
 def run_ablate(base: Tables, edited: Tables, settings: Settings, out: Path, overwrite: bool, progress: bool,
-               on_run=None) -> tuple:
+               on_run=None, dask: str | None = None, threads: int | None = None) -> tuple:
     """Play the two runs and write the report; returns (Report, [Result of each run]).
-    on_run(name, result) is called after each run."""
+    on_run(name, result) is called after each run; dask and threads as for `wsim simulate`."""
     precheck(out, overwrite)
     with OutputFolder(out, owns=owns) as folder:
         present = folder.entries()
@@ -48,7 +48,7 @@ def run_ablate(base: Tables, edited: Tables, settings: Settings, out: Path, over
             staged = folder.target / DATA
             results = []
             for name, t in zip(RUNS, (base, edited)):
-                result = simulate(Request(t, settings, "new"), staged / name, progress)
+                result = simulate(Request(t, settings, "new", dask=dask, threads=threads), staged / name, progress)
                 results.append(result)
                 if on_run is not None:
                     on_run(name, result)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from importlib.util import find_spec
 from pathlib import Path
 
 import click
@@ -241,10 +242,30 @@ def _run_options(f):
         click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores]."),
         click.option("--chunk-size", type=click.IntRange(1, 1_000_000), default=100_000, show_default=True,
                      help="Games per Parquet part (at most 1,000,000)."),
+        click.option("--dask", default=None, metavar="tcp://HOST:PORT|local:W",
+                     help="Play the parts as tasks on a Dask cluster (a running `dask scheduler`, or W local worker "
+                          "processes); --threads is then each task's kernel threads [1]. Needs wsim[dask]."),
     ]
     for option in reversed(options):
         f = option(f)
     return f
+
+
+def _threads_for(threads, dask):
+    """Check --threads: this machine's kernel threads, or with --dask each task's (checked by the
+    worker, whose cores this machine does not know)."""
+    from wsim.run import set_threads
+
+    if dask is None:
+        set_threads(threads)
+    elif threads is not None and threads < 1:
+        raise UserError(f"--threads: must be at least 1, got {threads}")
+    if dask is not None:
+        from wsim.cluster import parse_address
+
+        parse_address(dask)
+        if find_spec("distributed") is None:
+            raise UserError("--dask needs the dask extra: pip install 'wsim[dask]'")
 
 
 def _run_settings(t, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
@@ -274,7 +295,7 @@ def _run_settings(t, games, players, seed, policy, policies, policy_param, wonde
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Dataset folder (created if missing).")
 @click.pass_context
 def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis, threads,
-                 chunk_size, overwrite, resume, out):
+                 chunk_size, dask, overwrite, resume, out):
     """Play many games and write one Parquet row per (game, seat) to --out.
 
     The same settings give the same values whatever --threads and --chunk-size. A summary
@@ -282,7 +303,6 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wond
     """
     from click.core import ParameterSource
 
-    from wsim.run import set_threads
     from wsim.simulate import Request, simulate
 
     if out == "":
@@ -294,7 +314,7 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wond
     t = load_tables(ctx)
     settings = _run_settings(t, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
                              chunk_size)
-    set_threads(threads)
+    _threads_for(threads, dask)
     given = {name for name in ("games", "players", "seed", "wonders", "sides", "manneken_pis", "chunk_size")
              if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)}
     if policy is not None or policies is not None:
@@ -306,7 +326,8 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wond
     mode = "overwrite" if overwrite else "resume" if resume else "new"
     _announce_compile()
     try:
-        result = simulate(Request(t, settings, mode, frozenset(given)), Path(out), progress=sys.stderr.isatty())
+        result = simulate(Request(t, settings, mode, frozenset(given), dask, threads), Path(out),
+                          progress=sys.stderr.isatty())
     except (KeyboardInterrupt, signals.Terminated) as e:
         done = getattr(e, "wsim_complete", False)
         click.echo(f"\ninterrupted after the run completed: the dataset in {out} is whole" if done
@@ -453,8 +474,6 @@ ANALYSIS_LIBRARIES = ("duckdb", "statsmodels", "matplotlib")
 
 def _analysis_extra():
     """Refuse the command, naming the extra to install, when an analysis library is missing."""
-    from importlib.util import find_spec
-
     for name in ANALYSIS_LIBRARIES:
         if find_spec(name) is None:
             raise UserError(f"this command needs the analysis extra ({name} is missing): "
@@ -509,7 +528,7 @@ def balance_cmd(directory, baseline, overwrite, out):
               help="Report folder (created if missing); the two datasets go to REPORT/data/.")
 @click.pass_context
 def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
-               threads, chunk_size, overwrite, out):
+               threads, chunk_size, dask, overwrite, out):
     """The paired experiment: the same games played with the card data as it is and with the
     edits applied (the deal never changes), then the `wsim balance --baseline` report of the two.
     """
@@ -518,13 +537,12 @@ def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param,
     _analysis_extra()
     from wsim.ablate import precheck, run_ablate
     from wsim.edits import apply_edits
-    from wsim.run import set_threads
 
     t = load_tables(ctx)
     edited = apply_edits(t, list(edits))
     settings = _run_settings(t, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
                              chunk_size)
-    set_threads(threads)
+    _threads_for(threads, dask)
     precheck(Path(out), overwrite)
 
     def on_run(name, result):
@@ -533,7 +551,7 @@ def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param,
 
     _announce_compile()
     try:
-        report, _ = run_ablate(t, edited, settings, Path(out), overwrite, sys.stderr.isatty(), on_run)
+        report, _ = run_ablate(t, edited, settings, Path(out), overwrite, sys.stderr.isatty(), on_run, dask, threads)
     except (KeyboardInterrupt, signals.Terminated):
         click.echo("\ninterrupted: the report folder is as it was", err=True)
         raise

@@ -106,6 +106,8 @@ class Request:
     settings: Settings
     mode: str  # "new", "overwrite" or "resume"
     explicit: frozenset = frozenset()
+    dask: str | None = None  # --dask ADDRESS: play the parts on that cluster (wsim.cluster)
+    threads: int | None = None  # kernel threads of each task on the cluster (default 1)
 
 
 @dataclass
@@ -272,6 +274,40 @@ def tables_of_dataset(path: Path, header: parts.PartHeader, recorded, installed:
 # ---------------------------------------------------------------------------------------------
 # Playing
 
+def _local_parts(plan: _Plan, data_text: bytes, on_progress):
+    """(index, part bytes, table, metadata) of each part to play, played here."""
+    settings, t = plan.settings, plan.tables
+    if not plan.todo:
+        return
+    runner, pacer = Runner(t, settings), Pacer()
+    for index in plan.todo:
+        first = index * settings.chunk_size
+        games = min(settings.chunk_size, settings.games - first)
+        chunk = play_paced(runner, pacer, first, games, on_progress)
+        table = parts.chunk_table(t, settings, chunk)
+        meta = parts.metadata(t, settings, first, games)
+        yield index, parts.encode(table, meta, data_text), table, meta
+
+
+def _cluster_parts(plan: _Plan, data_text: bytes, on_progress, cluster, threads: int):
+    """The same, played as tasks on a Dask cluster (wsim.cluster); each part is checked to be
+    the one asked for before it is written."""
+    from wsim.cluster import play_parts
+
+    settings, t = plan.settings, plan.tables
+    run_meta = parts.run_metadata(parts.metadata(t, settings, 0, 0))
+    for index, blob in play_parts(cluster, data_text, run_meta, plan.todo, threads):
+        first = index * settings.chunk_size
+        games = min(settings.chunk_size, settings.games - first)
+        meta = parts.metadata(t, settings, first, games)
+        header, table = parts.decode(blob, _SUMMARY_COLUMNS)
+        if header.meta != meta or header.rows != games * settings.cities:
+            raise DatasetError(f"--dask: a worker returned another part than part {index} (other settings "
+                               "or games): are the workers running the same wsim?")
+        on_progress(games)
+        yield index, blob, table, meta
+
+
 def simulate(req: Request, out: Path, progress: bool) -> Result:
     """Run `req` into `out` (INTERFACES §2); returns the summary of the whole dataset.
 
@@ -280,6 +316,20 @@ def simulate(req: Request, out: Path, progress: bool) -> Result:
     dataset stays as it was.
     """
     _precheck(out, req.mode)
+    cluster = None
+    if req.dask is not None:  # before the folder is touched: another wsim on a worker is refused first
+        from wsim.cluster import connect
+
+        cluster = connect(req.dask)
+    try:
+        return _simulate(req, out, progress, cluster)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _simulate(req: Request, out: Path, progress: bool, cluster) -> Result:
+    """simulate() in its folder, with the parts played here or on `cluster`."""
     with OutputFolder(out, owns=parts.owns) as folder:
         plan = _plan_resume(req, folder) if req.mode == "resume" else _plan_new(req, folder)
         foreign = [n for n in folder.entries() if not parts.owns(n)]
@@ -293,10 +343,11 @@ def simulate(req: Request, out: Path, progress: bool) -> Result:
         if not plan.todo and (out / parts.MANIFEST).exists():
             summary.seconds = 0.0
             return Result(summary, t, foreign)
-        runner = Runner(t, settings) if plan.todo else None
+        if cluster is not None and progress:
+            link = cluster.dashboard
+            sys.stderr.write(f"  Dask: {cluster.workers} workers" + (f", dashboard {link}" if link else "") + "\n")
         if plan.replace:
             folder.begin_replacement()
-        pacer = Pacer()
         started = time.perf_counter()
         total_todo = sum(min(settings.chunk_size, settings.games - i * settings.chunk_size) for i in plan.todo)
         done = [0]
@@ -305,17 +356,14 @@ def simulate(req: Request, out: Path, progress: bool) -> Result:
             done[0] += games
             if progress:
                 rate = done[0] / max(time.perf_counter() - started, 1e-9)
-                sys.stderr.write(f"\r  {done[0]:,} / {total_todo:,} games ({rate:,.0f} games/s)")
+                where = f", {cluster.workers} workers" if cluster is not None else ""
+                sys.stderr.write(f"\r  {done[0]:,} / {total_todo:,} games ({rate:,.0f} games/s{where})")
                 sys.stderr.flush()
 
         try:
-            for index in plan.todo:
-                first = index * settings.chunk_size
-                games = min(settings.chunk_size, settings.games - first)
-                chunk = play_paced(runner, pacer, first, games, on_progress)
-                table = parts.chunk_table(t, settings, chunk)
-                meta = parts.metadata(t, settings, first, games)
-                blob = parts.encode(table, meta, data_text)
+            produced = (_cluster_parts(plan, data_text, on_progress, cluster, req.threads or 1) if cluster is not None
+                        else _local_parts(plan, data_text, on_progress))
+            for index, blob, table, meta in produced:
                 folder.write(parts.part_name(index), blob)
                 summary.add(table)
                 header = parts.PartHeader(parts.part_name(index), meta, table.num_rows, data_text)

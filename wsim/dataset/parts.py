@@ -25,6 +25,7 @@ from wsim.kernels.layout import (RES_BOARD, RES_CIVILIAN, RES_COINS, RES_COMMERC
                                  RES_NCARDS, RES_RANK, RES_SCIENCE, RES_SHIELDS, RES_SIDE, RES_STAGES,
                                  RES_TOTAL, RES_TREASURY, RES_WONDER)
 from wsim.dataset.folder import DatasetError
+from wsim.errors import brief
 from wsim.run import Chunk
 from wsim.settings import Settings
 from wsim.tables import Tables
@@ -174,6 +175,17 @@ def encode(table: pa.Table, meta: dict, data_text: bytes) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd")
     return sink.getvalue().to_pybytes()
+
+
+def decode(blob: bytes, columns: list) -> tuple:
+    """(PartHeader, table of `columns`) of a part file's bytes (DatasetError if it is not one)."""
+    try:
+        f = pq.ParquetFile(pa.BufferReader(blob))
+        meta = f.schema_arrow.metadata or {}
+        header = PartHeader("", json.loads(meta[META_KEY]), f.metadata.num_rows, meta.get(DATA_KEY))
+        return header, f.read(columns=columns)
+    except (OSError, KeyError, ValueError, pa.ArrowException) as e:
+        raise DatasetError(f"not a wsim part file ({brief(str(e))})") from None
 
 
 @dataclass

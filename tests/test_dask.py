@@ -1,0 +1,170 @@
+"""`--dask` (INTERFACES §2 "Distributed runs") on real Dask components: a LocalCluster of worker
+processes, a worker killed with SIGKILL, a client killed and resumed, two tasks at once on one
+worker, another wsim version on a worker, a task that fails for good."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import last_error_line, run_cli
+
+distributed = pytest.importorskip("distributed", reason="the dask extra is part of make test's install",
+                                  exc_type=ImportError)
+
+
+def _parts(out: Path) -> dict:
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.name.startswith(("part-", "_wsim"))}
+
+
+def _local(tmp_path, name, *args) -> dict:
+    out = tmp_path / name
+    result = run_cli("simulate", *args, "--threads", "1", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    return _parts(out)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two worker processes, one thread each (their nannies restart a killed worker)."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as lc:
+        with distributed.Client(lc) as client:
+            yield lc, client
+
+
+def _wsim(*args) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "wsim", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def _wait_for_part(out: Path, proc: subprocess.Popen, seconds: float = 120):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if out.exists() and any(p.name.startswith("part-") for p in out.iterdir()):
+            return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError("no part was written in time")
+
+
+def test_a_local_cluster_writes_the_local_run_byte_for_byte(tmp_path):
+    args = ("--games", "3000", "--chunk-size", "400", "--players", "5", "--policy", "greedy", "--seed", "4")
+    result = run_cli("simulate", *args, "--dask", "local:2", "--out", str(tmp_path / "d"))
+    assert result.exit_code == 0, result.output
+    assert _parts(tmp_path / "d") == _local(tmp_path, "l", *args)
+    assert "3,000 games of 5 players" in result.stdout
+    assert run_cli("check", str(tmp_path / "d")).stdout.startswith("ok: 3000 games")
+
+
+def test_a_killed_worker_costs_only_its_tasks(tmp_path, cluster):
+    lc, client = cluster
+    args = ("--games", "60000", "--chunk-size", "2500", "--players", "4", "--seed", "6")
+    out = tmp_path / "d"
+    proc = _wsim("simulate", *args, "--dask", lc.scheduler_address, "--out", str(out))
+    _wait_for_part(out, proc)
+    victim = next(iter(client.run(os.getpid).values()))
+    os.kill(victim, signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr
+    assert _parts(out) == _local(tmp_path, "l", *args)
+    client.wait_for_workers(2, timeout=60)  # the nanny restarted it
+
+
+def test_resume_after_the_client_is_killed(tmp_path, cluster):
+    lc, _ = cluster
+    args = ("--games", "60000", "--chunk-size", "2500", "--players", "4", "--seed", "7")
+    out = tmp_path / "d"
+    proc = _wsim("simulate", *args, "--dask", lc.scheduler_address, "--out", str(out))
+    _wait_for_part(out, proc)
+    proc.kill()
+    proc.wait()
+    assert not (out / "_wsim_manifest.json").exists()
+    result = run_cli("simulate", "--resume", "--dask", lc.scheduler_address, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert _parts(out) == _local(tmp_path, "l", *args)
+
+
+def test_two_tasks_at_once_on_one_worker(tmp_path):
+    """A worker with two threads: both tasks run, one kernel call at a time. The worker is forced
+    onto numba's `workqueue` layer, which aborts the process when two threads launch parallel
+    kernels at once, so the test fails if wsim.cluster's lock goes."""
+    args = ("--games", "4000", "--chunk-size", "500", "--players", "3", "--seed", "8")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=":0",
+                                  env={"NUMBA_THREADING_LAYER": "workqueue"}) as lc:
+        result = run_cli("simulate", *args, "--threads", "2", "--dask", lc.scheduler_address,
+                         "--out", str(tmp_path / "d"))
+    assert result.exit_code == 0, result.output
+    assert _parts(tmp_path / "d") == _local(tmp_path, "l", *args)
+
+
+def _patch_workers(client, name: str, value):
+    """Replace wsim.cluster.NAME in every worker process (the original kept for _restore_workers)."""
+    def patch():
+        from wsim import cluster
+
+        cluster.__dict__.setdefault("_original_" + name, getattr(cluster, name))
+        setattr(cluster, name, value)
+
+    client.run(patch)
+
+
+def _restore_workers(client, name: str):
+    def restore():
+        from wsim import cluster
+
+        setattr(cluster, name, cluster.__dict__.pop("_original_" + name))
+
+    client.run(restore)
+
+
+def _refuse_version():
+    return {"wsim_version": "0.0.0-other", "rules_version": 3}
+
+
+def _data_error(*args):
+    from wsim.tables import DataError
+
+    raise DataError("the card data says no")
+
+
+def test_workers_of_another_version_are_refused_before_any_game(tmp_path, cluster):
+    lc, client = cluster
+    _patch_workers(client, "worker_versions", _refuse_version)
+    try:
+        result = run_cli("simulate", "--games", "100", "--dask", lc.scheduler_address, "--out", str(tmp_path / "d"))
+    finally:
+        _restore_workers(client, "worker_versions")
+    assert result.exit_code == 2
+    assert "runs wsim_version '0.0.0-other'" in last_error_line(result)
+    assert not (tmp_path / "d").exists()
+
+
+def test_a_task_that_fails_for_good_stops_the_run(tmp_path, cluster):
+    lc, client = cluster
+    _patch_workers(client, "play_part", _data_error)
+    try:
+        result = run_cli("simulate", "--games", "100", "--chunk-size", "50", "--dask", lc.scheduler_address,
+                         "--out", str(tmp_path / "d"))
+    finally:
+        _restore_workers(client, "play_part")
+    assert result.exit_code == 2
+    assert "failed on a worker: the card data says no" in last_error_line(result)
+    assert not any(p.name.startswith(("_wsim", ".part")) for p in (tmp_path / "d").iterdir())
+
+
+def test_bad_dask_options(tmp_path, monkeypatch):
+    from wsim import cli, cluster
+
+    monkeypatch.setattr(cluster, "CONNECT_SECONDS", 2)  # nobody listens on port 9: no need to wait 20 s
+    for value, message in (("udp://x", "expected tcp://HOST:PORT"), ("local:0", "local:W takes 1..64"),
+                           ("tcp://127.0.0.1:9", "cannot use the cluster")):
+        result = run_cli("simulate", "--games", "10", "--dask", value, "--out", str(tmp_path / "d"))
+        assert result.exit_code == 2 and message in last_error_line(result), result.output
+        assert not (tmp_path / "d").exists()
+    monkeypatch.setattr(cli, "find_spec", lambda name: None)
+    result = run_cli("simulate", "--games", "10", "--dask", "local:1", "--out", str(tmp_path / "d"))
+    assert result.exit_code == 2 and "pip install 'wsim[dask]'" in last_error_line(result)
