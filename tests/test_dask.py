@@ -3,6 +3,7 @@ processes, a worker killed with SIGKILL, a client killed and resumed, two tasks 
 worker, another wsim version on a worker, a task that fails for good."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -168,3 +169,17 @@ def test_bad_dask_options(tmp_path, monkeypatch):
     monkeypatch.setattr(cli, "find_spec", lambda name: None)
     result = run_cli("simulate", "--games", "10", "--dask", "local:1", "--out", str(tmp_path / "d"))
     assert result.exit_code == 2 and "pip install 'wsim[dask]'" in last_error_line(result)
+
+
+def test_ladder_and_ablate_on_the_cluster_equal_local_runs(tmp_path, cluster):
+    lc, _ = cluster
+    ladder = ("ladder", "--policies", "random,greedy", "--players", "3", "--games", "2500", "--seed", "2")
+    ablate = ("ablate", "--edit", "Altar.points=+6", "--games", "1500", "--chunk-size", "500", "--seed", "3")
+    for args, files in ((ladder, ("ladder.csv", "ratings.csv")), (ablate, ("paired.csv", "cards.csv", "wonders.csv"))):
+        here = run_cli(*args, "--threads", "1", "--out", str(tmp_path / "here"))
+        there = run_cli(*args, "--dask", lc.scheduler_address, "--out", str(tmp_path / "there"))
+        assert here.exit_code == 0 and there.exit_code == 0, there.output
+        for name in files:
+            assert (tmp_path / "here" / name).read_bytes() == (tmp_path / "there" / name).read_bytes(), name
+        for name in ("here", "there"):
+            shutil.rmtree(tmp_path / name)

@@ -423,23 +423,24 @@ def replay_cmd(ctx, directory, game, as_json):
 @click.option("--policy-param", "policy_param", multiple=True, metavar="NAME.KEY=VALUE",
               help="A parameter of a policy or label (repeatable).")
 @click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores].")
+@click.option("--dask", default=None, metavar="tcp://HOST:PORT|local:W",
+              help="Play the games as tasks on a Dask cluster (see simulate). Needs wsim[dask].")
 @click.option("--overwrite", is_flag=True, help="Replace the ladder in a non-empty --out folder once the new one is complete.")
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Folder for ladder.csv and ratings.csv.")
 @click.pass_context
-def ladder_cmd(ctx, policies, players, games, seed, policy_param, threads, overwrite, out):
+def ladder_cmd(ctx, policies, players, games, seed, policy_param, threads, dask, overwrite, out):
     """Every ordered pair (X, Y) of the policies: N games of one X seat against P-1 Y seats, X's
     seat rotating, the same deals for every pair. Writes DIR/ladder.csv (win share with its
     Wilson 95% CI, mean points and margin) and DIR/ratings.csv (one openskill rating per policy
     over all games), and prints both.
     """
     from wsim.ladder import parse_entries, run_ladder
-    from wsim.run import set_threads
 
     if out == "":
         raise UserError("--out: must name a folder, got ''")
     t = load_tables(ctx)
     entries = parse_entries(policies.split(","), policy_param)
-    set_threads(threads)
+    _threads_for(threads, dask)
     total = games * len(entries) * (len(entries) - 1)
     done = [0]
 
@@ -450,7 +451,8 @@ def ladder_cmd(ctx, policies, players, games, seed, policy_param, threads, overw
             sys.stderr.flush()
 
     _announce_compile()
-    ladder_text, ratings_text = run_ladder(t, entries, players, games, seed, Path(out), overwrite, on_progress)
+    ladder_text, ratings_text = run_ladder(t, entries, players, games, seed, Path(out), overwrite, on_progress,
+                                           dask, threads)
     if sys.stderr.isatty():
         sys.stderr.write("\n")
     click.echo(_aligned(ladder_text))

@@ -76,6 +76,17 @@ def play_part(data_text: bytes, run_meta: dict, index: int, threads: int) -> byt
     return parts.encode(table, parts.metadata(tables, settings, first, games), data_text)
 
 
+def play_range(data_text: bytes, settings, first: int, games: int, threads: int):
+    """The kernels' res rows (games x cities x RES_COUNT) of games first .. first + games - 1
+    of `settings` (a wsim.settings.Settings): the ladder's tasks."""
+    from wsim.run import Pacer, Runner, play_paced, set_threads
+
+    tables = _tables(data_text)
+    with _KERNEL_LOCK:
+        set_threads(threads)
+        return play_paced(Runner(tables, settings), Pacer(), first, games).res
+
+
 # ---------------------------------------------------------------------------------------------
 # Client side
 
@@ -168,18 +179,50 @@ def play_parts(cluster: Cluster, data_text: bytes, run_meta: dict, todo: list, t
         for future in as_completed(futures):
             index = futures[future]
             if future.status != "finished":
-                _raise_task_error(future, index)
+                _raise_task_error(future, f"part {index}")
             yield index, future.result()
             future.release()
     finally:
         client.cancel(list(futures))
 
 
-def _raise_task_error(future, index: int):
+RANGE_GAMES = 2_000  # games per ladder task at most: enough tasks to share among workers
+
+
+def play_ranges(cluster: Cluster, data_text: bytes, ranges: list, threads: int, on_progress=None) -> list:
+    """The res rows of each (Settings, first, games) of `ranges`, played as tasks of at most
+    RANGE_GAMES games, returned in the order of `ranges`."""
+    import numpy as np
+    from distributed import as_completed
+
+    client = cluster.client
+    (data,) = client.scatter([data_text], broadcast=True)
+    pieces = {}
+    for i, (settings, first, games) in enumerate(ranges):
+        for at in range(first, first + games, RANGE_GAMES):
+            count = min(RANGE_GAMES, first + games - at)
+            pieces[client.submit(play_range, data, settings, at, count, threads, pure=False)] = (i, at)
+    done: dict = {}
+    try:
+        for future in as_completed(pieces):
+            i, at = pieces[future]
+            if future.status != "finished":
+                _raise_task_error(future, f"the task of games {at}.. of block {i}")
+            res = future.result()
+            done[(i, at)] = res
+            future.release()
+            if on_progress:
+                on_progress(len(res))
+    finally:
+        client.cancel(list(pieces))
+    return [np.concatenate([done[key] for key in sorted(k for k in done if k[0] == i)]) for i in range(len(ranges))]
+
+
+def _raise_task_error(future, what: str):
     try:
         future.result()
     except WsimError as e:
-        raise ClusterError(f"--dask: part {index} failed on a worker: {e}") from None
+        raise ClusterError(f"--dask: {what} failed on a worker: {e}") from None
     except Exception as e:  # KilledWorker after repeated losses, or a bug: either way it will not go away
-        raise ClusterError(f"--dask: part {index} failed on a worker ({type(e).__name__}: {brief(str(e))})") from None
-    raise ClusterError(f"--dask: part {index} ended as {future.status}")
+        raise ClusterError(f"--dask: {what} failed on a worker ({type(e).__name__}: {brief(str(e))})") from None
+    raise ClusterError(f"--dask: {what} ended as {future.status}")

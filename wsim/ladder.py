@@ -87,30 +87,42 @@ def _block(games: int, players: int, k: int) -> tuple:
     return first, games * (k + 1) // players - first
 
 
+def _blocks(x: Entry, y: Entry, players: int, games: int, seed: int, first_game: int = 0) -> list:
+    """(seat of X, Settings, first game, games) of each non-empty block of a pair (module doc)."""
+    out = []
+    for seat in range(players):
+        seats = [x if s == seat else y for s in range(players)]
+        settings = Settings(players=players, seed=seed, games=first_game + games,
+                            policies=tuple(e.name for e in seats), labels=tuple(e.label for e in seats),
+                            params=tuple(e.params for e in seats))
+        first, count = _block(games, players, seat)
+        if count:
+            out.append((seat, settings, first_game + first, count))
+    return out
+
+
+def _tally(pair: PairResult, seat: int, settings: Settings, res: np.ndarray, outcomes: list | None):
+    """Add one block's games (their res rows) to X's record and to the rating outcomes."""
+    players = settings.players
+    totals = res[:, :players, RES_TOTAL].astype(np.int64)
+    ranks = res[:, :players, RES_RANK]
+    pair.games += len(res)
+    pair.wins += int((ranks[:, seat] == 1).sum())
+    pair.points += int(totals[:, seat].sum())
+    pair.margin += int((totals[:, seat] - np.delete(totals, seat, axis=1).max(axis=1)).sum())
+    if outcomes is not None:
+        outcomes.extend((settings.labels, tuple(int(r) for r in ranks[g])) for g in range(len(res)))
+
+
 def play_pair(tables: Tables, x: Entry, y: Entry, players: int, games: int, seed: int, first_game: int = 0,
               outcomes: list | None = None, on_progress=None) -> PairResult:
     """X's record in games first_game .. first_game + games - 1 of `seed`, one seat of X against
     players - 1 seats of Y, X at seat k for the k-th of `players` equal blocks. outcomes, when
     given, receives (labels by player seat, ranks by player seat) of every game."""
     pair = PairResult(x.label, y.label, players)
-    for seat in range(players):
-        seats = [x if s == seat else y for s in range(players)]
-        labels = tuple(e.label for e in seats)
-        runner = Runner(tables, Settings(players=players, seed=seed, games=first_game + games,
-                                         policies=tuple(e.name for e in seats), labels=labels,
-                                         params=tuple(e.params for e in seats)))
-        first, count = _block(games, players, seat)
-        if count == 0:
-            continue
-        res = play_paced(runner, Pacer(), first_game + first, count, on_progress).res
-        totals = res[:, :players, RES_TOTAL].astype(np.int64)
-        ranks = res[:, :players, RES_RANK]
-        pair.games += count
-        pair.wins += int((ranks[:, seat] == 1).sum())
-        pair.points += int(totals[:, seat].sum())
-        pair.margin += int((totals[:, seat] - np.delete(totals, seat, axis=1).max(axis=1)).sum())
-        if outcomes is not None:
-            outcomes.extend((labels, tuple(int(r) for r in ranks[g])) for g in range(count))
+    for seat, settings, first, count in _blocks(x, y, players, games, seed, first_game):
+        res = play_paced(Runner(tables, settings), Pacer(), first, count, on_progress).res
+        _tally(pair, seat, settings, res, outcomes)
     return pair
 
 
@@ -126,13 +138,28 @@ class Ladder:
         self.results: list = []
         self.outcomes: list = []  # per game: (labels by player seat, ranks by player seat)
 
-    def run(self, on_progress=None):
-        """Play every ordered pair; fills results (one PairResult per pair) and outcomes."""
-        for x in self.entries:
-            for y in self.entries:
-                if x is not y:
-                    self.results.append(play_pair(self.tables, x, y, self.players, self.games, self.seed,
-                                                  outcomes=self.outcomes, on_progress=on_progress))
+    def pairs(self) -> list:
+        """The ordered pairs (X, Y), in the order they are played and tallied."""
+        return [(x, y) for x in self.entries for y in self.entries if x is not y]
+
+    def run(self, on_progress=None, cluster=None, threads: int | None = None):
+        """Play every ordered pair, here or as tasks on a Dask `cluster` (wsim.cluster); fills
+        results (one PairResult per pair) and outcomes, in the same order either way."""
+        if cluster is None:
+            for x, y in self.pairs():
+                self.results.append(play_pair(self.tables, x, y, self.players, self.games, self.seed,
+                                              outcomes=self.outcomes, on_progress=on_progress))
+            return
+        from wsim.cluster import play_ranges
+
+        blocks = [(x, y, _blocks(x, y, self.players, self.games, self.seed)) for x, y in self.pairs()]
+        ranges = [(settings, first, count) for _, _, bs in blocks for _, settings, first, count in bs]
+        results = iter(play_ranges(cluster, self.tables.raw, ranges, threads or 1, on_progress))
+        for x, y, bs in blocks:
+            pair = PairResult(x.label, y.label, self.players)
+            for seat, settings, _, _ in bs:
+                _tally(pair, seat, settings, next(results), self.outcomes)
+            self.results.append(pair)
 
     def ratings(self) -> list:
         """(label, rating, rating_sd) per policy, openskill Plackett-Luce over every game."""
@@ -162,14 +189,24 @@ def csv_text(columns: tuple, rows: list) -> str:
 
 
 def run_ladder(tables: Tables, entries: list, players: int, games: int, seed: int, out: Path, overwrite: bool,
-               on_progress=None) -> tuple:
-    """Play the ladder, write DIR/ladder.csv and DIR/ratings.csv; returns their texts."""
+               on_progress=None, dask: str | None = None, threads: int | None = None) -> tuple:
+    """Play the ladder (on a Dask cluster with `dask`: wsim.cluster), write DIR/ladder.csv and
+    DIR/ratings.csv; returns their texts."""
     check_players(players)
     check_target(out)
     if not overwrite:
         refuse_if_not_empty(out, "ladder")
     ladder = Ladder(tables, entries, players, games, seed)
-    ladder.run(on_progress)
+    if dask is None:
+        ladder.run(on_progress)
+    else:
+        from wsim.cluster import connect
+
+        cluster = connect(dask)
+        try:
+            ladder.run(on_progress, cluster, threads)
+        finally:
+            cluster.close()
     ladder_text = csv_text(LADDER_COLUMNS, [r.row() for r in ladder.results])
     ratings_text = csv_text(RATINGS_COLUMNS, [{"policy": lab, "rating": round(mu, 3), "rating_sd": round(sd, 3)}
                                               for lab, mu, sd in ladder.ratings()])
