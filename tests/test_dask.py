@@ -61,12 +61,18 @@ def test_a_local_cluster_writes_the_local_run_byte_for_byte(tmp_path):
     assert run_cli("check", str(tmp_path / "d")).stdout.startswith("ok: 3000 games")
 
 
+def _run_under_way(tmp_path, address: str, seed: int) -> tuple:
+    """A `wsim simulate --dask` process with its first part written: (process, out, options)."""
+    args = ("--games", "60000", "--chunk-size", "2500", "--players", "4", "--seed", str(seed))
+    out = tmp_path / "d"
+    proc = _wsim("simulate", *args, "--dask", address, "--out", str(out))
+    _wait_for_part(out, proc)
+    return proc, out, args
+
+
 def test_a_killed_worker_costs_only_its_tasks(tmp_path, cluster):
     lc, client = cluster
-    args = ("--games", "60000", "--chunk-size", "2500", "--players", "4", "--seed", "6")
-    out = tmp_path / "d"
-    proc = _wsim("simulate", *args, "--dask", lc.scheduler_address, "--out", str(out))
-    _wait_for_part(out, proc)
+    proc, out, args = _run_under_way(tmp_path, lc.scheduler_address, 6)
     victim = next(iter(client.run(os.getpid).values()))
     os.kill(victim, signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=300)
@@ -77,10 +83,7 @@ def test_a_killed_worker_costs_only_its_tasks(tmp_path, cluster):
 
 def test_resume_after_the_client_is_killed(tmp_path, cluster):
     lc, _ = cluster
-    args = ("--games", "60000", "--chunk-size", "2500", "--players", "4", "--seed", "7")
-    out = tmp_path / "d"
-    proc = _wsim("simulate", *args, "--dask", lc.scheduler_address, "--out", str(out))
-    _wait_for_part(out, proc)
+    proc, out, args = _run_under_way(tmp_path, lc.scheduler_address, 7)
     proc.kill()
     proc.wait()
     assert not (out / "_wsim_manifest.json").exists()

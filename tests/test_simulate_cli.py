@@ -284,3 +284,18 @@ def test_data_beyond_kernel_limits_is_a_clear_error(tmp_path, data_doc):
     assert result.exit_code == 2
     assert last_error_line(result) == ("Error: big.yaml: the kernels' trading solver takes costs of at most "
                                        "7 resource units (Palace costs 8)")
+
+
+def test_kernel_calls_give_every_thread_a_game():
+    """A slow policy (1 game per 10 s) still gets a game per kernel thread in each call."""
+    from wsim.run import Pacer, available_cores, set_threads
+
+    threads = set_threads(min(2, available_cores()))
+    try:
+        pacer = Pacer()
+        pacer.played(1, 10.0)
+        assert pacer.size == threads
+        pacer.played(1000, 0.1)  # a fast one: about half a second of games per call
+        assert pacer.size == 5000
+    finally:
+        set_threads(None)

@@ -80,7 +80,9 @@ class Pacer:
 
     def played(self, games: int, seconds: float):
         rate = games / max(seconds, 1e-6)
-        self.size = int(min(max(rate * KERNEL_SECONDS, 1), MAX_CHUNK))
+        # at least a game per kernel thread: a call of fewer games leaves threads idle (with a
+        # slow policy, one game per call would play on one core whatever --threads says)
+        self.size = int(min(max(rate * KERNEL_SECONDS, numba.get_num_threads()), MAX_CHUNK))
 
 
 def play_paced(runner: Runner, pacer: Pacer, first: int, games: int, on_progress=None) -> Chunk:
