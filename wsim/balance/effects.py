@@ -115,11 +115,10 @@ def _sigmoid(eta: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-eta))
 
 
-def _fit(exog: np.ndarray, seats: np.ndarray, wins: np.ndarray,
-         start: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+def _fit(exog: np.ndarray, seats: np.ndarray, wins: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Binomial GLM of wins out of seats per cell → (params, covariance), or None when the
     fit does not converge, detects separation or has a singular Hessian."""
-    used = seats > 0  # cells emptied by a left-out block carry no likelihood
+    used = seats > 0  # a cell without seats carries no likelihood
     exog, seats, wins = exog[used], seats[used], wins[used]
     model = GLM(np.column_stack([wins, seats - wins]), exog, family=Binomial())
     # IRLS reports non-convergence in `converged`, not by a warning; separation it only warns
@@ -127,7 +126,7 @@ def _fit(exog: np.ndarray, seats: np.ndarray, wins: np.ndarray,
     with warnings.catch_warnings():
         warnings.simplefilter("error", PerfectSeparationWarning)
         try:
-            result = model.fit(start_params=start)
+            result = model.fit()
         except (PerfectSeparationWarning, np.linalg.LinAlgError):
             return None
     if not result.converged:
@@ -240,13 +239,23 @@ def fit_cells(cells: pd.DataFrame, min_seats: int = MIN_SEATS) -> dict:
 
 
 def _left_out_effect(design: _Design, full: _Effect, group: int) -> float:
-    """The AME refitted without one game block, warm-started from the full fit."""
+    """The AME without one game block, its coefficients one Newton step from the full fit.
+
+    The full fit's score is zero, so a step on the data without block g is a solve with that
+    data's information matrix; with a twentieth of the games left out it lands within a small
+    fraction of the jackknife's spread of a full refit (tested), at the cost of one solve
+    instead of a GLM fit per block."""
     seats, wins = design.totals(leave_out=group)
-    fit = _fit(design.exog, seats, wins, start=full.params)
-    if fit is None:
+    exog = design.exog
+    p = _sigmoid(exog @ full.params)
+    score = exog.T @ (wins - seats * p)
+    information = exog.T @ (exog * (seats * p * (1 - p))[:, None])
+    try:
+        params = full.params + np.linalg.solve(information, score)
+    except np.linalg.LinAlgError:
         return math.nan
     used = seats > 0
-    return _ame(design.exog[used], seats[used], fit[0])[0]
+    return _ame(exog[used], seats[used], params)[0]
 
 
 def _paired_row(base: tuple | None, edited: tuple | None, groups: np.ndarray) -> dict:
