@@ -12,6 +12,7 @@ import pytest
 
 from conftest import last_error_line, run_cli
 from wsim import ablate as ablate_mod
+from wsim import codes
 from wsim.balance import report as report_mod
 from wsim.edits import EditError, apply_edits
 from wsim.kernels.deal import deal
@@ -45,6 +46,12 @@ def planted(tmp_path_factory):
 
 # -- edits ------------------------------------------------------------------------------------
 
+def test_edits_are_spelled_like_everything_else(tables):
+    a = apply_edits(tables, ["giza/B.Stage2=neutral", "ALTAR.POINTS=5", "Manneken Pis/A.stage1=neutral"])
+    b = apply_edits(tables, ["giza/B.stage2=neutral", "Altar.points=5", "manneken_pis/A.stage1=neutral"])
+    assert (a.ent == b.ent).all()
+
+
 def test_edits_change_effects_and_never_the_deal(tables):
     edited = apply_edits(tables, ["Altar.points=+5", "Tavern.coins=0", "loom=neutral", "giza/B.stage2=neutral",
                                   "Temple.points=1"])
@@ -69,6 +76,8 @@ def test_edits_change_effects_and_never_the_deal(tables):
     ("Altar.points=-5", "cannot be negative"),
     ("Altar", "write CARD.points=N"),
     ("giza/B.stage5=neutral", "giza/B has stages 1..4, not 5"),
+    ("giza/C.stage1=neutral", "a wonder's side is A or B, not 'C'"),
+    ("giza.stage1=neutral", "a wonder stage is written WONDER/SIDE.stageK"),
     ("atlantis/A.stage1=neutral", "unknown wonder 'atlantis'"),
 ])
 def test_bad_edits_are_refused(tables, edit, message):
@@ -84,7 +93,8 @@ def test_balance_tables_match_the_rows(dataset, tmp_path):
     assert result.exit_code == 0, result.output
     rows = pads.dataset(dataset).to_table(columns=["wonder", "side", "win", "cards", "vp_total"]).to_pylist()
     wonders = _rows(out / "wonders.csv")
-    assert tuple(wonders[0]) == report_mod.WONDER_COLUMNS[:len(wonders[0])]
+    assert tuple(wonders[0])[:len(report_mod.WONDER_COLUMNS)] == report_mod.WONDER_COLUMNS
+    assert [c for c in wonders[0] if c.startswith("vp_")] == [f"vp_{c}" for c in codes.CATEGORIES]
     assert sum(int(w["seats"]) for w in wonders) == len(rows) == 12000
     giza_b = next(w for w in wonders if (w["wonder"], w["side"]) == ("giza", "B"))
     seats = [r for r in rows if (r["wonder"], r["side"]) == ("giza", "B")]
@@ -114,6 +124,42 @@ def test_the_page_is_self_contained(dataset, planted, tmp_path):
         assert not re.search(r"<(?:script|link|img|iframe)\b", text, re.I)
         assert text.count("<svg") == plots and text.count("</svg>") == plots
         assert html.escape(report_mod.ASSOCIATION_NOTE) in text
+
+
+def test_effects_with_a_policy_and_a_wonder_fixed_per_seat(tmp_path):
+    """Policies (and fixed wonders) repeat the seat: the adjustment keeps one of each, and a
+    seat that never wins plots and tabulates without a hitch."""
+    out = tmp_path / "ds"
+    assert run_cli("simulate", "--games", "1500", "--players", "4", "--policies", "greedy,greedy,random,random",
+                   "--wonders", "fixed:giza/A,rhodes/A,babylon/A,olympia/A", "--seed", "3", "--threads", "1",
+                   "--out", str(out)).exit_code == 0
+    result = run_cli("balance", str(out), "--out", str(tmp_path / "rep"))
+    assert result.exit_code == 0, result.output
+    assert "Warning" not in result.stderr
+    cards = {c["card"]: c for c in _rows(tmp_path / "rep" / "cards.csv")}
+    estimated = [c for c in cards.values() if c["effect"]]
+    assert len(estimated) > 30 and float(cards["Altar"]["ci_low"]) < float(cards["Altar"]["ci_high"])
+    wonders = _rows(tmp_path / "rep" / "wonders.csv")
+    assert {(w["wonder"], w["seats"]) for w in wonders} == {(b, "1500") for b in ("giza", "rhodes", "babylon", "olympia")}
+
+
+def test_ablate_refuses_an_edit_of_a_board_out_of_play(tmp_path):
+    result = run_cli("ablate", "--edit", "manneken_pis/A.stage1=neutral", "--games", "10", "--out", str(tmp_path / "r"))
+    assert result.exit_code == 2 and "manneken_pis is not in play" in last_error_line(result)
+    assert not (tmp_path / "r").exists()
+
+
+def test_balance_refuses_a_part_of_another_run(dataset, tmp_path):
+    import shutil
+
+    other = tmp_path / "other"
+    assert run_cli("simulate", "--games", "3000", "--players", "4", "--seed", "5", "--policy", "greedy",
+                   "--threads", "1", "--chunk-size", "3000", "--out", str(other)).exit_code == 0
+    mixed = tmp_path / "mixed"
+    shutil.copytree(dataset, mixed)
+    shutil.copy(other / "part-00000.parquet", mixed / "part-00000.parquet")
+    result = run_cli("balance", str(mixed), "--out", str(tmp_path / "rep"))
+    assert result.exit_code == 2 and "not the part its manifest lists" in last_error_line(result)
 
 
 def test_balance_refuses_a_baseline_of_other_games(dataset, tmp_path):

@@ -244,3 +244,14 @@ def test_one_step_jackknife_is_close_to_full_refits():
     spread = refits.std()
     assert spread > 0
     assert np.abs(np.array([one_step[g] for g in range(10)]) - refits).max() < 0.05 * spread
+
+
+def test_wilson_bounds_are_exact_at_none_and_all():
+    from wsim.stats import wilson_interval
+
+    for n in range(1, 3000):
+        assert wilson_interval(0, n)[0] == 0.0 and wilson_interval(n, n)[1] == 1.0
+    from statsmodels.stats.proportion import proportion_confint
+
+    for k, n in ((3, 10), (1, 400), (250, 251)):
+        assert wilson_interval(k, n) == pytest.approx(proportion_confint(k, n, method="wilson"), abs=1e-9)

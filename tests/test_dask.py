@@ -125,8 +125,8 @@ def _restore_workers(client, name: str):
     client.run(restore)
 
 
-def _refuse_version():
-    return {"wsim_version": "0.0.0-other", "rules_version": 3}
+def _other_version():
+    return {"wsim_version": "0.0.0-other", "rules_version": 3, "cores": 2}
 
 
 def _data_error(*args):
@@ -137,13 +137,21 @@ def _data_error(*args):
 
 def test_workers_of_another_version_are_refused_before_any_game(tmp_path, cluster):
     lc, client = cluster
-    _patch_workers(client, "worker_versions", _refuse_version)
+    _patch_workers(client, "worker_facts", _other_version)
     try:
         result = run_cli("simulate", "--games", "100", "--dask", lc.scheduler_address, "--out", str(tmp_path / "d"))
     finally:
-        _restore_workers(client, "worker_versions")
+        _restore_workers(client, "worker_facts")
     assert result.exit_code == 2
     assert "runs wsim_version '0.0.0-other'" in last_error_line(result)
+    assert not (tmp_path / "d").exists()
+
+
+def test_threads_beyond_a_workers_cores_are_refused_before_any_game(tmp_path, cluster):
+    lc, _ = cluster
+    result = run_cli("simulate", "--games", "100", "--threads", "512", "--dask", lc.scheduler_address,
+                     "--out", str(tmp_path / "d"))
+    assert result.exit_code == 2 and "--threads: 512 kernel threads a task, but worker" in last_error_line(result)
     assert not (tmp_path / "d").exists()
 
 
@@ -165,6 +173,8 @@ def test_bad_dask_options(tmp_path, monkeypatch):
 
     monkeypatch.setattr(cluster, "CONNECT_SECONDS", 2)  # nobody listens on port 9: no need to wait 20 s
     for value, message in (("udp://x", "expected tcp://HOST:PORT"), ("local:0", "local:W takes 1..64"),
+                           ("tcp://[::1", "expected tcp://HOST:PORT"), ("tcp://host:port", "expected tcp://HOST:PORT"),
+                           ("tcp://127.0.0.1:99999", "PORT 1..65535"),
                            ("tcp://127.0.0.1:9", "cannot use the cluster")):
         result = run_cli("simulate", "--games", "10", "--dask", value, "--out", str(tmp_path / "d"))
         assert result.exit_code == 2 and message in last_error_line(result), result.output

@@ -20,6 +20,8 @@ Only the commands given `--dask` import this module, and only it imports dask an
 from __future__ import annotations
 
 import hashlib
+import logging
+import re
 import threading
 from dataclasses import dataclass
 
@@ -29,7 +31,7 @@ from wsim.errors import WsimError, brief
 EXTRA = "pip install 'wsim[dask]'"
 LOCAL_PREFIX = "local:"
 MAX_LOCAL_WORKERS = 64
-CONNECT_SECONDS = 20
+CONNECT_SECONDS = 10
 
 _KERNEL_LOCK = threading.Lock()
 _TABLES: dict = {}  # data sha256 -> compiled tables, per worker process
@@ -42,11 +44,12 @@ class ClusterError(WsimError):
 # ---------------------------------------------------------------------------------------------
 # Worker side
 
-def worker_versions() -> dict:
-    """What must match between the client and a worker before any game is played."""
+def worker_facts() -> dict:
+    """What the client checks on a worker before any game: versions, and the cores for --threads."""
     import wsim
+    from wsim.run import available_cores
 
-    return {"wsim_version": wsim.__version__, "rules_version": wsim.RULES_VERSION}
+    return {"wsim_version": wsim.__version__, "rules_version": wsim.RULES_VERSION, "cores": available_cores()}
 
 
 def _tables(data_text: bytes):
@@ -115,6 +118,9 @@ class Cluster:
             self.local.close()
 
 
+_REMOTE = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(\d{1,5}))?")
+
+
 def parse_address(address: str) -> tuple:
     """("local", W) or ("remote", "tcp://HOST:PORT") of a --dask value (ClusterError if neither)."""
     if address.startswith(LOCAL_PREFIX):
@@ -122,46 +128,62 @@ def parse_address(address: str) -> tuple:
         if not count.isdigit() or not 1 <= int(count) <= MAX_LOCAL_WORKERS:
             raise ClusterError(f"--dask: local:W takes 1..{MAX_LOCAL_WORKERS} worker processes, got {brief(address)}")
         return "local", int(count)
-    if address.startswith(("tcp://", "tls://")) and len(address) > 6:
+    remote = _REMOTE.fullmatch(address)
+    if remote and (remote[3] is None or 1 <= int(remote[3]) <= 65535):
         return "remote", address
-    raise ClusterError(f"--dask: expected tcp://HOST:PORT (a running `dask scheduler`) or local:W, got {brief(address)}")
+    raise ClusterError(f"--dask: expected tcp://HOST:PORT (a running `dask scheduler`; PORT 1..65535, an IPv6 "
+                       f"HOST in brackets) or local:W, got {brief(address)}")
 
 
-def connect(address: str) -> Cluster:
+def connect(address: str, threads: int = 1) -> Cluster:
     """Connect to the cluster of a --dask value, or start the local one; ClusterError if it
-    cannot be reached or has no worker."""
+    cannot be reached, has no worker, or a worker cannot run `threads` kernel threads or runs
+    another wsim."""
     kind, where = parse_address(address)
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         raise ClusterError(f"--dask needs the dask extra: {EXTRA}") from None
+    # a task's failure reaches the user as one Error: line; distributed's own log of it
+    # (tracebacks, cancelled futures at Ctrl-C) would bury it
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
     local = None
     try:
         if kind == "local":
             # worker processes, one thread each: a kernel call uses the threads --threads gives it
-            local = LocalCluster(n_workers=where, threads_per_worker=1, processes=True, dashboard_address=":0")
+            local = LocalCluster(n_workers=where, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                 silence_logs=logging.CRITICAL)
             client = Client(local, timeout=CONNECT_SECONDS)
         else:
             client = Client(where, timeout=CONNECT_SECONDS)
             client.wait_for_workers(1, timeout=CONNECT_SECONDS)
-    except (OSError, TimeoutError) as e:
+    except (OSError, TimeoutError, ValueError) as e:
         if local is not None:
             local.close()
         raise ClusterError(f"--dask: cannot use the cluster at {brief(address)} ({brief(str(e))})") from None
     cluster = Cluster(client, local, address)
-    check_versions(cluster)
+    try:
+        check_workers(cluster, threads)
+    except BaseException:
+        cluster.close()
+        raise
     return cluster
 
 
-def check_versions(cluster: Cluster):
-    """Refuse, before any game, workers that run another wsim or rules version."""
+def check_workers(cluster: Cluster, threads: int):
+    """Refuse, before any game, workers that run another wsim or rules version, or that have
+    fewer cores than the kernel threads asked of each task."""
     ours = {"wsim_version": __version__, "rules_version": RULES_VERSION}
-    found = cluster.client.run(worker_versions)
+    found = cluster.client.run(worker_facts)
     for worker, theirs in sorted(found.items()):
-        if theirs != ours:
-            key = next(k for k in ours if theirs.get(k) != ours[k])
-            raise ClusterError(f"--dask: worker {worker} runs {key} {brief(theirs.get(key))}, this wsim "
+        versions = {k: theirs.get(k) for k in ours}
+        if versions != ours:
+            key = next(k for k in ours if versions[k] != ours[k])
+            raise ClusterError(f"--dask: worker {worker} runs {key} {brief(versions[key])}, this wsim "
                                f"{brief(ours[key])}: install the same wsim on every worker")
+        if threads > theirs.get("cores", 1):
+            raise ClusterError(f"--threads: {threads} kernel threads a task, but worker {worker} has "
+                               f"{theirs.get('cores')} cores")
 
 
 def play_parts(cluster: Cluster, data_text: bytes, run_meta: dict, todo: list, threads: int):

@@ -28,7 +28,7 @@ from wsim.yamlfile import parse
 _EFFECT_KEYS = ("produces", "tradeable", "points", "shields", "coins", "science", "discount",
                 "coins_per", "points_per", "power", "copies")
 _AMOUNT = re.compile(r"([+-]?)(\d{1,4})")
-_STAGE = re.compile(r"(?P<wonder>[A-Za-z_]+)/(?P<side>[ABab])\.stage(?P<k>\d{1,2})", re.ASCII)
+_STAGE = re.compile(r"(?P<wonder>[A-Za-z_ ]+)/(?P<side>[A-Za-z]*)\.stage(?P<k>\d{1,2})", re.ASCII | re.IGNORECASE)
 FIELDS = ("points", "coins")
 
 
@@ -40,11 +40,28 @@ def _fail(edit: str, problem: str) -> EditError:
     return EditError(f"--edit {brief(edit)}: {problem}")
 
 
+def _wonder_id(name: str) -> str:
+    """A wonder as typed (any case, a space for the underscore) to its id."""
+    return name.strip().lower().replace(" ", "_")
+
+
+def stage_boards(edits: list) -> set:
+    """The wonder ids whose stages the edits change (as typed, not checked)."""
+    found = set()
+    for edit in edits:
+        stage = _STAGE.match(edit.partition("=")[0].strip())
+        if stage:
+            found.add(_wonder_id(stage["wonder"]))
+    return found
+
+
 def _targets(edit: str, subject: str, doc: dict, base: Tables) -> list:
     """The data-document entries (dicts) an edit's subject names: every copy of a card, or one stage."""
     stage = _STAGE.fullmatch(subject)
     if stage:
-        wonder, side, k = stage["wonder"].lower(), stage["side"].upper(), int(stage["k"])
+        wonder, side, k = _wonder_id(stage["wonder"]), stage["side"].upper(), int(stage["k"])
+        if side not in ("A", "B"):
+            raise _fail(edit, f"a wonder's side is A or B, not {brief(stage['side'])}")
         entries = [w for w in doc["wonders"] if w.get("id") == wonder]
         if not entries:
             raise _fail(edit, f"unknown wonder {brief(wonder)} (one of: {' '.join(base.board_ids)})")
@@ -55,8 +72,8 @@ def _targets(edit: str, subject: str, doc: dict, base: Tables) -> list:
     try:
         card = base.card_id(subject)
     except KeyError:
-        raise _fail(edit, f"unknown card {brief(subject)} (see `wsim cards`), or a stage written "
-                          "WONDER/SIDE.stageK") from None
+        raise _fail(edit, f"unknown card {brief(subject)} (see `wsim cards`); a wonder stage is written "
+                          "WONDER/SIDE.stageK, e.g. giza/B.stage2") from None
     name = normalize_name(base.card_names[card])
     return [c for c in doc["cards"] if normalize_name(c["name"]) == name]
 
@@ -73,6 +90,7 @@ def _apply(edit: str, doc: dict, base: Tables):
                 entry.pop(key, None)
         return
     subject, dot, field = subject.rpartition(".")
+    field = field.strip().lower()
     if not dot or field not in FIELDS:
         raise _fail(edit, f"the field edited must be one of {', '.join(FIELDS)} (or the value `neutral`)")
     amount = _AMOUNT.fullmatch(value)

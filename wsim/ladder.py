@@ -202,7 +202,7 @@ def run_ladder(tables: Tables, entries: list, players: int, games: int, seed: in
     else:
         from wsim.cluster import connect
 
-        cluster = connect(dask)
+        cluster = connect(dask, threads or 1)
         try:
             ladder.run(on_progress, cluster, threads)
         finally:

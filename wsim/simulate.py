@@ -320,7 +320,7 @@ def simulate(req: Request, out: Path, progress: bool) -> Result:
     if req.dask is not None:  # before the folder is touched: another wsim on a worker is refused first
         from wsim.cluster import connect
 
-        cluster = connect(req.dask)
+        cluster = connect(req.dask, req.threads or 1)
     try:
         return _simulate(req, out, progress, cluster)
     finally:

@@ -15,4 +15,7 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple:
     p = successes / trials
     centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # at 0 or `trials` successes the bound is exactly 0 or 1 (rounding would leave 5e-17)
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == trials else min(1.0, centre + half)
+    return low, high

@@ -94,6 +94,20 @@ def _indicators(codes: np.ndarray) -> np.ndarray:
     return (codes[:, None] == np.unique(codes)[None, 1:]).astype(float)
 
 
+def _independent(exog: np.ndarray) -> np.ndarray:
+    """The columns of exog that are not combinations of earlier ones (intercept and `built`
+    first). A wsim dataset fixes each seat's policy, and `--wonders fixed:` each seat's wonder,
+    so those indicators repeat the seat's: adjusting for one adjusts for the other, and keeping
+    both would make every fit singular."""
+    kept = [0, BUILT]
+    rank = np.linalg.matrix_rank(exog[:, kept])
+    for j in range(BUILT + 1, exog.shape[1]):
+        if np.linalg.matrix_rank(exog[:, kept + [j]]) > rank:
+            kept.append(j)
+            rank += 1
+    return exog[:, kept]
+
+
 def _design(cols: dict[str, np.ndarray], rows: np.ndarray) -> _Design:
     """Collapse one (players, card)'s cell rows into unique covariate cells × game blocks."""
     col = {name: values[rows] for name, values in cols.items()}
@@ -102,8 +116,8 @@ def _design(cols: dict[str, np.ndarray], rows: np.ndarray) -> _Design:
         key = key * (cols[name].max() + 1) + col[name]
     _, first, cell = np.unique(key, return_index=True, return_inverse=True)
     groups, group = np.unique(col["group"], return_inverse=True)
-    exog = np.column_stack([np.ones(len(first)), col["built"][first].astype(float)]
-                           + [_indicators(col[name][first]) for name in FACTORS])
+    exog = _independent(np.column_stack([np.ones(len(first)), col["built"][first].astype(float)]
+                                        + [_indicators(col[name][first]) for name in FACTORS]))
     shape = (len(groups), len(first))
     flat = group * shape[1] + cell
     seats = np.bincount(flat, weights=col["seats"], minlength=shape[0] * shape[1])
@@ -124,6 +138,9 @@ def _fit(exog: np.ndarray, seats: np.ndarray, wins: np.ndarray) -> tuple[np.ndar
     # IRLS reports non-convergence in `converged`, not by a warning; separation it only warns
     # about, so that warning is turned into the failure it is here
     with warnings.catch_warnings():
+        # failures are judged below (convergence, conditioning); statsmodels' other warnings
+        # would only reach the user's terminal
+        warnings.simplefilter("ignore")
         warnings.simplefilter("error", PerfectSeparationWarning)
         try:
             result = model.fit()

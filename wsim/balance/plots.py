@@ -34,6 +34,12 @@ def _svg(fig) -> str:
     return re.sub(r"\s*<metadata>.*?</metadata>", "", text, count=1, flags=re.S)
 
 
+def _arms(value, low, high) -> list:
+    """Error-bar lengths below and above each value, never negative (an interval computed
+    apart from its estimate may miss it by a rounding error)."""
+    return [np.maximum(value - low, 0.0), np.maximum(high - value, 0.0)]
+
+
 def _rows_figure(n: int):
     return plt.subplots(figsize=(_WIDTH, 0.9 + _ROW_INCHES * max(n, 1)))
 
@@ -46,7 +52,7 @@ def forest(labels: list, value, low, high, xlabel: str, reference: float | None 
         fig, ax = _rows_figure(len(labels))
         y = np.arange(len(labels))[::-1]
         value, low, high = (np.asarray(a, dtype=float) for a in (value, low, high))
-        ax.errorbar(value, y, xerr=[value - low, high - value], fmt="o", color=_MAIN, ms=3.5, capsize=2, lw=1)
+        ax.errorbar(value, y, xerr=_arms(value, low, high), fmt="o", color=_MAIN, ms=3.5, capsize=2, lw=1)
         if reference is not None:
             ax.axvline(reference, color=_SECOND, ls="--", lw=1, label=reference_label or None)
             if reference_label:
@@ -85,9 +91,9 @@ def paired(labels: list, diff, low, high, low_independent, high_independent, xla
         y = np.arange(len(labels))[::-1].astype(float)
         diff, low, high, low_i, high_i = (np.asarray(a, dtype=float)
                                           for a in (diff, low, high, low_independent, high_independent))
-        ax.errorbar(diff, y - 0.2, xerr=[diff - low_i, high_i - diff], fmt="none", ecolor="#999999", lw=0.8,
+        ax.errorbar(diff, y - 0.2, xerr=_arms(diff, low_i, high_i), fmt="none", ecolor="#999999", lw=0.8,
                     capsize=2, label="two independent runs")
-        ax.errorbar(diff, y + 0.1, xerr=[diff - low, high - diff], fmt="o", color=_MAIN, ms=3.5, lw=1.6,
+        ax.errorbar(diff, y + 0.1, xerr=_arms(diff, low, high), fmt="o", color=_MAIN, ms=3.5, lw=1.6,
                     capsize=2, label="paired (same games)")
         ax.axvline(0, color="#444444", lw=0.8)
         ax.set_yticks(y, labels)

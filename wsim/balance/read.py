@@ -53,11 +53,18 @@ def open_dataset(path: Path, option: str = "DIR") -> Dataset:
                                "`wsim simulate --resume` first")
         raise DatasetError(f"{option}: {path}: no wsim dataset here (no part-NNNNN.parquet files)")
     doc = manifest.read(path)
-    files = tuple(str(path / p["file"]) for p in sorted(doc["parts"], key=lambda p: p["first_game"]))
-    missing = [f for f in files if not Path(f).is_file()]
-    if missing:
-        raise DatasetError(f"{option}: {missing[0]}: listed in the manifest but missing (see `wsim check`)")
-    return Dataset(path, doc["wsim"], files)
+    entries = sorted(doc["parts"], key=lambda p: p["first_game"])
+    for entry in entries:
+        # each part's footer must be the manifest's (settings, games, rows): a part copied in from
+        # another run is refused; `wsim check` verifies the checksums too
+        file = path / entry["file"]
+        if not file.is_file():
+            raise DatasetError(f"{option}: {file}: listed in the manifest but missing (see `wsim check`)")
+        header = parts.read_header(file)
+        if (parts.run_metadata(header.meta) != doc["wsim"] or header.rows != entry["rows"]
+                or (header.first_game, header.games) != (entry["first_game"], entry["games"])):
+            raise DatasetError(f"{option}: {file}: not the part its manifest lists (another run's?); see `wsim check`")
+    return Dataset(path, doc["wsim"], tuple(str(path / e["file"]) for e in entries))
 
 
 def connect() -> duckdb.DuckDBPyConnection:

@@ -250,7 +250,7 @@ def build(path: Path, baseline_path: Path | None = None, names: tuple | None = N
     report = Report(wonders, cards, paired)
     names = names or (str(path), str(baseline_path))
     report.files[INDEX_HTML] = page(ds, report, base, names).encode()
-    report.files[WONDERS_CSV] = csv_bytes(wonders, WONDER_COLUMNS)
+    report.files[WONDERS_CSV] = csv_bytes(wonders, WONDER_COLUMNS + tuple(read.CATEGORY_COLUMNS))
     report.files[CARDS_CSV] = csv_bytes(cards, CARD_COLUMNS)
     if paired is not None:
         report.files[PAIRED_CSV] = csv_bytes(paired, PAIRED_COLUMNS)
