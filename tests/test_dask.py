@@ -63,7 +63,7 @@ def test_a_local_cluster_writes_the_local_run_byte_for_byte(tmp_path):
 
 def _run_under_way(tmp_path, address: str, seed: int) -> tuple:
     """A `wsim simulate --dask` process with its first part written: (process, out, options)."""
-    args = ("--games", "60000", "--chunk-size", "2500", "--players", "4", "--seed", str(seed))
+    args = ("--games", "30000", "--chunk-size", "1250", "--players", "4", "--seed", str(seed))
     out = tmp_path / "d"
     proc = _wsim("simulate", *args, "--dask", address, "--out", str(out))
     _wait_for_part(out, proc)

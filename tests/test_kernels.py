@@ -12,8 +12,8 @@ from wsim.settings import Settings
 from wsim.stepgame import state_of_position
 from wsim.verify import verify_games
 
-GAMES = 100  # per player count and policy; `make verify` runs 5,000
-FREE_CITY_GAMES = 200  # at 2 players (the Free City variant), per policy
+GAMES = 60  # per player count and policy; `make verify` runs 5,000
+FREE_CITY_GAMES = 120  # at 2 players (the Free City variant), per policy
 
 
 @pytest.mark.parametrize("players", range(2, 8))
