@@ -38,6 +38,21 @@ def run_ablate(base: Tables, edited: Tables, settings: Settings, out: Path, over
     """Play the two runs and write the report; returns (Report, [Result of each run]).
     on_run(name, result) is called after each run; dask and threads as for `wsim simulate`."""
     precheck(out, overwrite)
+    cluster = None
+    if dask is not None:  # one cluster for both runs, connected before the folder is touched
+        from wsim.cluster import connect
+
+        cluster = connect(dask, threads or 1)
+    try:
+        return _run(base, edited, settings, out, overwrite, progress, on_run, cluster, threads)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _run(base: Tables, edited: Tables, settings: Settings, out: Path, overwrite: bool, progress: bool, on_run,
+         cluster, threads: int | None) -> tuple:
+    """run_ablate in its folder, on `cluster` if one is given."""
     with OutputFolder(out, owns=owns) as folder:
         present = folder.entries()
         if present and not overwrite:
@@ -48,7 +63,7 @@ def run_ablate(base: Tables, edited: Tables, settings: Settings, out: Path, over
             staged = folder.target / DATA
             results = []
             for name, t in zip(RUNS, (base, edited)):
-                result = simulate(Request(t, settings, "new", dask=dask, threads=threads), staged / name, progress)
+                result = simulate(Request(t, settings, "new", threads=threads), staged / name, progress, cluster)
                 results.append(result)
                 if on_run is not None:
                     on_run(name, result)

@@ -308,24 +308,24 @@ def _cluster_parts(plan: _Plan, data_text: bytes, on_progress, cluster, threads:
         yield index, blob, table, meta
 
 
-def simulate(req: Request, out: Path, progress: bool) -> Result:
+def simulate(req: Request, out: Path, progress: bool, cluster=None) -> Result:
     """Run `req` into `out` (INTERFACES §2); returns the summary of the whole dataset.
 
     On any exception, KeyboardInterrupt and signals included, temporary files are removed and
     the exception propagates: a new folder keeps its whole parts (for --resume), a replaced
-    dataset stays as it was.
+    dataset stays as it was. `cluster`: a connected wsim.cluster.Cluster to play on (the
+    caller closes it), else `req.dask` is connected to here.
     """
     _precheck(out, req.mode)
-    cluster = None
-    if req.dask is not None:  # before the folder is touched: another wsim on a worker is refused first
-        from wsim.cluster import connect
+    if cluster is not None or req.dask is None:
+        return _simulate(req, out, progress, cluster)
+    from wsim.cluster import connect
 
-        cluster = connect(req.dask, req.threads or 1)
+    cluster = connect(req.dask, req.threads or 1)  # before the folder is touched: a refusal writes nothing
     try:
         return _simulate(req, out, progress, cluster)
     finally:
-        if cluster is not None:
-            cluster.close()
+        cluster.close()
 
 
 def _simulate(req: Request, out: Path, progress: bool, cluster) -> Result:
