@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from wsim.balance.report import REPORT_FILES, Report, build
-from wsim.dataset.folder import DatasetError, OutputFolder, check_target, refuse_if_not_empty
+from wsim.dataset.folder import OutputFolder, precheck_output
 from wsim.settings import Settings
 from wsim.simulate import Request, simulate
 from wsim.tables import Tables
@@ -28,9 +28,7 @@ def owns(name: str) -> bool:
 
 def precheck(out: Path, overwrite: bool):
     """Refusals before any game is played."""
-    check_target(out)
-    if not overwrite:
-        refuse_if_not_empty(out, "report")
+    precheck_output(out, overwrite, "report")
 
 
 def run_ablate(base: Tables, edited: Tables, settings: Settings, out: Path, overwrite: bool, progress: bool,
@@ -54,10 +52,7 @@ def _run(base: Tables, edited: Tables, settings: Settings, out: Path, overwrite:
          cluster, threads: int | None) -> tuple:
     """run_ablate in its folder, on `cluster` if one is given."""
     with OutputFolder(out, owns=owns) as folder:
-        present = folder.entries()
-        if present and not overwrite:
-            raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the report in it)")
-        old = [n for n in present if owns(n)]
+        old = folder.replaced(overwrite, "report")
         folder.begin_replacement()  # even into an empty folder: an interrupted run leaves nothing
         try:
             staged = folder.target / DATA

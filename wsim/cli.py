@@ -515,16 +515,14 @@ def balance_cmd(directory, baseline, overwrite, out):
     Wilson 95% CIs), cards.csv (build and win rates, the adjusted association of each card with
     winning) and, with --baseline, paired.csv (every metric compared game by game).
     """
-    from wsim.dataset.folder import check_target, refuse_if_not_empty, write_files
+    from wsim.dataset.folder import precheck_output, write_files
 
     if out == "":
         raise UserError("--out: must name a folder, got ''")
     _analysis_extra()
     from wsim.balance.report import build, owns
 
-    check_target(Path(out))
-    if not overwrite:
-        refuse_if_not_empty(Path(out), "report")
+    precheck_output(Path(out), overwrite, "report")
     report = build(Path(directory), Path(baseline) if baseline is not None else None)
     write_files(Path(out), owns, overwrite, report.files, "report")
     if report.paired is not None:

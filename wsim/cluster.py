@@ -61,20 +61,26 @@ def _tables(data_text: bytes):
     return _TABLES[key]
 
 
+def _play(tables, settings, first: int, games: int, threads: int):
+    """The Chunk of games first .. first + games - 1, one kernel call of this process at a time."""
+    from wsim.run import Pacer, Runner, play_paced, set_threads
+
+    with _KERNEL_LOCK:
+        set_threads(threads)
+        return play_paced(Runner(tables, settings), Pacer(), first, games)
+
+
 def play_part(data_text: bytes, run_meta: dict, index: int, threads: int) -> bytes:
     """Play part `index` of the run described by `run_meta` (a part's metadata without `part`)
     and return the part file's bytes, as a local run would write them."""
     from wsim.dataset import parts
-    from wsim.run import Pacer, Runner, play_paced, set_threads
     from wsim.settings import settings_from_metadata
 
     tables = _tables(data_text)
     settings = settings_from_metadata(run_meta, tables)
     first = index * settings.chunk_size
     games = min(settings.chunk_size, settings.games - first)
-    with _KERNEL_LOCK:
-        set_threads(threads)
-        chunk = play_paced(Runner(tables, settings), Pacer(), first, games)
+    chunk = _play(tables, settings, first, games, threads)
     table = parts.chunk_table(tables, settings, chunk)
     return parts.encode(table, parts.metadata(tables, settings, first, games), data_text)
 
@@ -82,12 +88,7 @@ def play_part(data_text: bytes, run_meta: dict, index: int, threads: int) -> byt
 def play_range(data_text: bytes, settings, first: int, games: int, threads: int):
     """The kernels' res rows (games x cities x RES_COUNT) of games first .. first + games - 1
     of `settings` (a wsim.settings.Settings): the ladder's tasks."""
-    from wsim.run import Pacer, Runner, play_paced, set_threads
-
-    tables = _tables(data_text)
-    with _KERNEL_LOCK:
-        set_threads(threads)
-        return play_paced(Runner(tables, settings), Pacer(), first, games).res
+    return _play(_tables(data_text), settings, first, games, threads).res
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from wsim.dataset.folder import check_target, refuse_if_not_empty, write_files
+from wsim.dataset.folder import precheck_output, write_files
 from wsim.kernels.layout import RES_RANK, RES_TOTAL
 from wsim.run import Pacer, Runner, play_paced
 from wsim.settings import Settings, SettingsError, apply_policy_params, check_players, parse_policies
@@ -193,9 +193,7 @@ def run_ladder(tables: Tables, entries: list, players: int, games: int, seed: in
     """Play the ladder (on a Dask cluster with `dask`: wsim.cluster), write DIR/ladder.csv and
     DIR/ratings.csv; returns their texts."""
     check_players(players)
-    check_target(out)
-    if not overwrite:
-        refuse_if_not_empty(out, "ladder")
+    precheck_output(out, overwrite, "ladder")
     ladder = Ladder(tables, entries, players, games, seed)
     if dask is None:
         ladder.run(on_progress)

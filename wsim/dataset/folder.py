@@ -190,6 +190,14 @@ class OutputFolder:
             raise self.fail(f"cannot recover {self.path} from an interrupted run", e) from None
 
     # -- what is there --------------------------------------------------------------------------
+    def replaced(self, overwrite: bool, what: str) -> list:
+        """Under the lock: the files this command will replace (those `owns` claims), after
+        refusing a non-empty folder without --overwrite (`what` names the output)."""
+        present = self.entries()
+        if present and not overwrite:
+            raise _not_empty(self.path, what)
+        return [n for n in present if self.owns(n)]
+
     def entries(self) -> list:
         """Names in the folder, less the lock file and the staging folder (sorted)."""
         try:
@@ -331,11 +339,17 @@ class OutputFolder:
         shutil.rmtree(self.staging)
 
 
-def refuse_if_not_empty(out: Path, what: str):
-    """Before any work: refuse a non-empty `out` unless --overwrite (the caller checks that flag);
-    `what` names what --overwrite would replace, for the message."""
-    if probe(out) == "dir" and [n for n in os.listdir(out) if n not in (LOCK, STAGING)]:
-        raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the {what} in it)")
+def _not_empty(out: Path, what: str) -> DatasetError:
+    return DatasetError(f"--out: {out} is not empty (use --overwrite to replace the {what} in it)")
+
+
+def precheck_output(out: Path, overwrite: bool, what: str):
+    """Before any work (no lock needed): refuse what check_target refuses, and a non-empty
+    `out` without --overwrite; `what` names what --overwrite would replace, for the message.
+    OutputFolder.replaced checks the folder again under the lock."""
+    kind = check_target(out)
+    if not overwrite and kind == "dir" and [n for n in os.listdir(out) if n not in (LOCK, STAGING)]:
+        raise _not_empty(out, what)
 
 
 def write_files(out: Path, owns: Callable[[str], bool], overwrite: bool, files: dict, what: str):
@@ -343,10 +357,7 @@ def write_files(out: Path, owns: Callable[[str], bool], overwrite: bool, files: 
     (INTERFACES §0): a non-empty folder only with `overwrite`; the old files that `owns` claims
     are replaced only once every new one is whole; other files are kept."""
     with OutputFolder(out, owns=owns) as folder:
-        present = folder.entries()
-        if present and not overwrite:
-            raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the {what} in it)")
-        old = [n for n in present if owns(n)]
+        old = folder.replaced(overwrite, what)
         try:
             if old:
                 folder.begin_replacement()
