@@ -292,3 +292,26 @@ def test_simulate_never_imports_the_analysis_libraries(tmp_path):
             "print('HEAVY', heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert "HEAVY []" in out.stdout, out.stdout + out.stderr
+
+
+def test_sigterm_during_ablate_keeps_the_old_report(planted):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out, _ = planted
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    proc = subprocess.Popen([sys.executable, "-m", "wsim", "ablate", "--edit", "Altar=neutral", "--policy", "heuristic",
+                             "--games", "200000", "--threads", "1", "--overwrite", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    end = time.monotonic() + 120
+    while not (out / ".wsim-staging").exists() and time.monotonic() < end:  # the run has begun
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 143, stderr
+    assert "the report folder is as it was" in stderr
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before

@@ -196,3 +196,17 @@ def test_ladder_and_ablate_on_the_cluster_equal_local_runs(tmp_path, cluster):
             assert (tmp_path / "here" / name).read_bytes() == (tmp_path / "there" / name).read_bytes(), name
         for name in ("here", "there"):
             shutil.rmtree(tmp_path / name)
+
+
+def test_sigterm_ends_a_cluster_run_quickly_with_whole_parts(tmp_path, cluster):
+    lc, _ = cluster
+    proc, out, _ = _run_under_way(tmp_path, lc.scheduler_address, 9)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 143 and time.monotonic() - sent < 5, stderr
+    assert stderr.strip().splitlines()[-1].startswith("terminated by SIGTERM")
+    names = [p.name for p in out.iterdir()]
+    assert not any(n.startswith(".") and n != ".wsim-lock" for n in names)  # no temporary file
+    assert "_wsim_manifest.json" not in names
+    assert run_cli("check", str(out)).exit_code == 1  # incomplete, and --resume would finish it
