@@ -65,11 +65,11 @@ def entity_value(ent, seat, n, s, e, params, who, age):
     shields = ent[e, E_SHIELDS]
     if shields > 0:
         v += params[who, H_SHIELD] * shields * left_ages
-        mine = seat[s, F_SHIELDS]
+        strength = seat[s, F_SHIELDS]
         token = WIN_AGE1 if age == 1 else (WIN_AGE2 if age == 2 else WIN_AGE3)
         for j in range(2):
             other = seat[left_of(n, s) if j == 0 else right_of(n, s), F_SHIELDS]
-            if mine <= other < mine + shields:
+            if strength <= other < strength + shields:
                 v += params[who, H_FLIP] * token
     for r in range(N_RES):
         units = ent[e, E_PROD + r]
@@ -121,23 +121,17 @@ def _denial(ent, seat, gs, n, s, c):
 
 
 @njit(cache=True)
-def option_value(ent, board, seat, gs, n, s, moves, i, params, who):
-    """Heuristic value of the (card, action) pair of legal move i of seat s, before payments."""
-    age = gs[G_AGE]
-    action = moves[i, M_ACTION]
-    c = moves[i, M_CARD]
-    if action == ACT_DISCARD:
-        return params[who, H_COIN] * DISCARD_COINS + params[who, H_DENY] * _denial(ent, seat, gs, n, s, c)
-    if action == ACT_STAGE:
-        if moves[i, M_COPY3] == 1:
-            e, _ = stage_source_with(ent, board, seat, n, s, 2, best_copy3(ent, board, seat, n, s, params, who, age))
-        else:
-            e, _ = stage_source(ent, board, seat, n, s, seat[s, F_STAGES])
-        v = params[who, H_STAGE] + params[who, H_DENY] * _denial(ent, seat, gs, n, s, c)
-        if e >= 0:
-            v += entity_value(ent, seat, n, s, e, params, who, age)
-        return v
-    return entity_value(ent, seat, n, s, c, params, who, age)
+def stage_value(ent, board, seat, n, s, moves, i, params, who, age):
+    """Heuristic value of building seat s's next stage (legal move i is one that does), its
+    entity's value (Manneken Pis A's stage 3: the better copy's) included, denial excluded."""
+    if moves[i, M_COPY3] == 1:
+        e, _ = stage_source_with(ent, board, seat, n, s, 2, best_copy3(ent, board, seat, n, s, params, who, age))
+    else:
+        e, _ = stage_source(ent, board, seat, n, s, seat[s, F_STAGES])
+    v = params[who, H_STAGE]
+    if e >= 0:
+        v += entity_value(ent, seat, n, s, e, params, who, age)
+    return v
 
 
 @njit(cache=True)
@@ -180,6 +174,13 @@ def decide_heuristic(ent, board, seat, gs, s, who, kind, moves, n_moves, params)
         return 1 if moves[1, M_COPY3] == best_copy3(ent, board, seat, n, s, params, who, age) else 0
     if kind == DEC_SEVENTH or kind == DEC_DISCARD:
         n_moves -= 1
+    # A decision's stage moves share one stage value, and a card's stage and discard moves one
+    # denial: each is computed once (denial not at all when its weight is 0). The values are
+    # those of a plain per-move evaluation, so the decisions are too.
+    stage_v = 0
+    stage_known = False
+    deny_card = -1
+    deny_v = 0
     best_i = 0
     best = 0
     base = 0
@@ -188,7 +189,23 @@ def decide_heuristic(ent, board, seat, gs, s, who, kind, moves, n_moves, params)
             v = entity_value(ent, seat, n, s, moves[i, M_CARD], params, who, age)
         else:
             if moves[i, M_DEFAULT] == 1:  # a (card, action) pair's rows follow its default one
-                base = option_value(ent, board, seat, gs, n, s, moves, i, params, who)
+                action = moves[i, M_ACTION]
+                c = moves[i, M_CARD]
+                if action == ACT_DISCARD or action == ACT_STAGE:
+                    if c != deny_card:
+                        deny_card = c
+                        deny_v = 0
+                        if params[who, H_DENY] != 0:
+                            deny_v = params[who, H_DENY] * _denial(ent, seat, gs, n, s, c)
+                    if action == ACT_DISCARD:
+                        base = params[who, H_COIN] * DISCARD_COINS + deny_v
+                    else:
+                        if not stage_known:
+                            stage_v = stage_value(ent, board, seat, n, s, moves, i, params, who, age)
+                            stage_known = True
+                        base = stage_v + deny_v
+                else:
+                    base = entity_value(ent, seat, n, s, c, params, who, age)
             v = base + payment_value(seat, n, s, moves, i, params, who)
         if i == 0 or v > best:
             best = v

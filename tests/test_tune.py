@@ -2,9 +2,11 @@
 
 import json
 
+import pytest
+
 from conftest import last_error_line, run_cli
 from wsim.kernels.heuristic import HEURISTIC_KEYS
-from wsim.weights import read_weights
+from wsim.weights import DEFAULT_FILE, read_weights
 
 ARGS = ["--generations", "2", "--population", "4", "--games", "24", "--players", "3", "--seed", "7"]
 
@@ -43,3 +45,14 @@ def test_tune_out_in_a_missing_folder_or_on_a_folder_is_refused(tmp_path):
     (tmp_path / "d").mkdir()
     folder = run_cli("tune", *ARGS, "--out", str(tmp_path / "d"), "--overwrite")
     assert folder.exit_code == 2 and "Error: " in last_error_line(folder)
+
+
+@pytest.mark.slow
+def test_the_shipped_weights_are_what_their_tune_command_fits(tmp_path):
+    """The shipped default is tune's output, byte for byte (about 11 minutes on two cores)."""
+    shipped = json.loads(DEFAULT_FILE.read_text())
+    options = shipped["tune"]
+    out = tmp_path / "again.json"
+    args = [f"--{k}={options[k]}" for k in ("players", "generations", "population", "games", "seed")]
+    assert run_cli("tune", "--policy", "heuristic", *args, "--out", str(out)).exit_code == 0
+    assert out.read_bytes() == DEFAULT_FILE.read_bytes()

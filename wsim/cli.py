@@ -588,8 +588,9 @@ def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param,
 @click.pass_context
 def tune_cmd(ctx, policy, players, generations, population, games, seed, threads, overwrite, out):
     """Fit a policy's weights by self-play (CMA-ES): each candidate plays one seat against the
-    others of a pool (greedy, the shipped weights, the search's current mean); the same options
-    give the same file, which `--policy-param heuristic.weights=FILE` then uses.
+    others of a pool (greedy, the shipped weights, the three shipped specialists, the search's
+    current mean) and, in self-play, must leave no wonder stage or way of scoring unused; the
+    same options give the same file, which `--policy-param heuristic.weights=FILE` then uses.
     """
     from wsim.run import set_threads
     from wsim.tune import check_out, document_text, tune, write_whole

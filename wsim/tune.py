@@ -1,17 +1,26 @@
 """`wsim tune` (INTERFACES §4): fit the heuristic's weights by self-play, with CMA-ES (`cma`).
 
 The search runs over the weights in points (a weight / 100), within [0, 10], starting from the
-shipped weights with a step of half a point. Each generation's candidates play the same games (common random
-numbers: a candidate's luck is its rivals' luck): as one seat against P − 1 seats of each
-opponent of the pool — `greedy`, the shipped `heuristic` and, from the second generation on,
-the search's current mean — `--games` games per opponent, its seat rotating, on the deals of
-games [generation × games, (generation + 1) × games) of `--seed`. A candidate's fitness is its
-mean win share over the pool plus its mean points margin / 1,000 (which breaks ties). CMA-ES is
-seeded from `--seed`, so the same options give the same file; the weights written are the
-search distribution's final mean.
+hand-set weights (wsim/data/heuristic-handset.json) with a step of half a point: not from the
+shipped default, which is tune's own output, so that the command the README gives reproduces
+the shipped file. Each generation's candidates play the same games (common random
+numbers: a candidate's luck is its rivals' luck), on the deals of games [generation × games,
+(generation + 1) × games) of `--seed`:
+  * as one seat against P − 1 seats of each opponent of the pool — `greedy`, the hand-set
+    `heuristic`, the three shipped specialists (science-, military- and civilian-heavy) and, from
+    the second generation on, the search's current mean — `--games` games per opponent, its seat
+    rotating;
+  * in self-play, every seat the candidate, `--games` games.
+A candidate's fitness is its mean win share over the pool plus its mean points margin / 1,000
+(which breaks ties), minus VARIETY_WEIGHT × its self-play's shortfall (wsim.mechanics: how far
+each wonder stage of each side, and each way of scoring, falls below being used by 30% of the
+seats that could). Without that term the search found weights that beat the pool while their
+self-play built no science and left two wonder stages unbuilt: a population no use for balance
+analysis. CMA-ES is seeded from `--seed`, so the same options give the same file; the weights
+written are the search distribution's final mean.
 
-The file: {"format", "policy", "note", "weights": {KEY: int}, "tune": {the options, "log":
-[{"generation", "best", "mean"}]}}, written whole (a temporary file renamed), refused over an
+The file: {"format", "policy", "note", "weights": {KEY: int}, "tune": {the options, "pool", "log":
+[{"generation", "best", "mean", "shortfall"}]}} (shortfall: the best candidate's), written whole (a temporary file renamed), refused over an
 existing file unless --overwrite.
 """
 
@@ -27,11 +36,16 @@ import numpy as np
 from wsim.errors import WsimError
 from wsim.kernels.heuristic import HEURISTIC_KEYS
 from wsim.ladder import Entry, play_pair
+from wsim.mechanics import shortfall, usage
+from wsim.run import Pacer, Runner, play_paced
+from wsim.settings import Settings
 from wsim.tables import Tables
-from wsim.weights import FORMAT, MAX_WEIGHT, default_params
+from wsim.weights import DATA_DIR, FORMAT, HANDSET_FILE, MAX_WEIGHT, default_params, read_weights
 
 SCALE = 100  # weights are hundredths of a point; the search moves in points
 MAX_POINTS = 10  # the search's upper bound on a weight, in points
+VARIETY_WEIGHT = 1.0  # a mechanic 10 points of use below the floor costs as much as 10% of wins
+SPECIALISTS = ("science", "military", "civilian")
 
 
 class TuneError(WsimError):
@@ -45,15 +59,35 @@ def _entry(label: str, x) -> Entry:
     return Entry("heuristic", label, tuple(row))
 
 
+def self_play_shortfall(tables: Tables, candidate: Entry, players: int, games: int, seed: int,
+                        first_game: int) -> float:
+    """wsim.mechanics.shortfall of `games` games with the candidate at every seat."""
+    settings = Settings(players=players, seed=seed, games=first_game + games, policies=(candidate.name,) * players,
+                        labels=(candidate.label,) * players, params=(candidate.params,) * players)
+    res = play_paced(Runner(tables, settings), Pacer(), first_game, games).res
+    return shortfall(usage(tables, res, players))
+
+
 def fitness(tables: Tables, candidate: Entry, pool: list, players: int, games: int, seed: int,
-            first_game: int) -> float:
-    """Mean win share over the pool (one seat of the candidate against the rest of an opponent's),
-    plus the mean points margin / 1,000."""
+            first_game: int) -> tuple:
+    """(fitness, self-play shortfall): the mean win share over the pool (one seat of the
+    candidate against the rest of an opponent's), plus the mean points margin / 1,000, minus
+    VARIETY_WEIGHT times the shortfall."""
     total = 0.0
     for opponent in pool:
         r = play_pair(tables, candidate, opponent, players, games, seed, first_game)
         total += r.wins / r.games + r.margin / r.games / 1000
-    return total / len(pool)
+    short = self_play_shortfall(tables, candidate, players, games, seed, first_game)
+    return total / len(pool) - VARIETY_WEIGHT * short, short
+
+
+def base_pool() -> list:
+    """The fixed opponents: greedy, the hand-set weights and the shipped specialists."""
+    pool = [Entry("greedy", "greedy", default_params("greedy")),
+            Entry("heuristic", "hand-set", read_weights(HANDSET_FILE)[0])]
+    for name in SPECIALISTS:
+        pool.append(Entry("heuristic", name, read_weights(DATA_DIR / f"heuristic-{name}.json")[0]))
+    return pool
 
 
 def check_out(out: Path, overwrite: bool):
@@ -96,23 +130,25 @@ def tune(tables: Tables, players: int, generations: int, population: int, games:
         warnings.simplefilter("ignore")
         import cma
 
-    start = np.array(default_params("heuristic")[:len(HEURISTIC_KEYS)], dtype=float) / SCALE
+    start = np.array(read_weights(HANDSET_FILE)[0][:len(HEURISTIC_KEYS)], dtype=float) / SCALE
     # every feature is something a player wants (or, for deny and rival_coin, wants to avoid
     # giving): weights stay in [0, 10] points, so that noise cannot teach the search to shun a
     # whole mechanic (a negative discount weight would never build Olympia B's first stage)
     es = cma.CMAEvolutionStrategy(start, 0.5, {"seed": seed % (2**32 - 1) + 1, "popsize": population,
                                                "bounds": [0, MAX_POINTS], "verbose": -9})
-    pool = [Entry("greedy", "greedy", default_params("greedy")), Entry("heuristic", "shipped",
-                                                                       default_params("heuristic"))]
+    fixed = base_pool()
+    pool = fixed
     log = []
     for generation in range(generations):
         xs = es.ask()
         first = generation * games
-        scores = [fitness(tables, _entry("candidate", x), pool, players, games, seed, first) for x in xs]
+        results = [fitness(tables, _entry("candidate", x), pool, players, games, seed, first) for x in xs]
+        scores = [f for f, _ in results]
         es.tell(xs, [-f for f in scores])  # cma minimises
-        log.append({"generation": generation, "best": round(max(scores), 4),
-                    "mean": round(float(np.mean(scores)), 4)})
-        pool = pool[:2] + [_entry("previous", es.result.xfavorite)]
+        best = int(np.argmax(scores))
+        log.append({"generation": generation, "best": round(scores[best], 4),
+                    "mean": round(float(np.mean(scores)), 4), "shortfall": round(results[best][1], 4)})
+        pool = fixed + [_entry("previous", es.result.xfavorite)]
         if on_generation:
             on_generation(log[-1])
     # the distribution's mean, not the luckiest candidate: the estimate least fitted to noise
@@ -120,10 +156,12 @@ def tune(tables: Tables, players: int, generations: int, population: int, games:
     return {
         "format": FORMAT,
         "policy": "heuristic",
-        "note": f"fitted by wsim tune ({generations} generations of {population}, {games} games per opponent)",
+        "note": (f"fitted by wsim tune --policy heuristic --players {players} --generations {generations} "
+                 f"--population {population} --games {games} --seed {seed}"),
         "weights": {k: int(row[i]) for i, k in enumerate(HEURISTIC_KEYS)},
         "tune": {"players": players, "generations": generations, "population": population, "games": games,
-                 "seed": seed, "pool": ["greedy", "shipped heuristic", "the previous generation's mean"], "log": log},
+                 "seed": seed, "pool": [e.label for e in fixed] + ["the previous generation's mean"],
+                 "variety_weight": VARIETY_WEIGHT, "log": log},
     }
 
 
