@@ -45,7 +45,7 @@ HEURISTIC_KEYS = ("point", "science", "shield", "flip", "unit_new", "unit_more",
 WIN_AGE1, WIN_AGE2, WIN_AGE3 = MILITARY_WIN
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _points_for(ent, seat, n, s, e):
     """(points, science points) entity e would give seat s now."""
     points = ent[e, E_POINTS] + count(seat, n, s, ent[e, E_POINTS_PER], ent[e, E_POINTS_PER + 1],
@@ -56,7 +56,7 @@ def _points_for(ent, seat, n, s, e):
     return points, science
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def entity_value(ent, seat, n, s, e, params, who, age):
     """Heuristic value of entity e entering seat s's city now (weights: seat who's row)."""
     left_ages = 4 - age
@@ -134,7 +134,7 @@ def stage_value(ent, board, seat, n, s, moves, i, params, who, age):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def payment_value(seat, n, s, moves, i, params, who):
     """What paying for legal move i costs: every coin, and more for a coin to the rival (the
     neighbour whose city is larger, a proxy for its points)."""
