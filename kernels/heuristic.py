@@ -106,7 +106,7 @@ def _size(seat, s):
     return seat[s, F_NCARDS] + seat[s, F_STAGES]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _denial(ent, seat, gs, n, s, c):
     """Points card c would give the seat that receives this hand next (0 when none does)."""
     fc = gs[G_FC]
@@ -120,7 +120,7 @@ def _denial(ent, seat, gs, n, s, c):
     return points + science
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def stage_value(ent, board, seat, n, s, moves, i, params, who, age):
     """Heuristic value of building seat s's next stage (legal move i is one that does), its
     entity's value (Manneken Pis A's stage 3: the better copy's) included, denial excluded."""
@@ -149,7 +149,7 @@ def payment_value(seat, n, s, moves, i, params, who):
     return -params[who, H_COIN] * paid - params[who, H_RIVAL_COIN] * rival
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_copy3(ent, board, seat, n, s, params, who, age):
     """Manneken Pis A's stage-3 neighbour: the copy worth more, left on a tie."""
     best = COPY_LEFT
@@ -164,7 +164,7 @@ def best_copy3(ent, board, seat, n, s, params, who, age):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decide_heuristic(ent, board, seat, gs, s, who, kind, moves, n_moves, params):
     """The first option of highest value among the n_moves of seat s's decision (it never
     declines a 7th card or a discard build: the decline is the list's last option)."""

@@ -68,7 +68,7 @@ def draw(seat, keys, s, m):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def entity_value(ent, seat, n, s, e, paid, params, who, age):
     """Greedy value of entity e entering seat s's city now, in `age`, having paid `paid` coins
     (params: every seat's parameter rows; those of seat who, the one deciding, are used)."""
@@ -85,14 +85,14 @@ def entity_value(ent, seat, n, s, e, paid, params, who, age):
             + params[who, P_UNIT] * (4 - age) * units + params[who, P_COIN] * coins)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _copy_value(ent, board, seat, n, s, of, params, who, age):
     """Greedy value of Manneken Pis A's stage 3 copying neighbour `of` (-1 when it copies nothing)."""
     e, _ = stage_source_with(ent, board, seat, n, s, 2, of)
     return entity_value(ent, seat, n, s, e, 0, params, who, age) if e >= 0 else -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _greedy_copy3(ent, board, seat, n, s, params, who, age):
     """Greedy's stage-3 neighbour: the copy worth more, left on a tie."""
     v_left = _copy_value(ent, board, seat, n, s, COPY_LEFT, params, who, age)
@@ -100,7 +100,7 @@ def _greedy_copy3(ent, board, seat, n, s, params, who, age):
     return COPY_RIGHT if v_right > v_left else COPY_LEFT
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _move_value(ent, board, seat, n, s, moves, i, params, who, age):
     """Greedy value of legal move i of seat s, decided by seat who."""
     action = moves[i, M_ACTION]

@@ -45,7 +45,7 @@ def cycles(typingctx):
     return types.uint64(), codegen
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _trading(ent, board, seat, gs, s, opts):
     """The trading solver calls legal_moves makes for seat s: its next stage when it has a cost,
     and each card it may play (its hand, or for the Free City its controller's but the card the

@@ -56,7 +56,7 @@ def _unseen(ent, n_cards, seat, n, age, count):
                 count[c] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def determinise(ent, n_cards, seat, keys, pile, gs, dealt, who, real_seat, real_keys, count, buf):
     """Deal again, in the copy (seat, pile, gs, dealt), every card seat who cannot see (module
     docstring). Draws from who's stream in the real state (real_seat, real_keys)."""
@@ -138,7 +138,7 @@ def _add_guilds(ent, n_cards, seat, n, who, real_seat, real_keys, buf, size, in_
     return start + max(0, min(size - start, n + 2 - seen))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _forget_others(seat, gs, s, who):
     """Undo the choices of this turn that seat who cannot know (those of seats it does not
     decide for): the playouts decide them again."""
@@ -152,7 +152,7 @@ def _forget_others(seat, gs, s, who):
     gs[G_OPEN] = open_
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _outcome(res, n, fc, who):
     """1,000 for a win plus the points margin over the best other player."""
     best = -10**6
@@ -162,7 +162,7 @@ def _outcome(res, n, fc, who):
     return (1000 if res[who, RES_RANK] == 1 else 0) + res[who, RES_TOTAL] - best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _play_out(ent, board, seat, keys, pile, gs, dealt, moves, opts, todo, policies, params, log, n_log):
     """The game loop of kernels/game.play_game with the base policies' decide: numba cannot
     compile a loop that would reach decide_rollout again (recursion), so this one stops short."""
@@ -235,7 +235,7 @@ def decide_rollout(ent, board, seat, keys, pile, gs, dealt, s, who, moves, n_mov
     return best_i
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decide(ent, board, seat, keys, pile, gs, dealt, s, who, kind, moves, n_moves, policies, params):
     """The option seat who's policy picks for seat s's decision `kind` (index into moves):
     rollout search for a rollout policy's turn moves, else kernels/policy.decide (a rollout

@@ -69,7 +69,7 @@ def _start_turn(seat, gs, dealt, turn):
         seat[ctrl, F_HAND_N] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def init_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo, seat, keys, pile, gs, dealt,
               deck, pool, bs):
     """Deal game (seed, game) of n players and set the state at the first decision point (Age
@@ -134,7 +134,7 @@ def pending(seat, gs, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _add_option(moves, m, card, action, copy3):
     """A row that is not a (card, action, purchase) move: a pile card, a neighbour, a decline."""
     for f in range(moves.shape[1]):
@@ -147,7 +147,7 @@ def _add_option(moves, m, card, action, copy3):
     return m + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _discard_options(ent, seat, pile, s, moves):
     """The buildings seat s may take from the pile, once each (the Age I and Age II Loom are one
     building: the lower card id stands for it), card ids ascending; then the decline."""
@@ -223,7 +223,7 @@ def apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, g, n_
         _end_round(ent, board, seat, pile, gs, dealt, log, g, n_log)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _end_round(ent, board, seat, pile, gs, dealt, log, g, n_log):
     """Every decision of the round is in: log it, resolve it, then on to the next decision point."""
     n = gs[G_N]
@@ -275,7 +275,7 @@ def _queue_discard_builds(ent, board, seat, gs):
     gs[G_DBQ_POS] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _take_from_pile(ent, seat, pile, gs, s, card, log, g, n_log):
     log_event(log, g, n_log, DISCARD_BUILD, gs[G_AGE], gs[G_TURN], s, card, 0, 0, 0, -1)
     if card >= 0:
@@ -284,7 +284,7 @@ def _take_from_pile(ent, seat, pile, gs, s, card, log, g, n_log):
         seat[s, F_COINS] += coins_when_built(ent, seat, gs[G_N], s, card)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _run_discard_builds(ent, seat, pile, gs, dealt, log, g, n_log):
     """Go through the queued discard builds; stop at one with a choice, else end the turn."""
     while gs[G_DBQ_POS] < gs[G_DBQ_N]:
@@ -329,7 +329,7 @@ def _end_turn(seat, gs, dealt, log, g, n_log):
     gs[G_PHASE] = PH_AGE_END
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_age(seat, gs, dealt, log, g, n_log):
     """After an age's last turn: military (RULES.md §5), then the next age's hands or the end."""
     age = gs[G_AGE]
@@ -350,7 +350,7 @@ def clone_state(seat, keys, pile, gs, dealt, seat2, keys2, pile2, gs2, dealt2):
     dealt2[:, :, :] = dealt
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def final(ent, seat, gs, res, cards):
     """Results of a finished game: res[n, RES_COUNT] (ranks included) and cards[n, MAX_CITY]."""
     n = gs[G_N]

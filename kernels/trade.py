@@ -307,7 +307,7 @@ def _seller(city, row, fixed_col, choice_col, n_units, need):
     return fix, cap, w0, w1, listed
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def trade_options_at(costs, e, cost_col, city, own, left, right, fixed_col, choice_col, n_col,
                      sell_col, sell_choice_col, n_sell_col, lp_col, rp_col, out):
     """trade_options on tables laid out by the caller, read in place (no array views to pass).

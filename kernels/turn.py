@@ -94,7 +94,7 @@ def _add_purchases(moves, m, slot, card, action, opts, at, n_opts, budget, coin_
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, holder, skip, free_city):
     """Fill moves with seat s's legal (card, action, purchase) moves; returns how many.
 
@@ -158,7 +158,7 @@ def fc_controller(gs):
     return (gs[G_TURN] - 1 + (1 if gs[G_AGE] == 2 else 0)) % 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def resolve(ent, board, seat, pile, gs, n, age):
     """Steps 2-4 for the seats whose choice is on (C_ON 1): pay, place, then immediate coins.
 

@@ -19,9 +19,10 @@ self-play built no science and left two wonder stages unbuilt: a population no u
 analysis. CMA-ES is seeded from `--seed`, so the same options give the same file; the weights
 written are the search distribution's final mean.
 
-The file: {"format", "policy", "note", "weights": {KEY: int}, "tune": {the options, "pool", "log":
-[{"generation", "best", "mean", "shortfall"}]}} (shortfall: the best candidate's), written whole (a temporary file renamed), refused over an
-existing file unless --overwrite.
+The file: {"format", "policy", "note", "weights": {KEY: int}, "tune": {the options, "pool",
+"variety_weight", "log": [{"generation", "best", "mean", "shortfall"}]}} (shortfall: the best
+candidate's), written whole (a temporary file renamed), refused over an existing file unless
+--overwrite.
 """
 
 from __future__ import annotations
