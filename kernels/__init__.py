@@ -8,6 +8,17 @@ files its callees and constants come from: an edit to layout.py would leave stal
 offsets in every other kernel's cache. So the cache lives in a folder named after a hash of all
 kernel sources and wsim/codes.py (under NUMBA_CACHE_DIR when that is set, else this package's
 __pycache__): any edit starts a fresh cache, and `make clean` removes old ones.
+
+Reference counting: numba's runtime (NRT) counts the references to an array with atomic
+instructions wherever an array variable is copied, which includes the parameters of every
+function inlined at numba's level and the arguments of calls LLVM does not inline. Kernels that
+allocate nothing are compiled with `_nrt=False`, which removes the counting from them and from
+every function they call (numba compiles a callee with its caller's flags, so an allocation
+anywhere below such a kernel is a compile error, never a leak). Only run_batch (each block's
+state), the rollout search (its scratch arrays) and the Python-facing helpers keep the runtime;
+game.play_game hands every decision but a rollout search to take_decision for that reason.
+Measured (5 players, one thread, best of five runs of 4,000 games): random 12,679 -> 17,844
+games/s, greedy 7,151 -> 10,795, heuristic 6,486 -> 9,573; the games are the same.
 """
 
 import hashlib
