@@ -11,7 +11,7 @@ from numba import njit, prange
 from wsim.codes import HAND_SIZE
 from wsim.kernels.layout import (DEAL_DECK, DEAL_POOL, F_COUNT, G_COUNT, G_PHASE, MAX_MOVES, MAX_SEATS, M_COUNT,
                                  PH_AGE_END)
-from wsim.kernels.policy import POLICY_ROLLOUT, all_purchases, decide as decide_simple
+from wsim.kernels.policy import POLICY_ROLLOUT, all_purchases, take_decision
 from wsim.kernels.rollout import decide
 from wsim.kernels.step import apply, end_age, final, init_game, legal, pending
 from wsim.kernels.schema import MAX_OPTIONS
@@ -61,16 +61,6 @@ def play_game(ent, board, n_cards, seat, keys, pile, gs, dealt, moves, opts, tod
                 take_decision(ent, board, seat, keys, pile, gs, dealt, moves, opts, s, kind, who, policies, params,
                               log, g, n_log)
     final(ent, seat, gs, res, cards)
-
-
-@njit(cache=True, _nrt=False)
-def take_decision(ent, board, seat, keys, pile, gs, dealt, moves, opts, s, kind, who, policies, params, log, g,
-                  n_log):
-    """List, decide and apply seat s's decision `kind` for a decider whose policy is not
-    rollout (kernels/policy.decide)."""
-    m = legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases(policies, who))
-    j = decide_simple(ent, board, seat, keys, gs, s, who, kind, moves, m, policies, params)
-    apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, g, n_log)
 
 
 @njit(cache=True, parallel=True)

@@ -36,6 +36,7 @@ from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHOICE, 
                                  M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT)
 from wsim.kernels.rng import draw_below
 from wsim.kernels.score import science_with
+from wsim.kernels.step import apply, legal
 
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
@@ -161,3 +162,13 @@ def decide(ent, board, seat, keys, gs, s, who, kind, moves, n_moves, policies, p
             best = v
             best_i = i
     return best_i
+
+
+@njit(cache=True, _nrt=False)
+def take_decision(ent, board, seat, keys, pile, gs, dealt, moves, opts, s, kind, who, policies, params, log, g,
+                  n_log):
+    """List, decide and apply seat s's decision `kind` for decider who, whose policy is not
+    rollout: the step every game loop takes (kernels/game.py, a rollout's playouts)."""
+    m = legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases(policies, who))
+    j = decide(ent, board, seat, keys, gs, s, who, kind, moves, m, policies, params)
+    apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, g, n_log)

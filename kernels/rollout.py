@@ -33,8 +33,8 @@ from wsim.kernels.layout import (C_COPY3, C_NEEDS3, C_ON, DEC_MOVE, E_AGE, E_COP
                                  DEAL_DECK, MAX_CITY, MAX_MOVES, M_DEFAULT, PH_AGE_END, RES_COUNT, RES_RANK, RES_TOTAL)
 from wsim.kernels.schema import MAX_OPTIONS
 from wsim.kernels.deal import shuffle
-from wsim.kernels.policy import POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, all_purchases, decide as decide_simple
-from wsim.kernels.step import apply, clone_state, decider, end_age, final, legal, pending
+from wsim.kernels.policy import POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, take_decision, decide as decide_simple
+from wsim.kernels.step import apply, clone_state, decider, end_age, final, pending
 
 
 @njit(cache=True)
@@ -174,12 +174,8 @@ def _play_out(ent, board, seat, keys, pile, gs, dealt, moves, opts, todo, polici
             end_age(seat, gs, dealt, log, 0, n_log)
             continue
         for i in range(k):
-            s = todo[i, 0]
-            kind = todo[i, 1]
-            who = todo[i, 2]
-            m = legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases(policies, who))
-            j = decide_simple(ent, board, seat, keys, gs, s, who, kind, moves, m, policies, params)
-            apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, 0, n_log)
+            take_decision(ent, board, seat, keys, pile, gs, dealt, moves, opts, todo[i, 0], todo[i, 1], todo[i, 2],
+                          policies, params, log, 0, n_log)
 
 
 @njit(cache=True)
