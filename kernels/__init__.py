@@ -17,8 +17,8 @@ every function they call (numba compiles a callee with its caller's flags, so an
 anywhere below such a kernel is a compile error, never a leak). Only run_batch (each block's
 state), the rollout search (its scratch arrays) and the Python-facing helpers keep the runtime;
 game.play_game hands every decision but a rollout search to take_decision for that reason.
-Measured (5 players, one thread, best of five runs of 4,000 games): random 12,679 -> 17,844
-games/s, greedy 7,151 -> 10,795, heuristic 6,486 -> 9,573; the games are the same.
+Measured (5 players, one thread, best of five runs of 4,000 games): random 12,679 -> 18,706
+games/s, greedy 7,151 -> 11,423, heuristic 6,486 -> 10,075; the games are the same.
 """
 
 import hashlib

@@ -87,14 +87,17 @@ def _block(games: int, players: int, k: int) -> tuple:
     return first, games * (k + 1) // players - first
 
 
+def table(seats: list, seed: int, games: int) -> Settings:
+    """Settings of games 0 .. games - 1 of `seed` with one player per entry of `seats`."""
+    return Settings(players=len(seats), seed=seed, games=games, policies=tuple(e.name for e in seats),
+                    labels=tuple(e.label for e in seats), params=tuple(e.params for e in seats))
+
+
 def _blocks(x: Entry, y: Entry, players: int, games: int, seed: int, first_game: int = 0) -> list:
     """(seat of X, Settings, first game, games) of each non-empty block of a pair (module doc)."""
     out = []
     for seat in range(players):
-        seats = [x if s == seat else y for s in range(players)]
-        settings = Settings(players=players, seed=seed, games=first_game + games,
-                            policies=tuple(e.name for e in seats), labels=tuple(e.label for e in seats),
-                            params=tuple(e.params for e in seats))
+        settings = table([x if s == seat else y for s in range(players)], seed, first_game + games)
         first, count = _block(games, players, seat)
         if count:
             out.append((seat, settings, first_game + first, count))

@@ -36,10 +36,9 @@ import numpy as np
 
 from wsim.errors import WsimError
 from wsim.kernels.heuristic import HEURISTIC_KEYS
-from wsim.ladder import Entry, play_pair
+from wsim.ladder import Entry, play_pair, table
 from wsim.mechanics import shortfall, usage
 from wsim.run import Pacer, Runner, play_paced
-from wsim.settings import Settings
 from wsim.tables import Tables
 from wsim.weights import DATA_DIR, FORMAT, HANDSET_FILE, MAX_WEIGHT, default_params, read_weights
 
@@ -63,8 +62,7 @@ def _entry(label: str, x) -> Entry:
 def self_play_shortfall(tables: Tables, candidate: Entry, players: int, games: int, seed: int,
                         first_game: int) -> float:
     """wsim.mechanics.shortfall of `games` games with the candidate at every seat."""
-    settings = Settings(players=players, seed=seed, games=first_game + games, policies=(candidate.name,) * players,
-                        labels=(candidate.label,) * players, params=(candidate.params,) * players)
+    settings = table([candidate] * players, seed, first_game + games)
     res = play_paced(Runner(tables, settings), Pacer(), first_game, games).res
     return shortfall(usage(tables, res, players))
 
