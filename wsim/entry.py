@@ -54,21 +54,6 @@ def main(argv=None) -> int:
         return 128 + e.signum
 
 
-def _quiet_stderr():
-    """Point stderr at /dev/null once wsim's last line is written: threads that outlive the
-    command (distributed's event loop, stopped by a signal) may still print at shutdown, and the
-    last line must stay the one that names the problem."""
-    try:
-        sys.stderr.flush()
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stderr.fileno())
-    except (OSError, ValueError):
-        pass
-
-
 def run():
     """Console-script target: exit with main()'s status."""
-    status = main()
-    if status != 0:
-        _quiet_stderr()
-    sys.exit(status)
+    sys.exit(main())
