@@ -11,6 +11,7 @@ import hashlib
 import os
 import sys
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -296,16 +297,17 @@ def _cluster_parts(plan: _Plan, data_text: bytes, on_progress, cluster, threads:
 
     settings, t = plan.settings, plan.tables
     run_meta = parts.run_metadata(parts.metadata(t, settings, 0, 0))
-    for index, blob in play_parts(cluster, data_text, run_meta, plan.todo, threads):
-        first = index * settings.chunk_size
-        games = min(settings.chunk_size, settings.games - first)
-        meta = parts.metadata(t, settings, first, games)
-        header, table = parts.decode(blob, _SUMMARY_COLUMNS)
-        if header.meta != meta or header.rows != games * settings.cities:
-            raise DatasetError(f"--dask: a worker returned another part than part {index} (other settings "
-                               "or games): are the workers running the same wsim?")
-        on_progress(games)
-        yield index, blob, table, meta
+    with closing(play_parts(cluster, data_text, run_meta, plan.todo, threads)) as blobs:
+        for index, blob in blobs:
+            first = index * settings.chunk_size
+            games = min(settings.chunk_size, settings.games - first)
+            meta = parts.metadata(t, settings, first, games)
+            header, table = parts.decode(blob, _SUMMARY_COLUMNS)
+            if header.meta != meta or header.rows != games * settings.cities:
+                raise DatasetError(f"--dask: a worker returned another part than part {index} (other settings "
+                                   "or games): are the workers running the same wsim?")
+            on_progress(games)
+            yield index, blob, table, meta
 
 
 def simulate(req: Request, out: Path, progress: bool, cluster=None) -> Result:
@@ -363,11 +365,14 @@ def _simulate(req: Request, out: Path, progress: bool, cluster) -> Result:
         try:
             produced = (_cluster_parts(plan, data_text, on_progress, cluster, req.threads or 1) if cluster is not None
                         else _local_parts(plan, data_text, on_progress))
-            for index, blob, table, meta in produced:
-                folder.write(parts.part_name(index), blob)
-                summary.add(table)
-                header = parts.PartHeader(parts.part_name(index), meta, table.num_rows, data_text)
-                entries[index] = manifest.part_entry(header, hashlib.sha256(blob).hexdigest())
+            # closed here, not when garbage collected: a cluster run's generator cancels its
+            # tasks when closed, which needs the client that the caller closes next
+            with closing(produced):
+                for index, blob, table, meta in produced:
+                    folder.write(parts.part_name(index), blob)
+                    summary.add(table)
+                    header = parts.PartHeader(parts.part_name(index), meta, table.num_rows, data_text)
+                    entries[index] = manifest.part_entry(header, hashlib.sha256(blob).hexdigest())
             summary.played = done[0]
             summary.seconds = time.perf_counter() - started
             folder.sync()
