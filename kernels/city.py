@@ -165,10 +165,13 @@ def count(seat, n, s, amount, what, scope, extra_purple):
     return amount * total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def coins_when_built(ent, seat, n, s, e):
     """Coins an entity gives when it resolves, on the cities as they stand."""
-    return ent[e, E_COINS] + count(seat, n, s, ent[e, E_COINS_PER], ent[e, E_COINS_PER + 1], ent[e, E_COINS_PER + 2], 0)
+    coins = ent[e, E_COINS]
+    if ent[e, E_COINS_PER] != 0:  # most entities count nothing: no call
+        coins += count(seat, n, s, ent[e, E_COINS_PER], ent[e, E_COINS_PER + 1], ent[e, E_COINS_PER + 2], 0)
+    return coins
 
 
 @njit(cache=True)

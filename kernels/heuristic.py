@@ -48,8 +48,9 @@ WIN_AGE1, WIN_AGE2, WIN_AGE3 = MILITARY_WIN
 @njit(cache=True, inline="always")
 def _points_for(ent, seat, n, s, e):
     """(points, science points) entity e would give seat s now."""
-    points = ent[e, E_POINTS] + count(seat, n, s, ent[e, E_POINTS_PER], ent[e, E_POINTS_PER + 1],
-                                      ent[e, E_POINTS_PER + 2], 0)
+    points = ent[e, E_POINTS]
+    if ent[e, E_POINTS_PER] != 0:  # most entities count nothing: skip the call
+        points += count(seat, n, s, ent[e, E_POINTS_PER], ent[e, E_POINTS_PER + 1], ent[e, E_POINTS_PER + 2], 0)
     science = 0
     if ent[e, E_SCIENCE] >= 0:
         science = science_with(seat, s, ent[e, E_SCIENCE]) - science_with(seat, s, -1)
@@ -106,7 +107,7 @@ def _size(seat, s):
     return seat[s, F_NCARDS] + seat[s, F_STAGES]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def _denial(ent, seat, gs, n, s, c):
     """Points card c would give the seat that receives this hand next (0 when none does)."""
     fc = gs[G_FC]

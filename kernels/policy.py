@@ -73,7 +73,9 @@ def draw(seat, keys, s, m):
 def entity_value(ent, seat, n, s, e, paid, params, who, age):
     """Greedy value of entity e entering seat s's city now, in `age`, having paid `paid` coins
     (params: every seat's parameter rows; those of seat who, the one deciding, are used)."""
-    points = ent[e, E_POINTS] + count(seat, n, s, ent[e, E_POINTS_PER], ent[e, E_POINTS_PER + 1], ent[e, E_POINTS_PER + 2], 0)
+    points = ent[e, E_POINTS]
+    if ent[e, E_POINTS_PER] != 0:  # most entities count nothing: skip the call
+        points += count(seat, n, s, ent[e, E_POINTS_PER], ent[e, E_POINTS_PER + 1], ent[e, E_POINTS_PER + 2], 0)
     if ent[e, E_SCIENCE] >= 0:
         points += science_with(seat, s, ent[e, E_SCIENCE]) - science_with(seat, s, -1)
     units = 0

@@ -31,7 +31,7 @@ def science_points(c0, c1, c2, wild):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def science_with(seat, s, sym):
     """Science points of seat s's symbols plus one more `sym` (-1 none, 0..2, SCI_ANY a wildcard)."""
     c0 = seat[s, F_SCI]
