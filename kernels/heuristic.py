@@ -136,18 +136,23 @@ def stage_value(ent, board, seat, n, s, moves, i, params, who, age):
 
 
 @njit(cache=True, inline="always")
-def payment_value(seat, n, s, moves, i, params, who):
+def rival_column(seat, n, s):
+    """The moves column of the coins paid to seat s's rival (the neighbour whose city is larger,
+    a proxy for its points), or -1 when both are as large."""
+    left = _size(seat, left_of(n, s))
+    right = _size(seat, right_of(n, s))
+    return M_LEFT if left > right else (M_RIGHT if right > left else -1)
+
+
+@njit(cache=True, inline="always")
+def payment_value(moves, i, params, who, rival):
     """What paying for legal move i costs: every coin, and more for a coin to the rival (the
-    neighbour whose city is larger, a proxy for its points)."""
-    left = left_of(n, s)
-    right = right_of(n, s)
-    rival = 0
-    if _size(seat, left) > _size(seat, right):
-        rival = moves[i, M_LEFT]
-    elif _size(seat, right) > _size(seat, left):
-        rival = moves[i, M_RIGHT]
+    moves column `rival_column` gives)."""
     paid = moves[i, M_COIN_COST] + moves[i, M_LEFT] + moves[i, M_RIGHT]
-    return -params[who, H_COIN] * paid - params[who, H_RIVAL_COIN] * rival
+    v = -params[who, H_COIN] * paid
+    if rival >= 0:
+        v -= params[who, H_RIVAL_COIN] * moves[i, rival]
+    return v
 
 
 @njit(cache=True, _nrt=False)
@@ -178,6 +183,7 @@ def decide_heuristic(ent, board, seat, gs, s, who, kind, moves, n_moves, params)
     # A decision's stage moves share one stage value, and a card's stage and discard moves one
     # denial: each is computed once (denial not at all when its weight is 0). The values are
     # those of a plain per-move evaluation, so the decisions are too.
+    rival = rival_column(seat, n, s)
     stage_v = 0
     stage_known = False
     deny_card = -1
@@ -207,7 +213,7 @@ def decide_heuristic(ent, board, seat, gs, s, who, kind, moves, n_moves, params)
                         base = stage_v + deny_v
                 else:
                     base = entity_value(ent, seat, n, s, c, params, who, age)
-            v = base + payment_value(seat, n, s, moves, i, params, who)
+            v = base + payment_value(moves, i, params, who, rival)
         if i == 0 or v > best:
             best = v
             best_i = i
