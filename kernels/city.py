@@ -12,7 +12,8 @@ from wsim.codes import (COPY_CHOICE, COPY_LEFT, COPY_RIGHT, COUNT_DEFEATS, COUNT
                         POW_COPY_GUILD, POW_COPY_STAGE, PURPLE, RAW_MASK, SCOPE_LEFT, SCOPE_RIGHT,
                         SCOPE_SELF, TRADE_PRICE)
 from wsim.kernels.layout import (B_STAGE_ENT, B_STAGES, E_CHAIN, E_CHOICE, E_COINS, E_COPY_OF,
-                                 E_COPY_STAGE, E_COST, E_COINS_PER, E_DISCOUNT, E_KIND, E_NAME_ID, E_POWER, E_PROD,
+                                 E_COPY_STAGE, E_COST, E_COINS_PER, E_DISCOUNT, E_KIND, E_NAME_ID, E_POINTS, E_POINTS_PER,
+                                 E_POWER, E_PROD,
                                  E_SCIENCE, E_SHIELDS, E_TRADEABLE, F_BOARD, F_CARDS, F_CHOICE, F_COLORS,
                                  F_COPY3, F_COPY_GUILD, F_DEFEATS, F_DISC, F_LP, F_NCARDS, F_NCHOICE,
                                  F_NSELL_CHOICE, F_OWNED, F_POWERS, F_PROD, F_RP, F_SCI, F_SELL,
@@ -163,6 +164,17 @@ def count(seat, n, s, amount, what, scope, extra_purple):
             if x == s and what >> PURPLE & 1:
                 total += extra_purple
     return amount * total
+
+
+@njit(cache=True, inline="always")
+def points_now(ent, seat, n, s, e, extra_purple):
+    """Points an entity's own line gives seat s on the cities as they stand (extra_purple: as
+    for count)."""
+    points = ent[e, E_POINTS]
+    if ent[e, E_POINTS_PER] != 0:  # most entities count nothing: no call
+        points += count(seat, n, s, ent[e, E_POINTS_PER], ent[e, E_POINTS_PER + 1], ent[e, E_POINTS_PER + 2],
+                        extra_purple)
+    return points
 
 
 @njit(cache=True, inline="always")

@@ -31,9 +31,9 @@ from numba import njit
 
 from wsim.codes import (ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS, MILITARY_WIN, N_RES,
                         POW_COPY_GUILD, POW_DISCARD_BUILD, POW_FREE_BUILD, POW_SEVENTH)
-from wsim.kernels.city import coins_when_built, count, left_of, right_of, stage_source, stage_source_with
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHAINS_TO, E_CHOICE, E_DISCOUNT, E_POINTS,
-                                 E_POINTS_PER, E_POWER, E_PROD, E_SCIENCE, E_SHIELDS, F_DISC, F_NCARDS, F_PROD,
+from wsim.kernels.city import coins_when_built, left_of, points_now, right_of, stage_source, stage_source_with
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHAINS_TO, E_CHOICE, E_DISCOUNT,
+                                 E_POWER, E_PROD, E_SCIENCE, E_SHIELDS, F_DISC, F_NCARDS, F_PROD,
                                  F_SHIELDS, F_STAGES, G_AGE, G_FC, G_N, M_ACTION, M_CARD, M_COIN_COST, M_COPY3,
                                  M_DEFAULT, M_LEFT, M_RIGHT)
 from wsim.kernels.score import science_with
@@ -48,9 +48,7 @@ WIN_AGE1, WIN_AGE2, WIN_AGE3 = MILITARY_WIN
 @njit(cache=True, inline="always")
 def _points_for(ent, seat, n, s, e):
     """(points, science points) entity e would give seat s now."""
-    points = ent[e, E_POINTS]
-    if ent[e, E_POINTS_PER] != 0:  # most entities count nothing: skip the call
-        points += count(seat, n, s, ent[e, E_POINTS_PER], ent[e, E_POINTS_PER + 1], ent[e, E_POINTS_PER + 2], 0)
+    points = points_now(ent, seat, n, s, e, 0)
     science = 0
     if ent[e, E_SCIENCE] >= 0:
         science = science_with(seat, s, ent[e, E_SCIENCE]) - science_with(seat, s, -1)

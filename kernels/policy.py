@@ -29,9 +29,9 @@ POLICY_HEURISTIC: kernels/heuristic.py (a weighted evaluation of every option, e
 from numba import njit
 
 from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS, N_RES
-from wsim.kernels.city import coins_when_built, count, stage_source, stage_source_with
+from wsim.kernels.city import coins_when_built, points_now, stage_source, stage_source_with
 from wsim.kernels.heuristic import HEURISTIC_KEYS, decide_heuristic
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHOICE, E_POINTS, E_POINTS_PER, E_PROD, E_SCIENCE,
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHOICE, E_PROD, E_SCIENCE,
                                  E_SHIELDS, F_CTR, F_STAGES, G_AGE, G_N, M_ACTION, M_CARD,
                                  M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT)
 from wsim.kernels.rng import draw_below
@@ -73,9 +73,7 @@ def draw(seat, keys, s, m):
 def entity_value(ent, seat, n, s, e, paid, params, who, age):
     """Greedy value of entity e entering seat s's city now, in `age`, having paid `paid` coins
     (params: every seat's parameter rows; those of seat who, the one deciding, are used)."""
-    points = ent[e, E_POINTS]
-    if ent[e, E_POINTS_PER] != 0:  # most entities count nothing: skip the call
-        points += count(seat, n, s, ent[e, E_POINTS_PER], ent[e, E_POINTS_PER + 1], ent[e, E_POINTS_PER + 2], 0)
+    points = points_now(ent, seat, n, s, e, 0)
     if ent[e, E_SCIENCE] >= 0:
         points += science_with(seat, s, ent[e, E_SCIENCE]) - science_with(seat, s, -1)
     units = 0

@@ -9,8 +9,8 @@ relies on; the reference engine handles any number for scenario files.
 from numba import njit
 
 from wsim.codes import BLUE, PURPLE, SCI_ANY, YELLOW
-from wsim.kernels.city import count, left_of, owns_name, right_of
-from wsim.kernels.layout import (E_KIND, E_POINTS, E_POINTS_PER, E_SCIENCE, F_CARDS, F_COINS, F_COPY_GUILD, F_MIL,
+from wsim.kernels.city import left_of, owns_name, points_now, right_of
+from wsim.kernels.layout import (E_KIND, E_POINTS, E_SCIENCE, F_CARDS, F_COINS, F_COPY_GUILD, F_MIL,
                                  F_NCARDS, F_SCI, F_STAGE_E, F_STAGES, RES_CIVILIAN, RES_COINS,
                                  RES_COMMERCIAL, RES_GUILD, RES_MILITARY, RES_RANK, RES_SCIENCE, RES_TOTAL,
                                  RES_TREASURY, RES_WONDER)
@@ -50,11 +50,6 @@ def science_with(seat, s, sym):
 
 
 @njit(cache=True)
-def _points_of(ent, seat, n, s, c, extra):
-    return ent[c, E_POINTS] + count(seat, n, s, ent[c, E_POINTS_PER], ent[c, E_POINTS_PER + 1], ent[c, E_POINTS_PER + 2], extra)
-
-
-@njit(cache=True)
 def _score_with(ent, seat, n, s, guild, row):
     """Categories of seat s into row[RES_MILITARY..RES_TOTAL], with guild copy `guild` (-1 none)."""
     extra = 1 if guild >= 0 else 0
@@ -70,13 +65,13 @@ def _score_with(ent, seat, n, s, guild, row):
         c = seat[s, F_CARDS + i]
         kind = ent[c, E_KIND]
         if kind == BLUE:
-            civ += _points_of(ent, seat, n, s, c, extra)
+            civ += points_now(ent, seat, n, s, c, extra)
         elif kind == YELLOW:
-            com += _points_of(ent, seat, n, s, c, extra)
+            com += points_now(ent, seat, n, s, c, extra)
         elif kind == PURPLE:
-            gui += _points_of(ent, seat, n, s, c, extra)
+            gui += points_now(ent, seat, n, s, c, extra)
     if guild >= 0:
-        gui += _points_of(ent, seat, n, s, guild, extra)
+        gui += points_now(ent, seat, n, s, guild, extra)
     row[RES_SCIENCE] = science_with(seat, s, ent[guild, E_SCIENCE] if guild >= 0 else -1)
     row[RES_MILITARY] = seat[s, F_MIL]
     row[RES_TREASURY] = seat[s, F_COINS] // 3
