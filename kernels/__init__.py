@@ -12,13 +12,25 @@ __pycache__): any edit starts a fresh cache, and `make clean` removes old ones.
 Reference counting: numba's runtime (NRT) counts the references to an array with atomic
 instructions wherever an array variable is copied, which includes the parameters of every
 function inlined at numba's level and the arguments of calls LLVM does not inline. Kernels that
-allocate nothing are compiled with `_nrt=False`, which removes the counting from them and from
-every function they call (numba compiles a callee with its caller's flags, so an allocation
-anywhere below such a kernel is a compile error, never a leak). Only run_batch (each block's
-state), the rollout search (its scratch arrays) and the Python-facing helpers keep the runtime;
-game.play_game hands every decision but a rollout search to take_decision for that reason.
+allocate nothing are compiled with `_nrt=False`, which removes the counting from them. Only the
+rollout search (its scratch arrays: rollout.take_search_decision, decide_rollout, _base_of)
+and the Python-facing helpers that allocate keep the runtime, and say so with `_nrt=True`.
 Measured (5 players, one thread, best of five runs of 4,000 games): random 12,679 -> 18,706
 games/s, greedy 7,151 -> 11,423, heuristic 6,486 -> 10,075; the games are the same.
+
+Compile time (a cold start compiles every kernel a run reaches; tests/test_compile.py pins one
+specialisation per function). numba compiles a function once per tuple of argument types, and
+it types a constant argument as a literal (`f(x, 0)` and `f(x, y)` are two compiles), an int32
+and an int64 as two types, and a call as soon as it first sees it, before a variable assigned
+in a loop has widened from its literal start. So:
+- small helpers are `inline="always"` (numba inlines them before typing: no compile of their
+  own, and a literal argument prunes their branches);
+- a larger function is called with the same types everywhere: entity ids and seat indices
+  reach it as int64 where callers differ (`np.int64(...)`), and scalars carried through a
+  loop start as `np.int64(0)`, not `0`;
+- each function that allocates nothing says `_nrt=False` itself, so that it is compiled with
+  the same flags whoever calls it first.
+The two policy families and the threads are in kernels/game.py.
 """
 
 import hashlib
@@ -44,5 +56,28 @@ def _cache_dir() -> str:
     return str(base / f"wsim-{key}")
 
 
+def _load_numba_registries_without_scipy():
+    """Import numba's array-function registry with scipy's BLAS hidden from it.
+
+    numba.np.arraymath checks at import whether BLAS exists by importing scipy.linalg (60-130
+    ms of every start where scipy is installed, as with wsim's analysis extra), only to pick how
+    np.correlate and np.convolve multiply floats. The kernels use neither, and a warm start has
+    a budget of a second; with the module hidden, numba takes its plain loop for those two.
+    A process that imported scipy.linalg already keeps numba's normal check.
+    """
+    import sys
+
+    name = "scipy.linalg.cython_blas"
+    hide = name not in sys.modules
+    if hide:
+        sys.modules[name] = None  # an import of it raises ImportError
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        if hide and sys.modules.get(name, 0) is None:
+            del sys.modules[name]
+
+
+_load_numba_registries_without_scipy()
 # Before any kernel module is imported: numba picks the cache folder when a kernel is decorated.
 numba.config.CACHE_DIR = _cache_dir()

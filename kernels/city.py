@@ -5,6 +5,7 @@ The kernel twin of wsim.reference.state: entities entering a city update small r
 check reads them instead of walking the city.
 """
 
+import numpy as np
 from numba import njit
 
 from wsim.codes import (COPY_CHOICE, COPY_LEFT, COPY_RIGHT, COUNT_DEFEATS, COUNT_STAGES, DISC_MANUF_LEFT,
@@ -21,23 +22,23 @@ from wsim.kernels.layout import (B_STAGE_ENT, B_STAGES, E_CHAIN, E_CHOICE, E_COI
 from wsim.kernels.trade import trade_options_at
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def left_of(n, s):
     return (s + 1) % n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def right_of(n, s):
     return (s - 1 + n) % n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def owns_name(ent, seat, s, card):
     """Whether seat s has a building of the card's name."""
     return seat[s, F_OWNED + ent[card, E_NAME_ID]] != 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def chain_applies(ent, seat, s, card):
     """Whether a building seat s owns makes the card free."""
     for j in range(MAX_CHAIN):
@@ -47,7 +48,7 @@ def chain_applies(ent, seat, s, card):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stage_entity(board, b, side, k):
     """Entity of stage k of a board side, -1 past its last stage."""
     if k >= board[b, B_STAGES + side]:
@@ -55,13 +56,13 @@ def stage_entity(board, b, side, k):
     return board[b, B_STAGE_ENT + 4 * side + k]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stage_source(ent, board, seat, n, s, k):
     """(effective entity, copied) of stage k of seat s: -1 where a copy gives nothing."""
     return stage_source_with(ent, board, seat, n, s, k, seat[s, F_COPY3])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stage_source_with(ent, board, seat, n, s, k, copy3):
     """stage_source as if seat s's Manneken Pis A stage-3 neighbour were `copy3`."""
     e = stage_entity(board, seat[s, F_BOARD], seat[s, F_SIDE], k)
@@ -82,7 +83,7 @@ def stage_source_with(ent, board, seat, n, s, k, copy3):
     return target, True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def set_prices(seat, s):
     """Seat s's price per resource from each neighbour (F_LP, F_RP) from its discount bits."""
     disc = seat[s, F_DISC]
@@ -97,21 +98,16 @@ def set_prices(seat, s):
         seat[s, F_RP + r] = DISCOUNT_PRICE if disc & rbit else TRADE_PRICE
 
 
-@njit(cache=True)
-def add_entity(ent, seat, s, e, is_card):
-    """An entity enters seat s's city: update its running totals (and its card list)."""
+@njit(cache=True, _nrt=False)
+def add_entity(ent, seat, s, e):
+    """An entity (a card, or the entity of a wonder stage) enters seat s's city: update the
+    running totals every entity changes. A card also goes through add_card."""
     for r in range(N_RES):
         seat[s, F_PROD + r] += ent[e, E_PROD + r]
     choice = ent[e, E_CHOICE]
     if choice != 0:
         seat[s, F_CHOICE + seat[s, F_NCHOICE]] = choice
         seat[s, F_NCHOICE] += 1
-    if is_card and ent[e, E_TRADEABLE] != 0:
-        for r in range(N_RES):
-            seat[s, F_SELL + r] += ent[e, E_PROD + r]
-        if choice != 0:
-            seat[s, F_SELL_CH + seat[s, F_NSELL_CHOICE]] = choice
-            seat[s, F_NSELL_CHOICE] += 1
     if ent[e, E_DISCOUNT] != 0:
         seat[s, F_DISC] |= ent[e, E_DISCOUNT]
         set_prices(seat, s)
@@ -124,14 +120,27 @@ def add_entity(ent, seat, s, e, is_card):
     sci = ent[e, E_SCIENCE]
     if sci >= 0:
         seat[s, F_SCI + sci] += 1
-    if is_card:
-        seat[s, F_CARDS + seat[s, F_NCARDS]] = e
-        seat[s, F_NCARDS] += 1
-        seat[s, F_OWNED + ent[e, E_NAME_ID]] = 1
-        seat[s, F_COLORS + ent[e, E_KIND]] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def add_card(ent, seat, s, c):
+    """A building enters seat s's city: add_entity, then what only buildings change (what the
+    city may sell its neighbours, its card list, names and colours)."""
+    add_entity(ent, seat, s, np.int64(c))
+    if ent[c, E_TRADEABLE] != 0:
+        for r in range(N_RES):
+            seat[s, F_SELL + r] += ent[c, E_PROD + r]
+        choice = ent[c, E_CHOICE]
+        if choice != 0:
+            seat[s, F_SELL_CH + seat[s, F_NSELL_CHOICE]] = choice
+            seat[s, F_NSELL_CHOICE] += 1
+    seat[s, F_CARDS + seat[s, F_NCARDS]] = c
+    seat[s, F_NCARDS] += 1
+    seat[s, F_OWNED + ent[c, E_NAME_ID]] = 1
+    seat[s, F_COLORS + ent[c, E_KIND]] += 1
+
+
+@njit(cache=True, _nrt=False)
 def count(seat, n, s, amount, what, scope, extra_purple):
     """amount x (matching cards / stages / defeat tokens) over the scope, seen from seat s.
 
@@ -172,8 +181,8 @@ def points_now(ent, seat, n, s, e, extra_purple):
     for count)."""
     points = ent[e, E_POINTS]
     if ent[e, E_POINTS_PER] != 0:  # most entities count nothing: no call
-        points += count(seat, n, s, ent[e, E_POINTS_PER], ent[e, E_POINTS_PER + 1], ent[e, E_POINTS_PER + 2],
-                        extra_purple)
+        points += count(seat, n, np.int64(s), ent[e, E_POINTS_PER], ent[e, E_POINTS_PER + 1],
+                        ent[e, E_POINTS_PER + 2], np.int64(extra_purple))
     return points
 
 
@@ -182,13 +191,14 @@ def coins_when_built(ent, seat, n, s, e):
     """Coins an entity gives when it resolves, on the cities as they stand."""
     coins = ent[e, E_COINS]
     if ent[e, E_COINS_PER] != 0:  # most entities count nothing: no call
-        coins += count(seat, n, s, ent[e, E_COINS_PER], ent[e, E_COINS_PER + 1], ent[e, E_COINS_PER + 2], 0)
+        coins += count(seat, n, np.int64(s), ent[e, E_COINS_PER], ent[e, E_COINS_PER + 1], ent[e, E_COINS_PER + 2],
+                       np.int64(0))
     return coins
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def purchase(ent, seat, n, s, e, opts):
     """Pareto-minimal purchases (into opts) covering entity e's resource cost for seat s; returns
     how many (0 = impossible)."""
-    return trade_options_at(ent, e, E_COST, seat, s, left_of(n, s), right_of(n, s), F_PROD, F_CHOICE,
+    return trade_options_at(ent, np.int64(e), E_COST, seat, s, left_of(n, s), right_of(n, s), F_PROD, F_CHOICE,
                             F_NCHOICE, F_SELL, F_SELL_CH, F_NSELL_CHOICE, F_LP, F_RP, opts)

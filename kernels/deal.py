@@ -20,7 +20,7 @@ from wsim.kernels.layout import B_PROMO, DEAL_DECK, DEAL_POOL, E_AGE, E_COPIES, 
 from wsim.kernels.rng import STREAM_DEAL, draw_below, stream_key
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def shuffle(buf, n, key, counter):
     """Fisher-Yates shuffle of buf[:n]; returns the stream counter after its draws."""
     for i in range(n - 1, 0, -1):
@@ -32,7 +32,7 @@ def shuffle(buf, n, key, counter):
     return counter
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deal_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo_in_pool,
               boards, sides, hands, deck, pool):
     """Assign boards and sides and deal the three ages' hands of game `game`.

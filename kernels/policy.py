@@ -26,6 +26,7 @@ Manneken Pis' stage-3 neighbour (left on a tie).
 POLICY_HEURISTIC: kernels/heuristic.py (a weighted evaluation of every option, every purchase).
 """
 
+import numpy as np
 from numba import njit
 
 from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS, N_RES
@@ -61,7 +62,7 @@ def all_purchases(policies, who):
     return policies[who] == POLICY_HEURISTIC
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw(seat, keys, s, m):
     """Seat s's next random number in 0..m-1 (one draw of its policy stream)."""
     v = draw_below(keys[s], seat[s, F_CTR], m)
@@ -86,11 +87,11 @@ def entity_value(ent, seat, n, s, e, paid, params, who, age):
             + params[who, P_UNIT] * (4 - age) * units + params[who, P_COIN] * coins)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def _copy_value(ent, board, seat, n, s, of, params, who, age):
     """Greedy value of Manneken Pis A's stage 3 copying neighbour `of` (-1 when it copies nothing)."""
     e, _ = stage_source_with(ent, board, seat, n, s, 2, of)
-    return entity_value(ent, seat, n, s, e, 0, params, who, age) if e >= 0 else -1
+    return entity_value(ent, seat, n, s, e, np.int64(0), params, who, age) if e >= 0 else -1
 
 
 @njit(cache=True, _nrt=False)
@@ -116,10 +117,10 @@ def _move_value(ent, board, seat, n, s, moves, i, params, who, age):
         if e < 0:
             return params[who, P_STAGE] - params[who, P_COIN] * paid
         return params[who, P_STAGE] + entity_value(ent, seat, n, s, e, paid, params, who, age)
-    return entity_value(ent, seat, n, s, moves[i, M_CARD], paid, params, who, age)
+    return entity_value(ent, seat, n, s, np.int64(moves[i, M_CARD]), paid, params, who, age)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _nth_default(moves, n_moves, j):
     """Index of the j-th move flagged M_DEFAULT (a (card, action) pair's default purchase)."""
     for i in range(n_moves):
@@ -155,7 +156,7 @@ def decide(ent, board, seat, keys, gs, s, who, kind, moves, n_moves, policies, p
     best = 0
     for i in range(n_moves):
         if kind == DEC_DISCARD:
-            v = entity_value(ent, seat, n, s, moves[i, M_CARD], 0, params, who, age)
+            v = entity_value(ent, seat, n, s, np.int64(moves[i, M_CARD]), np.int64(0), params, who, age)
         else:
             v = _move_value(ent, board, seat, n, s, moves, i, params, who, age)
         if i == 0 or v > best:

@@ -24,11 +24,9 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from wsim.kernels.city import chain_applies, owns_name, purchase, stage_entity
-from wsim.kernels.game import new_scratch, new_state
 from wsim.kernels.layout import (C_SLOT, DEC_MOVE, DEC_SEVENTH, E_COIN_COST, E_HAS_COST, F_BOARD, F_CHOSEN, F_COINS, F_HAND,
                                  F_HAND_N, F_SIDE, F_STAGES, G_N, G_PHASE, PH_AGE_END)
-from wsim.kernels.policy import all_purchases
-from wsim.kernels.rollout import decide
+from wsim.kernels.policy import all_purchases, decide
 from wsim.kernels.step import apply, decider, end_age, final, init_game, legal, pending
 
 COMPONENTS = ("deal", "legal", "trading", "policy", "resolution", "scoring", "loop")
@@ -67,17 +65,15 @@ def _trading(ent, board, seat, gs, s, opts):
             purchase(ent, seat, n, s, c, opts)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def profile_games(ent, board, n_cards, n, seed, games, board_spec, side_spec, promo, policies, params, res,
-                  cards, acc):
-    """Play games 0..games-1 on one thread; acc[component] receives the cycles spent in each
-    (COMPONENTS order) and acc[len(COMPONENTS)] the cycles of the whole run, less the second
-    timing of the trading calls; acc[len(COMPONENTS) + 1] the raw cycles of the run, which
-    measured against the wall clock gives the counter's rate."""
-    seat, keys, pile, gs, dealt = new_state(n_cards)
-    moves, opts, todo, deck, pool, bs = new_scratch()
-    log = np.zeros((0, 1, 9), np.int16)
-    n_log = np.zeros(1, np.int32)
+                  cards, acc, seat, keys, pile, gs, dealt, moves, opts, todo, deck, pool, bs, log, n_log):
+    """Play games 0..games-1 of random, greedy or heuristic seats on one thread, on the state
+    and scratch arrays given (game.new_state, game.new_scratch; log with zero rows);
+    acc[component] receives the cycles spent in each (COMPONENTS order) and acc[len(COMPONENTS)]
+    the cycles of the whole run, less the second timing of the trading calls;
+    acc[len(COMPONENTS) + 1] the raw cycles of the run, which measured against the wall clock
+    gives the counter's rate."""
     acc[:] = 0
     rerun = np.uint64(0)  # the trading calls timed a second time: not part of a real game
     start = cycles()
@@ -110,7 +106,7 @@ def profile_games(ent, board, n_cards, n, seed, games, board_spec, side_spec, pr
                     acc[LEGAL] -= t2 - t1
                     rerun += t2 - t1
                     t1 = t2
-                j = decide(ent, board, seat, keys, pile, gs, dealt, s, who, kind, moves, m, policies, params)
+                j = decide(ent, board, seat, keys, gs, s, who, kind, moves, m, policies, params)
                 t2 = cycles()
                 acc[POLICY] += t2 - t1
                 apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, 0, n_log)

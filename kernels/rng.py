@@ -27,7 +27,7 @@ _S32 = np.uint64(32)
 _ONE = np.uint64(1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mix64(z):
     """SplitMix64's finaliser: a bijective scramble of a uint64."""
     z = (z ^ (z >> _S30)) * _MUL1
@@ -35,7 +35,7 @@ def mix64(z):
     return z ^ (z >> _S31)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stream_key(seed, game, stream):
     """The key of one random stream; seed, game and stream are non-negative integers."""
     z = mix64(np.uint64(seed) + _GOLDEN)
@@ -43,13 +43,13 @@ def stream_key(seed, game, stream):
     return mix64(z + np.uint64(stream) + _GOLDEN)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_u64(key, counter):
     """The counter-th 64-bit number of a stream."""
     return mix64(np.uint64(key) + (np.uint64(counter) + _ONE) * _GOLDEN)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_below(key, counter, n):
     """A number in 0..n-1 (n >= 1) from the counter-th draw of a stream.
 

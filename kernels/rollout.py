@@ -33,17 +33,22 @@ from wsim.kernels.layout import (C_COPY3, C_NEEDS3, C_ON, DEC_MOVE, E_AGE, E_COP
                                  DEAL_DECK, MAX_CITY, MAX_MOVES, M_DEFAULT, PH_AGE_END, RES_COUNT, RES_RANK, RES_TOTAL)
 from wsim.kernels.schema import MAX_OPTIONS
 from wsim.kernels.deal import shuffle
-from wsim.kernels.policy import POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, take_decision, decide as decide_simple
-from wsim.kernels.step import apply, clone_state, decider, end_age, final, pending
+from wsim.kernels.policy import (POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, all_purchases, take_decision,
+                                 decide as decide_simple)
+from wsim.kernels.step import apply, clone_state, decider, end_age, final, legal, pending
+
+# The playouts' game index in their log (which has no rows). An int64 like the game loop's index:
+# a literal 0 would compile every step function a second time.
+NO_GAME = np.int64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _shuffle(buf, size, seat, keys, who):
     """The deal's Fisher-Yates shuffle of buf[:size], drawing from seat who's policy stream."""
     seat[who, F_CTR] = shuffle(buf, size, keys[who], seat[who, F_CTR])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _unseen(ent, n_cards, seat, n, age, count):
     """count[c] = copies of card c of `age` (guilds excluded) in no city: the deck for n cities
     less the cards of that age in every city."""
@@ -70,7 +75,7 @@ def determinise(ent, n_cards, seat, keys, pile, gs, dealt, who, real_seat, real_
         for c in range(n_cards):
             pile[c] += count[c]
     # the current age: unseen cards (and, in Age III, guilds not seen among the N + 2 drawn)
-    _unseen(ent, n_cards, seat, n, age, count)
+    _unseen(ent, n_cards, seat, n, np.int64(age), count)
     for i in range(seat[who, F_HAND_N]):
         c = seat[who, F_HAND + i]
         if ent[c, E_KIND] != PURPLE and count[c] > 0:
@@ -111,7 +116,7 @@ def determinise(ent, n_cards, seat, keys, pile, gs, dealt, who, real_seat, real_
                 dealt[a - 1, t, i] = buf[t * HAND_SIZE + i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_guilds(ent, n_cards, seat, n, who, real_seat, real_keys, buf, size, in_play):
     """Append to buf the guilds of Age III that who has not seen: N + 2 are drawn among all
     guilds; when in_play, those in cities or in who's hand are known and left out."""
@@ -171,14 +176,14 @@ def _play_out(ent, board, seat, keys, pile, gs, dealt, moves, opts, todo, polici
         if k == 0:
             if gs[G_PHASE] != PH_AGE_END:
                 return
-            end_age(seat, gs, dealt, log, 0, n_log)
+            end_age(seat, gs, dealt, log, NO_GAME, n_log)
             continue
         for i in range(k):
             take_decision(ent, board, seat, keys, pile, gs, dealt, moves, opts, todo[i, 0], todo[i, 1], todo[i, 2],
-                          policies, params, log, 0, n_log)
+                          policies, params, log, NO_GAME, n_log)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def _base_of(params, who, n):
     """(policies, params) of n seats all playing seat who's base policy with the row its rollout
     row carries (n cities: at 2 players one row more than there are players)."""
@@ -190,7 +195,7 @@ def _base_of(params, who, n):
     return base, rows
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def decide_rollout(ent, board, seat, keys, pile, gs, dealt, s, who, moves, n_moves, params):
     """The rollout policy's turn move for seat s, decided by seat who (module docstring)."""
     n = gs[G_N]
@@ -218,7 +223,7 @@ def decide_rollout(ent, board, seat, keys, pile, gs, dealt, s, who, moves, n_mov
             seat[who, F_CTR] = start + 1000 * k  # playout k: the same deal for every pair
             determinise(ent, n_cards, seat2, keys2, pile2, gs2, dealt2, who, seat, keys, count, buf)
             _forget_others(seat2, gs2, s, who)
-            apply(ent, board, seat2, keys2, pile2, gs2, dealt2, s, DEC_MOVE, moves, i, log, 0, n_log)
+            apply(ent, board, seat2, keys2, pile2, gs2, dealt2, s, DEC_MOVE, moves, i, log, NO_GAME, n_log)
             _play_out(ent, board, seat2, keys2, pile2, gs2, dealt2, moves2, opts2, todo, base, base_params, log,
                       n_log)
             final(ent, seat2, gs2, res, cards)
@@ -242,3 +247,13 @@ def decide(ent, board, seat, keys, pile, gs, dealt, s, who, kind, moves, n_moves
         base, row = _base_of(params, who, gs[G_N])
         return decide_simple(ent, board, seat, keys, gs, s, who, kind, moves, n_moves, base, row)
     return decide_simple(ent, board, seat, keys, gs, s, who, kind, moves, n_moves, policies, params)
+
+
+@njit(cache=True, _nrt=True)
+def take_search_decision(ent, board, seat, keys, pile, gs, dealt, moves, opts, s, kind, who, policies, params, log,
+                         g, n_log):
+    """policy.take_decision for a decider whose policy is rollout: its search allocates, so it
+    runs with numba's runtime (kernels/__init__.py), and only runs that play rollout compile it."""
+    m = legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases(policies, who))
+    j = decide(ent, board, seat, keys, pile, gs, dealt, s, who, kind, moves, m, policies, params)
+    apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, g, n_log)

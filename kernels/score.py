@@ -6,6 +6,7 @@ guild copy (Olympia B3, or a Manneken Pis copy of it: boards are distinct), whic
 relies on; the reference engine handles any number for scenario files.
 """
 
+import numpy as np
 from numba import njit
 
 from wsim.codes import BLUE, PURPLE, SCI_ANY, YELLOW
@@ -16,7 +17,7 @@ from wsim.kernels.layout import (E_KIND, E_POINTS, E_SCIENCE, F_CARDS, F_COINS, 
                                  RES_TREASURY, RES_WONDER)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def science_points(c0, c1, c2, wild):
     """c0^2 + c1^2 + c2^2 + 7 min, with the wildcards assigned for the best total."""
     best = 0
@@ -34,10 +35,10 @@ def science_points(c0, c1, c2, wild):
 @njit(cache=True, inline="always")
 def science_with(seat, s, sym):
     """Science points of seat s's symbols plus one more `sym` (-1 none, 0..2, SCI_ANY a wildcard)."""
-    c0 = seat[s, F_SCI]
-    c1 = seat[s, F_SCI + 1]
-    c2 = seat[s, F_SCI + 2]
-    wild = seat[s, F_SCI + 3]
+    c0 = np.int64(seat[s, F_SCI])  # int64 whichever branch runs: one science_points
+    c1 = np.int64(seat[s, F_SCI + 1])
+    c2 = np.int64(seat[s, F_SCI + 2])
+    wild = np.int64(seat[s, F_SCI + 3])
     if sym == SCI_ANY:
         wild += 1
     elif sym == 0:
@@ -49,7 +50,7 @@ def science_with(seat, s, sym):
     return science_points(c0, c1, c2, wild)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _score_with(ent, seat, n, s, guild, row):
     """Categories of seat s into row[RES_MILITARY..RES_TOTAL], with guild copy `guild` (-1 none)."""
     extra = 1 if guild >= 0 else 0
@@ -85,10 +86,10 @@ def _score_with(ent, seat, n, s, guild, row):
     row[RES_TOTAL] = total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def score_seat(ent, seat, n, s, row, spare):
     """Seat s's best final score into row; spare is a scratch row of the same length."""
-    _score_with(ent, seat, n, s, -1, row)
+    _score_with(ent, seat, n, s, np.int64(-1), row)
     if seat[s, F_COPY_GUILD] == 0:
         return
     lft = left_of(n, s)
@@ -107,7 +108,7 @@ def score_seat(ent, seat, n, s, row, spare):
         first = False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rank_seats(res, n, fc):
     """res[s, RES_RANK] = 1 + players with more points, or equal points and more coins; the Free
     City (seat fc, -1 none) ranks among no one and gets 0 (RULES.md §10)."""

@@ -23,11 +23,12 @@ M_ACTION or M_CARD = DECLINE); a discard build with no legal card is no decision
 as taking nothing. Seats may decide in any order: each draws from its own random stream.
 """
 
+import numpy as np
 from numba import njit
 
 from wsim.codes import (FC_CITIES, FC_PLAYERS, FC_SEAT, COPY_LEFT, COPY_RIGHT, DISCARD_BUILD, HAND_SIZE, MOVE, POW_DISCARD_BUILD, POW_SEVENTH,
                         SEVENTH, TURNS_PER_AGE)
-from wsim.kernels.city import add_entity, coins_when_built, left_of, owns_name, right_of, stage_source
+from wsim.kernels.city import add_card, coins_when_built, left_of, owns_name, right_of, stage_source
 from wsim.kernels.deal import deal_game
 from wsim.kernels.layout import (DECLINE, PH_AGE_END, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_NEEDS3, C_ON, C_RIGHT,
                                  C_SLOT, E_NAME_ID, E_POWER, F_BOARD, F_CARDS, F_CHOSEN, F_COINS, F_HAND, F_HAND2,
@@ -40,7 +41,7 @@ from wsim.kernels.score import rank_seats, score_seat
 from wsim.kernels.turn import fc_controller, legal_moves, log_event, military, reset_state, resolve
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_age(seat, gs, dealt, age):
     n = gs[G_N]
     for s in range(n):
@@ -54,7 +55,7 @@ def _start_age(seat, gs, dealt, age):
     _start_turn(seat, gs, dealt, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_turn(seat, gs, dealt, turn):
     gs[G_TURN] = turn
     gs[G_PHASE] = PH_MOVE
@@ -134,7 +135,7 @@ def pending(seat, gs, out):
     return k
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def _add_option(moves, m, card, action, copy3):
     """A row that is not a (card, action, purchase) move: a pile card, a neighbour, a decline."""
     for f in range(moves.shape[1]):
@@ -173,15 +174,17 @@ def legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases):
     then COPY_RIGHT. DEC_DISCARD: one row per building in the pile (M_CARD, its lowest card id), then the decline
     (M_CARD = DECLINE).
     """
-    if kind == DEC_MOVE:
-        if s == gs[G_FC]:
-            ctrl = fc_controller(gs)
-            return legal_moves(ent, board, seat, gs[G_N], s, gs[G_AGE], moves, opts, all_purchases, ctrl,
-                               seat[ctrl, F_CHOSEN + C_SLOT], True)
-        return legal_moves(ent, board, seat, gs[G_N], s, gs[G_AGE], moves, opts, all_purchases, s, -1, False)
-    if kind == DEC_SEVENTH:
-        m = legal_moves(ent, board, seat, gs[G_N], s, gs[G_AGE], moves, opts, all_purchases, s, -1, False)
-        return _add_option(moves, m, -1, DECLINE, 0)
+    if kind == DEC_MOVE or kind == DEC_SEVENTH:
+        # one call site: the seat's own hand, or the Free City's from its controller's hand
+        holder = np.int64(s)
+        skip = np.int64(-1)
+        free_city = kind == DEC_MOVE and s == gs[G_FC]
+        if free_city:
+            holder = np.int64(fc_controller(gs))
+            skip = np.int64(seat[holder, F_CHOSEN + C_SLOT])
+        m = legal_moves(ent, board, seat, gs[G_N], s, gs[G_AGE], moves, opts, all_purchases, holder, skip,
+                        free_city)
+        return m if kind == DEC_MOVE else _add_option(moves, m, -1, DECLINE, 0)
     if kind == DEC_COPY3:
         m = _add_option(moves, 0, -1, 0, COPY_LEFT)
         return _add_option(moves, m, -1, 0, COPY_RIGHT)
@@ -257,7 +260,7 @@ def _end_round(ent, board, seat, pile, gs, dealt, log, g, n_log):
     _run_discard_builds(ent, seat, pile, gs, dealt, log, g, n_log)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _queue_discard_builds(ent, board, seat, gs):
     """Step 6's order: Halicarnassus (not a copy) before Manneken Pis copies, then by seat."""
     n = gs[G_N]
@@ -275,12 +278,12 @@ def _queue_discard_builds(ent, board, seat, gs):
     gs[G_DBQ_POS] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def _take_from_pile(ent, seat, pile, gs, s, card, log, g, n_log):
     log_event(log, g, n_log, DISCARD_BUILD, gs[G_AGE], gs[G_TURN], s, card, 0, 0, 0, -1)
     if card >= 0:
         pile[card] -= 1
-        add_entity(ent, seat, s, card, True)
+        add_card(ent, seat, s, card)
         seat[s, F_COINS] += coins_when_built(ent, seat, gs[G_N], s, card)
 
 
@@ -302,7 +305,7 @@ def _run_discard_builds(ent, seat, pile, gs, dealt, log, g, n_log):
     _end_turn(seat, gs, dealt, log, g, n_log)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _end_turn(seat, gs, dealt, log, g, n_log):
     """Step 7 and the next turn; after turn 6 the game waits for end_age."""
     n = gs[G_N]
@@ -340,9 +343,10 @@ def end_age(seat, gs, dealt, log, g, n_log):
         gs[G_PHASE] = PH_OVER
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def clone_state(seat, keys, pile, gs, dealt, seat2, keys2, pile2, gs2, dealt2):
-    """Copy a game's state into the second set of arrays (same shapes); allocates nothing."""
+    """Copy a game's state into the second set of arrays (same shapes). It allocates nothing,
+    but numba's array copy checks for overlap through its runtime (`_nrt=True`)."""
     seat2[:, :] = seat
     keys2[:] = keys
     pile2[:] = pile

@@ -48,13 +48,13 @@ _OVERFLOW = 0x80  # flag in the low front word (bit 7 of a slot is otherwise alw
 @njit(cache=True, inline="always")
 def _pack_at(table, row, col):
     """The packed form of the count vector table[row, col:col + 7]."""
-    v = 0
+    v = np.int64(0)  # int64 from the start (see _search)
     for r in range(N_RES):
         v |= np.int64(table[row, col + r]) << (8 * r)
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sat_sub(a, b):
     """Field-wise max(0, a - b) of packed vectors."""
     # Each field of (a | guard) is 128 + a_r > b_r, so no borrow leaves a field; the guard bit
@@ -64,7 +64,7 @@ def _sat_sub(a, b):
     return d & (keep - (keep >> 7))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _support(v):
     """7-bit mask of the non-zero fields of a packed vector."""
     x = ((v + _LOW7) & _GUARD) >> 7  # bit 8r set iff field r > 0 (127 + field never carries)
@@ -74,7 +74,7 @@ def _support(v):
     return (x | (x >> 28)) & 0x7F
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _spread(mask):
     """The packed vector with a 1 in field r for each bit r of a 7-bit mask (_support undone)."""
     x = (mask | (mask << 28)) & 0x0000000F0000000F
@@ -82,7 +82,7 @@ def _spread(mask):
     return (x | (x << 7)) & _ONES
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _field_sum(v):
     """Sum of the fields of a packed vector."""
     v = (v & 0x00FF00FF00FF00FF) + ((v >> 8) & 0x00FF00FF00FF00FF)
@@ -90,7 +90,7 @@ def _field_sum(v):
     return (v & 0xFFFFFFFF) + (v >> 32)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _count_slots(w):
     """Number of non-empty slots of a unit-list word."""
     x = ((w + _LOW7) & _GUARD) >> 7  # 1 in each non-empty slot
@@ -100,7 +100,7 @@ def _count_slots(w):
     return x & 0xFF
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _dot(v, price):
     """Coins for the packed units v at the packed per-resource prices."""
     total = 0
@@ -109,7 +109,7 @@ def _dot(v, price):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push(w0, w1, n, mask):
     """Appends a unit to a two-word unit list of n units; returns (w0, w1, n + 1).
 
@@ -122,7 +122,7 @@ def _push(w0, w1, n, mask):
     return w0, w1, n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _units_cover(deficit, w0, w1):
     """True if the units of a unit list can give the packed deficit, one unit each.
 
@@ -142,7 +142,7 @@ def _units_cover(deficit, w0, w1):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _deficiency(need, w0, w1):
     """How many units of the packed need the units of a unit list must leave short, at least.
 
@@ -161,14 +161,14 @@ def _deficiency(need, w0, w1):
     return worst
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _gives(v, fixed, w0, w1):
     """True if a neighbour with packed fixed units and a unit list can sell the packed v."""
     deficit = _sat_sub(v, fixed)
     return deficit == 0 or _units_cover(deficit, w0, w1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _record(lo, hi, left, right):
     """Notes a feasible purchase in the front words; returns the updated (lo, hi).
 
@@ -189,7 +189,7 @@ def _record(lo, hi, left, right):
     return lo, hi
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _buy(need, left_fixed, left_cap, left0, left1, right_fixed, right_cap, right0, right1,
          left_price, right_price, lo, hi):
     """Records every way to buy the packed vector need from the two neighbours.
@@ -231,7 +231,7 @@ def _buy(need, left_fixed, left_cap, left0, left1, right_fixed, right_cap, right
             return lo, hi
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _search(need, own0, own1, n_listed, left_fix, left_cap, left0, left1,
             right_fix, right_cap, right0, right1, left_price, right_price):
     """The front words (lo, hi) of every purchase covering the packed shortfall need.
@@ -243,8 +243,8 @@ def _search(need, own0, own1, n_listed, left_fix, left_cap, left0, left1,
     total the units can give (checked by Hall's condition) is a maximal one, and _buy splits
     the rest between the neighbours; smaller vectors only leave more to buy.
     """
-    lo = _EMPTY_FRONT
-    hi = _EMPTY_FRONT
+    lo = np.int64(_EMPTY_FRONT)  # int64 from the start: numba types a call at its first sight
+    hi = np.int64(_EMPTY_FRONT)
     if n_listed == 0:
         return _buy(need, left_fix, left_cap, left0, left1, right_fix, right_cap, right0,
                     right1, left_price, right_price, lo, hi)
@@ -294,9 +294,9 @@ def _seller(city, row, fixed_col, choice_col, n_units, need):
     fix = _pack_at(city, row, fixed_col)
     short = _support(_sat_sub(need, fix))
     cap = fix
-    w0 = 0
-    w1 = 0
-    listed = 0
+    w0 = np.int64(0)  # int64 from the start (see _search)
+    w1 = np.int64(0)
+    listed = np.int64(0)
     for i in range(n_units if need else 0):  # nothing to buy: skip, but on the same path
         useful = np.int64(city[row, choice_col + i]) & short
         if useful & (useful - 1) == 0:
@@ -328,9 +328,9 @@ def trade_options_at(costs, e, cost_col, city, own, left, right, fixed_col, choi
     need = _sat_sub(_pack_at(costs, e, cost_col), _pack_at(city, own, fixed_col))
     left_p = _pack_at(city, own, lp_col)
     right_p = _pack_at(city, own, rp_col)
-    own0 = 0
-    own1 = 0
-    n_listed = 0
+    own0 = np.int64(0)  # int64 from the start (see _search)
+    own1 = np.int64(0)
+    n_listed = np.int64(0)
     for i in range(city[own, n_col]):
         useful = np.int64(city[own, choice_col + i]) & _support(need)
         if useful & (useful - 1) == 0:
@@ -384,7 +384,7 @@ _V_FIXED, _V_LP, _V_RP, _V_N = 0, 7, 14, 21
 _V_CHOICE = 22
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def trade_options(cost, own_fixed, own_choices, n_own, left_fixed, left_choices, n_left,
                   right_fixed, right_choices, n_right, left_price, right_price, out):
     """Every Pareto-minimal purchase (left coins, right coins) that lets a city pay `cost`.

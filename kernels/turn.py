@@ -11,7 +11,7 @@ from numba import njit
 
 from wsim.codes import (ACT_BUILD, ACT_BUILD_FREE, ACT_DISCARD, ACT_STAGE, MILITARY, COPY_CHOICE, DISCARD_COINS, MILITARY_LOSS, MILITARY_WIN, POW_COPY_STAGE,
                         POW_FREE_BUILD, TURNS_PER_AGE)
-from wsim.kernels.city import (add_entity, chain_applies, coins_when_built, left_of, owns_name, purchase,
+from wsim.kernels.city import (add_card, add_entity, chain_applies, coins_when_built, left_of, owns_name, purchase,
                                right_of, set_prices, stage_entity, stage_source)
 from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_ON,
                                  C_RIGHT, C_SLOT, E_COIN_COST, E_COPY_OF, E_HAS_COST, E_POWER, F_BOARD,
@@ -25,7 +25,7 @@ from wsim.kernels.schema import MAX_OPTIONS
 WIN_AGE1, WIN_AGE2, WIN_AGE3 = MILITARY_WIN
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reset_state(board, seat, keys, pile, bs, n, seed, game):
     """Start a game: boards and sides from bs, starting coins, resources and prices."""
     for s in range(n):
@@ -48,7 +48,7 @@ def reset_state(board, seat, keys, pile, bs, n, seed, game):
         pile[c] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def log_event(log, g, n_log, kind, age, turn, s, card, action, left, right, extra):
     """Append one event to game g's log (logging is off when log has no rows)."""
     if log.shape[0] == 0:
@@ -67,7 +67,7 @@ def log_event(log, g, n_log, kind, age, turn, s, card, action, left, right, extr
     n_log[g] = i + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_move(moves, m, slot, card, action, left, right, coin_cost, copy3, default):
     moves[m, M_SLOT] = slot
     moves[m, M_CARD] = card
@@ -80,7 +80,7 @@ def _add_move(moves, m, slot, card, action, left, right, coin_cost, copy3, defau
     return m + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_purchases(moves, m, slot, card, action, opts, at, n_opts, budget, coin_cost, copy3, all_purchases):
     """One move per affordable purchase in opts[at:at + n_opts] (only the default one unless
     all_purchases). The solver sorts options by total, so the affordable ones come first and the
@@ -189,7 +189,7 @@ def resolve(ent, board, seat, pile, gs, n, age):
         seat[holder, F_HAND_N] = hn - 1
         action = seat[s, F_CHOSEN + C_ACTION]
         if action == ACT_BUILD or action == ACT_BUILD_FREE:
-            add_entity(ent, seat, s, card, True)
+            add_card(ent, seat, s, card)
             if action == ACT_BUILD_FREE:
                 seat[s, F_FREE_AGE] = age
         elif action == ACT_STAGE:
@@ -203,7 +203,7 @@ def resolve(ent, board, seat, pile, gs, n, age):
             e, _ = stage_source(ent, board, seat, n, s, k)
             seat[s, F_STAGE_E + k] = e
             if e >= 0:
-                add_entity(ent, seat, s, e, False)
+                add_entity(ent, seat, s, e)
         else:
             pile[card] += 1
     for s in range(n):  # step 4: immediate coins, on the cities as they stand
@@ -220,7 +220,7 @@ def resolve(ent, board, seat, pile, gs, n, age):
             seat[s, F_COINS] += coins_when_built(ent, seat, n, s, seat[s, F_CHOSEN + C_CARD])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def military(seat, n, age, log, g, n_log):
     """End of an age: every seat against each neighbour (RULES.md section 5)."""
     win = WIN_AGE1 if age == 1 else (WIN_AGE2 if age == 2 else WIN_AGE3)

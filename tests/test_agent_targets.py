@@ -13,6 +13,8 @@ from wsim.mechanics import USE_FLOOR, usage
 from wsim.run import Pacer, Runner, play_paced
 from wsim.settings import Settings
 
+pytestmark = pytest.mark.slow
+
 GAMES = 4000
 POLICY_CODE = ("heuristic.py", "policy.py", "rollout.py")
 

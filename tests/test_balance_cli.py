@@ -278,6 +278,7 @@ def test_without_the_analysis_extra_the_commands_name_it(dataset, tmp_path, monk
         assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.system
 def test_simulate_never_imports_the_analysis_libraries(tmp_path):
     """`wsim simulate` starts fast: the analysis and rating libraries load only in their commands
     (scipy is left out of the check: numba itself imports it when it is installed)."""
@@ -294,6 +295,7 @@ def test_simulate_never_imports_the_analysis_libraries(tmp_path):
     assert "HEAVY []" in out.stdout, out.stdout + out.stderr
 
 
+@pytest.mark.system
 def test_sigterm_during_ablate_keeps_the_old_report(planted):
     import signal
     import subprocess

@@ -168,6 +168,7 @@ def test_kill_at_any_step_of_an_overwrite_is_recovered(tmp_path, monkeypatch, ex
     assert not (out / folder_mod.STAGING).exists()
 
 
+@pytest.mark.system
 def test_overwrite_refuses_part_files_not_written_by_wsim(tmp_path, expected):
     """F2: a folder (or a foreign file) named like a part is not wsim's: refused, nothing moved."""
     old, _ = expected
@@ -195,6 +196,7 @@ def test_leftover_temporary_files_are_cleaned_not_foreign(tmp_path, expected):
     assert snapshot(out) == new
 
 
+@pytest.mark.system
 def test_a_second_writer_is_refused(tmp_path, expected):
     """F3: a real second process holds the lock: exit 2, the folder untouched; check says incomplete."""
     old, _ = expected
@@ -210,6 +212,7 @@ def test_a_second_writer_is_refused(tmp_path, expected):
     assert simulate(out, *NEW, "--overwrite").exit_code == 0
 
 
+@pytest.mark.system
 def test_overwrite_on_a_mount_point(tmp_path, expected):
     """F1: --out is a filesystem of its own (a real tmpfs mount; CI runs as root)."""
     _, new = expected
@@ -258,7 +261,7 @@ def test_resume_rules(tmp_path, expected):
     manifest = json.loads((out / "_wsim_manifest.json").read_text())
     # a complete dataset: nothing played; the summary covers it all
     done = simulate(out, "--resume")
-    assert done.exit_code == 0 and done.stdout.startswith("30 games of 3 players (the dataset was complete")
+    assert done.exit_code == 0 and done.stdout.startswith("30 games of 3 players (random): the dataset was complete")
     # a dataset from before manifests: it gets its manifest
     (out / "_wsim_manifest.json").unlink()
     assert simulate(out, "--resume", "--seed", "1").exit_code == 0
@@ -439,6 +442,7 @@ def wait_for_parts(out: Path, n: int, proc, limit=60.0):
     raise AssertionError(f"no {n} parts in time (exit {proc.poll()})")
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("moment", [0, 3, 15])
 def test_resume_after_kill_9_equals_an_uninterrupted_run(tmp_path, long_run, moment):
     out = tmp_path / "ds"
@@ -455,6 +459,7 @@ def test_resume_after_kill_9_equals_an_uninterrupted_run(tmp_path, long_run, mom
     assert snapshot(out) == long_run
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)])
 def test_signals_clean_up_and_exit_with_their_status(tmp_path, long_run, signum, status):
     out = tmp_path / "ds"
@@ -472,6 +477,7 @@ def test_signals_clean_up_and_exit_with_their_status(tmp_path, long_run, signum,
     assert snapshot(out) == long_run
 
 
+@pytest.mark.system
 def test_signal_during_an_overwrite_keeps_the_old_dataset(tmp_path, long_run):
     out = tmp_path / "ds"
     assert simulate(out, *OLD).exit_code == 0
@@ -484,6 +490,7 @@ def test_signal_during_an_overwrite_keeps_the_old_dataset(tmp_path, long_run):
     assert snapshot(out) == before and not (out / folder_mod.STAGING).exists()
 
 
+@pytest.mark.system
 def test_ctrl_c_during_start_up_exits_130(tmp_path):
     """F11: from the first line of wsim's code on (the console script installs its handlers before
     it imports anything heavy), never click's "Aborted!" and status 1. The child says when wsim's
@@ -503,6 +510,7 @@ def test_ctrl_c_during_start_up_exits_130(tmp_path):
         assert "Aborted!" not in err and "Traceback" not in err
 
 
+@pytest.mark.system
 def test_a_closed_pipe_ends_quietly(tmp_path):
     out = tmp_path / "ds"
     assert simulate(out, "--games", "3", "--players", "3").exit_code == 0
@@ -513,6 +521,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     assert proc.wait(timeout=60) == 141 and err == ""
 
 
+@pytest.mark.system
 def test_sigterm_from_a_thread_in_process(tmp_path, long_run):
     """The console entry point's handlers, in this process: SIGTERM sent from a thread while the
     kernels run ends the command with 143 and only whole parts, which --resume completes."""
@@ -546,6 +555,7 @@ def test_sigterm_from_a_thread_in_process(tmp_path, long_run):
     assert snapshot(out) == long_run
 
 
+@pytest.mark.system
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the swallowing, on purpose
 def test_a_signal_swallowed_by_a_c_callback_still_ends_the_run(tables):
     """llvmlite calls Python back from C while numba loads kernels; an exception raised there by
@@ -574,6 +584,7 @@ def test_a_signal_swallowed_by_a_c_callback_still_ends_the_run(tables):
             signal.signal(s, handler)
 
 
+@pytest.mark.system
 def test_a_signal_during_the_commit_waits_for_it(tmp_path, monkeypatch, expected):
     """SIGTERM in the middle of the swap: the swap finishes, the new dataset is whole, exit 143."""
     from wsim import entry
@@ -617,6 +628,7 @@ def test_a_leftover_staging_folder_alone_does_not_make_a_folder_busy(tmp_path, e
     assert snapshot(out) == new
 
 
+@pytest.mark.system
 def test_check_while_a_run_holds_the_lock_and_stray_temporaries(tmp_path):
     out = old_dataset(tmp_path)
     (out / folder_mod.STAGING / "new").mkdir(parents=True)  # as a live --overwrite has it

@@ -6,7 +6,7 @@ import numba
 
 import wsim.kernels as kernels
 from wsim import codes
-from wsim.kernels.game import run_batch
+from wsim.kernels.game import play_games
 
 
 def test_cache_folder_follows_every_kernel_source(tmp_path):
@@ -14,7 +14,7 @@ def test_cache_folder_follows_every_kernel_source(tmp_path):
     sources = sorted(here.glob("*.py")) + [Path(codes.__file__).resolve()]
     key = kernels.sources_key(sources)
     assert numba.config.CACHE_DIR.endswith(f"wsim-{key}")
-    assert run_batch._cache._cache_path.startswith(numba.config.CACHE_DIR)
+    assert play_games._cache._cache_path.startswith(numba.config.CACHE_DIR)
     copies = []
     for p in sources:
         copy = tmp_path / p.name

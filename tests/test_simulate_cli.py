@@ -1,6 +1,8 @@
 """`wsim simulate` and `wsim replay`: the Parquet contract, determinism, safety, errors (INTERFACES §2-3)."""
 
 import json
+import re
+import time
 
 import pyarrow as pa
 import pyarrow.dataset as ds
@@ -11,6 +13,7 @@ from conftest import last_error_line, run_cli
 from wsim import RULES_VERSION, codes
 from wsim.tables import data_path
 from wsim.run import Runner
+from wsim.settings import SettingsError
 from wsim.weights import default_params
 
 EXPECTED_SCHEMA = [
@@ -77,8 +80,31 @@ def test_parts_schema_and_metadata(dataset):
         for r in seats:
             better = sum(1 for o in seats if (o["vp_total"], o["coins"]) > (r["vp_total"], r["coins"]))
             assert r["rank"] == 1 + better
-    assert "games/s" in result.stdout and "mean points per seat" in result.stdout
-    assert "win rate by wonder and side" in result.stdout
+    head = result.stdout.splitlines()[0]
+    assert re.fullmatch(r"300 games of 4 players \(seats: random, greedy, random, greedy\) in \d+\.\d s "
+                        r"\([\d,]+ games/s\); kernels (loaded in \d+\.\d\d s|compiled in \d+\.\d s \(first run only\))",
+                        head), head
+    assert "mean points per seat" in result.stdout and "win rate by wonder and side" in result.stdout
+
+
+def test_the_rate_counts_play_only(tmp_path, monkeypatch):
+    """Loading (or compiling) the kernels is timed apart: a second of it changes no games/s."""
+    from wsim.run import Runner
+
+    load = Runner.load
+
+    def slow_load(runner):
+        time.sleep(1.0)
+        load(runner)
+
+    monkeypatch.setattr(Runner, "load", slow_load)
+    result = simulate(tmp_path / "d", "--games", "200", "--players", "3", "--policy", "heuristic")
+    assert result.exit_code == 0, result.output
+    head = result.stdout.splitlines()[0]
+    found = re.fullmatch(r"200 games of 3 players \(heuristic\) in (\d+\.\d) s \(([\d,]+) games/s\); "
+                         r"kernels loaded in (\d+\.\d\d) s", head)
+    assert found, head
+    assert float(found[1]) < 1.0 and int(found[2].replace(",", "")) > 200 and float(found[3]) >= 1.0
 
 
 def test_same_results_whatever_threads_and_chunks(dataset, tmp_path):
@@ -225,15 +251,17 @@ def test_replay_of_a_damaged_dataset(tmp_path):
     assert result.exit_code == 2 and "missing rules_version" in last_error_line(result)
 
 
-def test_threads_default_respects_numba_limit(monkeypatch):
-    import numba
+def test_threads_default_to_the_cores_this_process_may_use(monkeypatch):
+    from wsim import run
 
-    from wsim.run import set_threads
-
-    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 1)
-    assert set_threads(None) == 1
-    monkeypatch.undo()
-    set_threads(None)
+    monkeypatch.setattr(run, "available_cores", lambda: 3)
+    try:
+        assert run.set_threads(None) == 3
+        with pytest.raises(SettingsError, match="--threads: must be 1..3, got 4"):
+            run.set_threads(4)
+    finally:
+        monkeypatch.undo()
+        run.set_threads(None)
 
 
 def test_out_must_be_given_and_a_folder(tmp_path):

@@ -31,11 +31,13 @@ from numba import njit
 
 from wsim import RULES_VERSION, __version__, codes, tables as tables_mod
 from wsim.kernels.deal import deal_game
+from wsim.kernels.game import new_scratch, new_state
 from wsim.kernels.layout import DEC_MOVE, E_NAME_ID, M_DEFAULT, RES_COUNT, kernel_tables
 from wsim.kernels.policy import all_purchases
 from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
 from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_CITY, MAX_NAMES, MAX_OPTIONS, MAX_SEATS
 from wsim.kernels.trade import trade_options_at
+from wsim.movelog import EVENT_COLUMNS
 from wsim.run import Runner, available_cores, set_threads
 from wsim.settings import Settings, cities_of
 from wsim.stepgame import KernelGame
@@ -208,9 +210,22 @@ def _rollout_playouts_per_game(t, playouts: int, games: int) -> float:
     return total / games
 
 
+def profile_run(runner: Runner, games: int, res: np.ndarray, cards: np.ndarray, acc: np.ndarray):
+    """Games 0..games-1 of the runner's settings (seed 0, no Manneken Pis) through the
+    instrumented twin of the game loop, on one thread: the last game's results into res and
+    cards, the cycles of each component into acc (kernels/profile.py)."""
+    from wsim.kernels.profile import profile_games
+
+    n = runner.settings.players
+    log, n_log = np.zeros((0, 1, len(EVENT_COLUMNS)), np.int16), np.zeros(1, np.int32)
+    profile_games(runner.ent, runner.board, runner.n_cards, n, np.uint64(0), games, runner.board_spec,
+                  runner.side_spec, False, runner.policies, runner.params, res, cards, acc,
+                  *new_state(runner.n_cards), *new_scratch(), log, n_log)
+
+
 def _component_breakdown(t, players: int, policy: str, games: int) -> dict:
     """Microseconds per game in each component (kernels/profile.py), one thread."""
-    from wsim.kernels.profile import COMPONENTS, profile_games
+    from wsim.kernels.profile import COMPONENTS
 
     runner = Runner(t, Settings(players=players, policies=(policy,) * players))
     res = np.zeros((cities_of(players), RES_COUNT), np.int16)
@@ -219,8 +234,7 @@ def _component_breakdown(t, players: int, policy: str, games: int) -> dict:
 
     def run(n_games: int) -> float:
         start = time.perf_counter()
-        profile_games(runner.ent, runner.board, runner.n_cards, players, np.uint64(0), n_games, runner.board_spec,
-                      runner.side_spec, False, runner.policies, runner.params, res, cards, acc)
+        profile_run(runner, n_games, res, cards, acc)
         return time.perf_counter() - start
 
     run(16)  # compile or load outside the timing

@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from wsim import RULES_VERSION, __version__, codes, scenario, signals, tables
+from wsim.compiling import FAMILIES
 from wsim.describe import cards_json
 from wsim.errors import WsimError
 from wsim.positions import city_label, score_json, trade_json
@@ -34,8 +35,11 @@ class WsimGroup(click.Group):
     """The one place that maps the project's errors to exit statuses."""
 
     def invoke(self, ctx: click.Context):
+        from wsim.compiling import CompileWatch
+
         try:
-            return super().invoke(ctx)
+            with CompileWatch(on_first=_announce_compile) as ctx.meta["wsim.compile_watch"]:
+                return super().invoke(ctx)
         except WsimError as e:
             raise UserError(str(e)) from None
         except BrokenPipeError:
@@ -51,6 +55,11 @@ class WsimGroup(click.Group):
             signals.swallowed()
             click.echo(f"\n{e}", err=True)
             ctx.exit(128 + e.signum)
+
+
+def _announce_compile():
+    """Said when numba starts compiling (an empty cache: a first run, or the kernels changed)."""
+    click.echo("compiling kernels (first run only)…", err=True)
 
 
 def load_tables(ctx: click.Context) -> tables.Tables:
@@ -202,22 +211,6 @@ def trade_cmd(ctx, file, seat, card_name, stage, as_json):
 # ---------------------------------------------------------------------------------------------
 # Batch runs: `wsim simulate`, `wsim replay`, `wsim bench` (INTERFACES sections 2-3)
 
-def _kernels_cached() -> bool:
-    """Whether numba's on-disk cache already holds the game kernel (else the first call compiles)."""
-    from wsim.kernels.game import run_batch
-
-    try:
-        cache = run_batch._cache
-        return Path(cache._cache_path, cache._index_name).exists()
-    except AttributeError:  # numba internals changed: just do not announce
-        return True
-
-
-def _announce_compile():
-    if not _kernels_cached():
-        click.echo("compiling kernels (first run only)…", err=True)
-
-
 def _run_options(f):
     """The options that say which games to play, shared by `simulate` and `ablate`."""
     options = [
@@ -324,7 +317,6 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wond
     if ctx.find_root().get_parameter_source("data") not in (ParameterSource.DEFAULT, None):
         given.add("data")
     mode = "overwrite" if overwrite else "resume" if resume else "new"
-    _announce_compile()
     try:
         result = simulate(Request(t, settings, mode, frozenset(given), dask, threads), Path(out),
                           progress=sys.stderr.isatty())
@@ -400,7 +392,6 @@ def replay_cmd(ctx, directory, game, as_json):
         raise UserError(f"{path / header.name}: its metadata holds invalid settings ({e})") from None
     if game >= settings.games:
         raise UserError(f"--game: the dataset has games 0..{settings.games - 1}, got {game}")
-    _announce_compile()
     doc = game_log(Runner(t, settings), game)
     try:
         replay(t, doc)
@@ -450,7 +441,6 @@ def ladder_cmd(ctx, policies, players, games, seed, policy_param, threads, dask,
             sys.stderr.write(f"\r  {done[0]:,} / {total:,} games")
             sys.stderr.flush()
 
-    _announce_compile()
     ladder_text, ratings_text = run_ladder(t, entries, players, games, seed, Path(out), overwrite, on_progress,
                                            dask, threads)
     if sys.stderr.isatty():
@@ -561,7 +551,6 @@ def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param,
         s = result.summary
         click.echo(f"{name}: {s.games:,} games in {s.seconds:.1f} s", err=True)
 
-    _announce_compile()
     try:
         report, _ = run_ablate(t, edited, settings, Path(out), overwrite, sys.stderr.isatty(), on_run, dask, threads)
     except (KeyboardInterrupt, signals.Terminated):
@@ -606,7 +595,6 @@ def tune_cmd(ctx, policy, players, generations, population, games, seed, threads
                              f"mean {entry['mean']:.3f}")
             sys.stderr.flush()
 
-    _announce_compile()
     doc = tune(t, players, generations, population, games, seed, on_generation)
     if sys.stderr.isatty():
         sys.stderr.write("\n")
@@ -614,6 +602,34 @@ def tune_cmd(ctx, policy, players, generations, population, games, seed, threads
     for entry in doc["tune"]["log"]:
         click.echo(f"generation {entry['generation']}: best fitness {entry['best']:.4f}, mean {entry['mean']:.4f}")
     click.echo(f"weights: {target}")
+
+
+@main.command("compile")
+@click.argument("families", nargs=-1, type=click.Choice(FAMILIES))
+@click.pass_context
+def compile_cmd(ctx, families):
+    """Fill numba's cache with the kernels, so that later runs start warm.
+
+    FAMILIES: games (random, greedy and heuristic seats), rollout (runs with a searching seat),
+    step (the step-level API driven from Python), profile (the instrumented loop of `wsim
+    bench`); default: games rollout. Run it where the cache lives (a CI image, each Dask
+    worker's machine) with the same NUMBA_CACHE_DIR and wsim; a family already cached only
+    loads.
+    """
+    import time
+
+    from wsim.compiling import DEFAULT_FAMILIES, CompileWatch, warm
+
+    ctx.meta["wsim.compile_watch"].silence()  # this command says what it compiled
+    t = load_tables(ctx)
+    for family in families or DEFAULT_FAMILIES:
+        started = time.perf_counter()
+        with CompileWatch() as watch:
+            warm(family, t)
+        seconds = time.perf_counter() - started
+        how = (f"compiled {sum(watch.kernels().values())} kernel functions" if watch.compiled
+               else "loaded from the cache")
+        click.echo(f"{family}: {how} in {seconds:.1f} s")
 
 
 @main.command("bench")

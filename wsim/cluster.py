@@ -10,9 +10,9 @@ travelled. A part is about 8 MB per 100,000 four-player games, small next to the
 to play.
 
 Tasks are pure functions of (data text, settings, part index), so a task re-run after its worker
-died returns the same bytes. A worker runs one kernel call at a time (`_KERNEL_LOCK`): numba's
-default threading layer aborts the process when two threads of it enter a parallel region at
-once, and a worker may be started with several threads.
+died returns the same bytes. A worker runs one kernel call at a time (`_KERNEL_LOCK`): the
+kernel thread count (wsim.run.set_threads) is one setting of the process, and a worker may be
+started with several threads.
 
 Only the commands given `--dask` import this module, and only it imports dask and distributed.
 """
@@ -68,6 +68,22 @@ def _play(tables, settings, first: int, games: int, threads: int):
     with _KERNEL_LOCK:
         set_threads(threads)
         return play_paced(Runner(tables, settings), Pacer(), first, games)
+
+
+def load_kernels(data_text: bytes, run_meta: dict) -> tuple:
+    """Load (or, on a first run, compile) the kernels of the run `run_meta` in this worker:
+    (seconds, whether it compiled)."""
+    import time
+
+    from wsim.compiling import CompileWatch
+    from wsim.run import Runner
+    from wsim.settings import settings_from_metadata
+
+    tables = _tables(data_text)
+    started = time.perf_counter()
+    with _KERNEL_LOCK, CompileWatch() as watch:
+        Runner(tables, settings_from_metadata(run_meta, tables)).load()
+    return time.perf_counter() - started, watch.compiled
 
 
 def play_part(data_text: bytes, run_meta: dict, index: int, threads: int) -> bytes:
@@ -185,6 +201,13 @@ def check_workers(cluster: Cluster, threads: int):
         if threads > theirs.get("cores", 1):
             raise ClusterError(f"--threads: {threads} kernel threads a task, but worker {worker} has "
                                f"{theirs.get('cores')} cores")
+
+
+def ready_workers(cluster: Cluster, data_text: bytes, run_meta: dict) -> tuple:
+    """Every worker loads or compiles the run's kernels before a part is timed: (the slowest
+    worker's seconds, how many workers compiled)."""
+    found = cluster.client.run(load_kernels, data_text, run_meta)
+    return max((s for s, _ in found.values()), default=0.0), sum(1 for _, c in found.values() if c)
 
 
 def play_parts(cluster: Cluster, data_text: bytes, run_meta: dict, todo: list, threads: int):

@@ -2,24 +2,30 @@
 
 A run is a pure function of its Settings and the card data: game i of a run is played from
 (seed, i) alone, so chunking and threads never change a value.
+
+Threads are Python threads, each playing a block of games in kernels/game.play_games, which
+releases the GIL: numba's parallel loops would compile another copy of the whole game (about
+4 s of every cold start) and bring a threading layer that aborts when two threads of one
+process enter it at once.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from wsim import movelog, signals
 from wsim.codes import CATEGORIES, FC_SEAT
 from wsim.kernels.deal import deal
-from wsim.kernels.game import run_batch
+from wsim.kernels.game import new_scratch, new_state, play_games
 from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_COINS, RES_COUNT, RES_GUILD, RES_MILITARY, RES_RANK,
                                  RES_TOTAL, kernel_tables)
-from wsim.kernels.policy import P_COUNT
+from wsim.kernels.policy import P_COUNT, POLICY_ROLLOUT
 from wsim.movelog import EVENT_COLUMNS
 from wsim.settings import MAX_CHUNK, Settings, SettingsError, check_board_pool
 from wsim.tables import Tables
@@ -50,6 +56,13 @@ class Runner:
         self.policies = settings.policy_ids()
         self.params = settings.policy_params()
         assert self.params.shape == (settings.players, P_COUNT)
+        # the policy family (kernels/game.py): only a run with a rollout seat compiles the search
+        self.search = True if (self.policies == POLICY_ROLLOUT).any() else None
+
+    def load(self):
+        """Load this run's game kernel from numba's cache, or compile it on a first run: a call
+        that plays no game, so that the first games are timed as play."""
+        self.play(0, 0)
 
     def play(self, first_game: int, games: int, log: bool = False) -> Chunk:
         """Play `games` games from index first_game; with log, keep every game's move log."""
@@ -60,11 +73,56 @@ class Runner:
         log_rows = games if log else 0
         events = np.zeros((log_rows, MAX_EVENTS, len(EVENT_COLUMNS)), dtype=np.int16)
         n_log = np.zeros(log_rows, dtype=np.int32)
-        run_batch(self.ent, self.board, self.n_cards, n, np.uint64(self.settings.seed), first_game,
-                  self.board_spec, self.side_spec,
-                  self.settings.promo_in_pool(), self.policies, self.params, res, cards, events, n_log)
+        seed = np.uint64(self.settings.seed)
+        promo = self.settings.promo_in_pool()
+
+        def block(lo: int, hi: int):
+            play_games(self.ent, self.board, self.n_cards, n, seed, first_game, lo, hi, self.board_spec,
+                       self.side_spec, promo, self.policies, self.params, res, cards, events, n_log,
+                       *_thread_arrays(self.n_cards), self.search)
+
+        bounds = _blocks(games, _threads)
+        if len(bounds) == 1:
+            block(*bounds[0])
+        else:
+            for done in [_pool().submit(block, lo, hi) for lo, hi in bounds]:
+                done.result()
         signals.check()  # a signal swallowed while numba loaded the kernels ends the run here
         return Chunk(first_game, res, cards, events, n_log)
+
+
+BLOCKS_PER_THREAD = 4  # blocks of a kernel call per thread: a slow block delays the call less
+
+
+def _blocks(games: int, threads: int) -> list:
+    """[(lo, hi)] blocks of games 0..games-1 for `threads` threads (one block for one thread)."""
+    count = max(1, min(games, 1 if threads == 1 else threads * BLOCKS_PER_THREAD))
+    edges = [games * k // count for k in range(count + 1)]
+    return list(zip(edges, edges[1:]))
+
+
+_local = threading.local()
+
+
+def _thread_arrays(n_cards: int) -> tuple:
+    """This thread's state and scratch arrays for play_games (allocated once per thread)."""
+    arrays = getattr(_local, "arrays", None)
+    if arrays is None or arrays[2].shape[0] != n_cards:
+        arrays = _local.arrays = new_state(n_cards) + new_scratch()
+    return arrays
+
+
+_executor: tuple | None = None  # (threads, ThreadPoolExecutor)
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The worker threads of kernel calls, as many as set_threads asked for."""
+    global _executor
+    if _executor is None or _executor[0] != _threads:
+        if _executor is not None:
+            _executor[1].shutdown(wait=True)
+        _executor = (_threads, ThreadPoolExecutor(_threads, thread_name_prefix="wsim-kernel"))
+    return _executor[1]
 
 
 KERNEL_SECONDS = 0.5  # work per kernel call: a signal waits for the call to return
@@ -82,7 +140,7 @@ class Pacer:
         rate = games / max(seconds, 1e-6)
         # at least a game per kernel thread: a call of fewer games leaves threads idle (with a
         # slow policy, one game per call would play on one core whatever --threads says)
-        self.size = int(min(max(rate * KERNEL_SECONDS, numba.get_num_threads()), MAX_CHUNK))
+        self.size = int(min(max(rate * KERNEL_SECONDS, _threads), MAX_CHUNK))
 
 
 def play_paced(runner: Runner, pacer: Pacer, first: int, games: int, on_progress=None) -> Chunk:
@@ -108,13 +166,17 @@ def available_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
+_threads = available_cores()  # kernel threads in use (set_threads)
+
+
 def set_threads(threads: int | None) -> int:
     """Use this many threads for the kernels (default: every core); returns the number."""
-    most = min(available_cores(), numba.config.NUMBA_NUM_THREADS)  # NUMBA_NUM_THREADS may cap it
+    global _threads
+    most = available_cores()
     threads = most if threads is None else threads
     if not 1 <= threads <= most:
         raise SettingsError(f"--threads: must be 1..{most}, got {threads}")
-    numba.set_num_threads(threads)
+    _threads = threads
     return threads
 
 

@@ -36,9 +36,11 @@ class Summary:
     rates are the players' (seats 0 and 1); the Free City's mean total is shown apart."""
 
     players: int
+    policies: tuple = ()  # the players' policies (labels), seat by seat
     games: int = 0
     played: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # playing only: loading or compiling the kernels is counted apart
+    kernels: str = ""  # how the kernels were made ready, for the summary (start-up, kept apart)
     points: np.ndarray = field(default_factory=lambda: np.zeros(len(codes.CATEGORIES) + 1, dtype=np.int64))
     free_city_points: int = 0
     seats_by_board: dict = field(default_factory=dict)  # (wonder id, side) -> [seats, wins]
@@ -71,13 +73,17 @@ class Summary:
         rows = max(1, self.games * self.players)
         rate = self.played / self.seconds if self.seconds > 0 else float("inf")
         what = f"{self.players} players" + (" and the Free City" if self.players == codes.FC_PLAYERS else "")
+        if self.policies:
+            distinct = sorted(set(self.policies))
+            what += f" ({distinct[0]})" if len(distinct) == 1 else f" (seats: {', '.join(self.policies)})"
+        kernels = f"; {self.kernels}" if self.kernels else ""
         if self.played == self.games:
-            head = f"{self.games:,} games of {what} in {self.seconds:.1f} s ({rate:,.0f} games/s)"
+            head = f"{self.games:,} games of {what} in {self.seconds:.1f} s ({rate:,.0f} games/s){kernels}"
         elif self.played:
-            head = (f"{self.games:,} games of {what} ({self.played:,} played now in "
-                    f"{self.seconds:.1f} s, {rate:,.0f} games/s; the rest were already in the dataset)")
+            head = (f"{self.games:,} games of {what}: {self.played:,} played now in {self.seconds:.1f} s "
+                    f"({rate:,.0f} games/s), the rest were already in the dataset{kernels}")
         else:
-            head = f"{self.games:,} games of {what} (the dataset was complete: nothing played)"
+            head = f"{self.games:,} games of {what}: the dataset was complete, nothing played"
         fc = self.players == codes.FC_PLAYERS
         lines = [head, "", "mean points per seat" + (" of the two players:" if fc else ":")]
         names = list(codes.CATEGORIES) + ["total"]
@@ -275,12 +281,10 @@ def tables_of_dataset(path: Path, header: parts.PartHeader, recorded, installed:
 # ---------------------------------------------------------------------------------------------
 # Playing
 
-def _local_parts(plan: _Plan, data_text: bytes, on_progress):
-    """(index, part bytes, table, metadata) of each part to play, played here."""
+def _local_parts(plan: _Plan, runner: Runner, data_text: bytes, on_progress):
+    """(index, part bytes, table, metadata) of each part to play, played here by `runner`."""
     settings, t = plan.settings, plan.tables
-    if not plan.todo:
-        return
-    runner, pacer = Runner(t, settings), Pacer()
+    pacer = Pacer()
     for index in plan.todo:
         first = index * settings.chunk_size
         games = min(settings.chunk_size, settings.games - first)
@@ -310,6 +314,29 @@ def _cluster_parts(plan: _Plan, data_text: bytes, on_progress, cluster, threads:
             yield index, blob, table, meta
 
 
+def ready_kernels(load) -> str:
+    """Run load() (a kernel load: from numba's cache, or a compile on a first run) and say how
+    long it took, for a summary."""
+    from wsim.compiling import CompileWatch
+
+    started = time.perf_counter()
+    with CompileWatch() as watch:
+        load()
+    seconds = time.perf_counter() - started
+    if watch.compiled:
+        return f"kernels compiled in {seconds:.1f} s (first run only)"
+    return f"kernels loaded in {seconds:.2f} s"
+
+
+def cluster_kernels(cluster, data_text: bytes, run_meta: dict) -> str:
+    """Make the run's kernels ready on every worker of `cluster` before play is timed; says how."""
+    from wsim.cluster import ready_workers
+
+    seconds, compiled = ready_workers(cluster, data_text, run_meta)
+    how = f"compiled on {compiled} of them" if compiled else "loaded from their caches"
+    return f"kernels ready on {cluster.workers} workers in {seconds:.1f} s ({how})"
+
+
 def simulate(req: Request, out: Path, progress: bool, cluster=None) -> Result:
     """Run `req` into `out` (INTERFACES §2); returns the summary of the whole dataset.
 
@@ -337,7 +364,7 @@ def _simulate(req: Request, out: Path, progress: bool, cluster) -> Result:
         foreign = [n for n in folder.entries() if not parts.owns(n)]
         settings, t = plan.settings, plan.tables
         data_text = t.raw
-        summary = Summary(settings.players)
+        summary = Summary(settings.players, settings.labels)
         entries = {}
         for header, sha in plan.keep:
             summary.add(parts.read_columns(out / header.name, _SUMMARY_COLUMNS))
@@ -350,6 +377,10 @@ def _simulate(req: Request, out: Path, progress: bool, cluster) -> Result:
             sys.stderr.write(f"  Dask: {cluster.workers} workers" + (f", dashboard {link}" if link else "") + "\n")
         if plan.replace:
             folder.begin_replacement()
+        runner = Runner(t, settings) if cluster is None else None
+        if plan.todo:  # the kernels are made ready before play is timed
+            summary.kernels = (ready_kernels(runner.load) if cluster is None else
+                               cluster_kernels(cluster, data_text, parts.run_metadata(parts.metadata(t, settings, 0, 0))))
         started = time.perf_counter()
         total_todo = sum(min(settings.chunk_size, settings.games - i * settings.chunk_size) for i in plan.todo)
         done = [0]
@@ -364,7 +395,7 @@ def _simulate(req: Request, out: Path, progress: bool, cluster) -> Result:
 
         try:
             produced = (_cluster_parts(plan, data_text, on_progress, cluster, req.threads or 1) if cluster is not None
-                        else _local_parts(plan, data_text, on_progress))
+                        else _local_parts(plan, runner, data_text, on_progress))
             # closed here, not when garbage collected: a cluster run's generator cancels its
             # tasks when closed, which needs the client that the caller closes next
             with closing(produced):

@@ -18,14 +18,15 @@ from __future__ import annotations
 import numpy as np
 
 from wsim import codes
-from wsim.kernels.city import add_entity
+from wsim.kernels.city import add_card, add_entity
 from wsim.kernels.game import new_scratch, new_state
 from wsim.kernels.layout import (C_ON, F_CHOSEN, F_COINS, F_COPY3,
                                  F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL, F_STAGE_E, F_STAGES, G_AGE, G_FC, G_N, G_OPEN,
                                  G_PHASE, G_TURN, MAX_CITY, MAX_EVENTS, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER,
                                  RES_COUNT, kernel_tables)
-from wsim.kernels.policy import POLICY_NAMES, all_purchases
-from wsim.kernels.rollout import decide
+from wsim.kernels.policy import POLICY_NAMES, POLICY_ROLLOUT, all_purchases
+from wsim.kernels import policy as simple
+from wsim.kernels import rollout
 from wsim.weights import default_params
 from wsim.kernels.step import apply, clone_state, decider, end_age, final, init_game, legal, pending
 from wsim.kernels.turn import reset_state
@@ -54,14 +55,14 @@ def state_of_position(tables: Tables, pos, hands=(), discard=(), age: int = 1, t
         seat[s, F_FREE_AGE] = city.free_build_age
         seat[s, F_COPY3] = city.copy3
         for c in city.cards:
-            add_entity(ent, seat, s, c, True)
+            add_card(ent, seat, s, c)
     for s, city in enumerate(pos.cities):  # stages once every board is known (copies)
         for k in range(city.stages):
             e, _ = pos.stage_source(s, k)
             seat[s, F_STAGE_E + k] = e
             seat[s, F_STAGES] = k + 1
             if e >= 0:
-                add_entity(ent, seat, s, e, False)
+                add_entity(ent, seat, s, e)
     for s, hand in enumerate(hands):
         seat[s, F_HAND:F_HAND + len(hand)] = hand
         seat[s, F_HAND_N] = len(hand)
@@ -74,7 +75,11 @@ def state_of_position(tables: Tables, pos, hands=(), discard=(), age: int = 1, t
 
 
 class KernelGame:
-    """The state arrays of one game and its step functions (every seat on `policy` for decide)."""
+    """The state arrays of one game and its step functions (every seat on `policy` for decide).
+
+    Seats and decision kinds reach the kernels as int32, as in the game loop (kernels/game.py):
+    the step functions then share the game's compiled specialisations.
+    """
 
     def __init__(self, tables: Tables, players: int, seed: int = 0, game: int = 0, policy: str = "random",
                  board_spec=None, side_spec=None, promo: bool = False, _state=None):
@@ -140,21 +145,27 @@ class KernelGame:
     def legal(self, seat: int, kind: int, all_purchases: bool = True) -> np.ndarray:
         """The legal options of a decision, a copy of the kernel's rows (columns layout.M_*)."""
         seat_arr, keys, pile, gs, dealt = self.state
-        m = legal(self.ent, self.board, seat_arr, pile, gs, seat, kind, self.moves, self.opts, all_purchases)
+        m = legal(self.ent, self.board, seat_arr, pile, gs, np.int32(seat), np.int32(kind), self.moves, self.opts,
+                  all_purchases)
         return self.moves[:m].copy()
 
     def decide(self, seat: int, kind: int, options: np.ndarray) -> int:
         """What the deciding seat's policy (the seat's own, or for the Free City its
         controller's) picks among `options` (rows as `legal` returns them)."""
         seat_arr, keys, pile, gs, dealt = self.state
-        return int(decide(self.ent, self.board, seat_arr, keys, pile, gs, dealt, seat, decider(gs, seat), kind,
-                          np.ascontiguousarray(options), len(options), self.policies, self.params))
+        seat, kind, who = np.int32(seat), np.int32(kind), np.int32(decider(gs, seat))
+        rows = np.ascontiguousarray(options)
+        if self.policies[who] == POLICY_ROLLOUT:  # only games with a searching seat compile the search
+            return int(rollout.decide(self.ent, self.board, seat_arr, keys, pile, gs, dealt, seat, who, kind, rows,
+                                      len(options), self.policies, self.params))
+        return int(simple.decide(self.ent, self.board, seat_arr, keys, gs, seat, who, kind, rows, len(options),
+                                 self.policies, self.params))
 
     def apply(self, seat: int, kind: int, options: np.ndarray, index: int):
         """Play option `index` of `options` for the seat's decision."""
         seat_arr, keys, pile, gs, dealt = self.state
-        apply(self.ent, self.board, seat_arr, keys, pile, gs, dealt, seat, kind, np.ascontiguousarray(options),
-              index, self.log, 0, self.n_log)
+        apply(self.ent, self.board, seat_arr, keys, pile, gs, dealt, np.int32(seat), np.int32(kind),
+              np.ascontiguousarray(options), index, self.log, 0, self.n_log)
 
     def next(self):
         """At the end of an age (nothing pending): military, then the next age or the end."""

@@ -66,12 +66,14 @@ def _reference_game(t, seed: int, game: int, players: int) -> dict:
 
 def verify_games(players: int, policy: str, first: int, count: int, seed: int = 17) -> dict:
     """Verify games first .. first + count - 1 of a run with every seat on `policy` and
-    Manneken Pis in the pool; returns {"games", "promo_games", "seconds"}."""
+    Manneken Pis in the pool; returns {"games", "events", "promo_games", "seconds"} (events: the
+    log events the reference replayed)."""
     start = time.perf_counter()
     t = tables_mod.load()
     runner = Runner(t, Settings(players=players, seed=seed, policies=(policy,) * players, manneken_pis=True))
     chunk = runner.play(first, count, log=True)
     promo_games = 0
+    events = 0
     for i in range(count):
         game = first + i
         doc = game_log(runner, game)
@@ -88,4 +90,5 @@ def verify_games(players: int, policy: str, first: int, count: int, seed: int = 
         if policy == "random" and _reference_game(t, seed, game, players) != doc:
             raise VerificationError(f"{players} players, game {game}: the reference plays another game")
         promo_games += "manneken_pis" in doc["setup"]["boards"]
-    return {"games": count, "promo_games": promo_games, "seconds": time.perf_counter() - start}
+        events += len(doc["events"])
+    return {"games": count, "events": events, "promo_games": promo_games, "seconds": time.perf_counter() - start}

@@ -1,0 +1,55 @@
+"""What a cold start compiles: one specialisation per kernel function, and only the policy family
+a run plays (issue: fast feedback). Each check runs in a subprocess with an empty numba cache,
+since a process that compiled a kernel once never compiles it again."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+# Plays `games` four-player games of each policy (every seat on it; rollout at seat 0 only, one
+# playout, against random seats) with numba's compiles watched, and prints the specialisations
+# compiled per kernel function.
+_COUNT = """
+import json, sys
+from wsim import tables
+from wsim.compiling import CompileWatch
+from wsim.run import Runner
+from wsim.settings import build_settings
+
+t = tables.load()
+with CompileWatch() as watch:
+    for policy in sys.argv[2].split(","):
+        search = policy == "rollout"
+        settings = build_settings(t, players=4, seed=1, policies=[policy] + [("random" if search else policy)] * 3,
+                                  policy_params=["rollout.playouts=1", "rollout.base=random"] if search else [])
+        Runner(t, settings).play(0, int(sys.argv[1]))
+json.dump(watch.kernels(), sys.stdout)
+"""
+
+
+def compiled_by(tmp_path, games: int, policies: str) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    done = subprocess.run([sys.executable, "-c", _COUNT, str(games), policies], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.system
+def test_a_cold_run_compiles_each_kernel_function_once_and_no_search(tmp_path):
+    counts = compiled_by(tmp_path, 10, "random,greedy,heuristic")
+    assert {"game.play_games", "game.play_game", "policy.take_decision", "heuristic.decide_heuristic",
+            "trade.trade_options_at"} <= set(counts)
+    assert {f: n for f, n in counts.items() if n != 1} == {}, "a kernel function compiled more than once"
+    assert [f for f in counts if f.startswith("rollout.")] == [], "a run without rollout compiled the search"
+
+
+@pytest.mark.deep
+def test_the_rollout_family_adds_only_its_own_game_loop(tmp_path):
+    """Both families in one process: the game loop twice (once per family), the rest once."""
+    counts = compiled_by(tmp_path, 1, "random,greedy,heuristic,rollout")
+    assert "rollout.decide_rollout" in counts
+    assert {f: n for f, n in counts.items() if n != 1} == {"game.play_game": 2, "game.play_games": 2}

@@ -1,0 +1,103 @@
+"""numba's compiles, watched and caused: what a command compiled and how long it took, and
+`wsim compile`, which fills the kernel cache ahead of use.
+
+The kernels are compiled on first use and cached on disk (kernels/__init__.py says where). A
+run compiles only its policy family (kernels/game.py): `games` for random, greedy and
+heuristic seats, `rollout` when a seat searches. Two more families serve other callers: `step`,
+the step-level API driven from Python (wsim.stepgame: tests, agents), and `profile`, the
+instrumented game loop of `wsim bench`.
+
+CompileWatch listens to numba's event API ("numba:compile" fires once per specialisation that
+the cache could not supply, before it is compiled), so it sees exactly what was compiled: the
+start-up report of `wsim simulate`, the first-run notice, and the test that pins one
+specialisation per kernel function all read it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+from numba.core import event
+
+FAMILIES = ("games", "rollout", "step", "profile")
+DEFAULT_FAMILIES = ("games", "rollout")
+
+
+class CompileWatch(event.Listener):
+    """While entered: every numba compile, by function, and the seconds spent compiling.
+
+    on_first() is called when the first compile starts (once), e.g. to tell the user.
+    """
+
+    def __init__(self, on_first=None):
+        self.specialisations: Counter = Counter()  # "module.qualname" -> specialisations compiled
+        self.seconds = 0.0
+        self._on_first = on_first
+        self._depth = 0
+        self._started = 0.0
+
+    def on_start(self, ev):
+        if self._depth == 0:
+            self._started = time.perf_counter()
+            if self._on_first is not None:
+                self._on_first()
+                self._on_first = None
+        self._depth += 1
+        func = ev.data["dispatcher"].py_func
+        self.specialisations[f"{func.__module__}.{func.__qualname__}"] += 1
+
+    def on_end(self, ev):
+        self._depth -= 1
+        if self._depth == 0:
+            self.seconds += time.perf_counter() - self._started
+
+    def silence(self):
+        """No on_first call from now on."""
+        self._on_first = None
+
+    @property
+    def compiled(self) -> bool:
+        return bool(self.specialisations)
+
+    def kernels(self) -> dict:
+        """Specialisations compiled per wsim kernel function ("module.function" under wsim.kernels)."""
+        prefix = "wsim.kernels."
+        return {k[len(prefix):]: v for k, v in sorted(self.specialisations.items()) if k.startswith(prefix)}
+
+    def __enter__(self) -> "CompileWatch":
+        event.register("numba:compile", self)
+        return self
+
+    def __exit__(self, *exc):
+        event.unregister("numba:compile", self)
+
+
+def warm(family: str, tables) -> None:
+    """Load one family's kernels from the cache, or compile them (playing as little as it takes)."""
+    from wsim.run import Runner
+    from wsim.settings import Settings
+
+    if family == "games":
+        Runner(tables, Settings(players=3, policies=("random", "greedy", "heuristic"))).load()
+    elif family == "rollout":
+        Runner(tables, Settings(players=3, policies=("rollout", "random", "random"))).load()
+    elif family == "step":
+        from wsim.stepgame import KernelGame
+
+        for policy in ("random", "heuristic"):
+            game = KernelGame(tables, players=3, seed=0, game=0, policy=policy)
+            game.clone().play_out()
+            game.results()
+    elif family == "profile":
+        import numpy as np
+
+        from wsim.bench import profile_run
+        from wsim.kernels.layout import MAX_CITY, RES_COUNT
+        from wsim.kernels.profile import COMPONENTS
+
+        runner = Runner(tables, Settings(players=3, policies=("random",) * 3))
+        profile_run(runner, 1, np.zeros((3, RES_COUNT), np.int16), np.zeros((3, MAX_CITY), np.int16),
+                    np.zeros(len(COMPONENTS) + 2, np.uint64))
+    else:
+        raise ValueError(f"unknown kernel family {family!r}")
