@@ -1,26 +1,56 @@
 # wsim developer tasks. Everything runs inside .venv, created from the system python3.
+#   make run      base install, then 100,000 four-player heuristic games and their summary
+#   make check    the inner loop (about a minute warm): units, rules on both engines, a small replay
+#   make test     everything but the deep runs: check's tests and the heavier ones in parallel,
+#                 then the system tests (subprocesses, signals, Dask) in a serial pass
+#   make verify   the deep runs (SHARD=k/n for one shard of n, DEPTH=full for the full depth);
+#                 resumable: a shard run again skips what passed under the same code
 PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
-STAMP   := $(VENV)/.installed
+BASE    := $(VENV)/.installed-base
+FULL    := $(VENV)/.installed-full
+PYTEST  := $(BIN)/python -m pytest -q
+JOBS    ?= 2
+SHARD   ?= 1/1
+DEPTH   ?= standard
 
-.PHONY: install run test verify chromium bench clean
+.PHONY: install run check test verify verify-clean chromium bench clean
 
-install: $(STAMP)
+install: $(FULL)
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PY) -m venv $(VENV)
+
+# make run needs the base dependencies only; the test targets add every extra (their own stamp)
+$(BASE): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(FULL): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test,analysis,dask]'
-	touch $(STAMP)
+	touch $@ $(BASE)
 
-run: $(STAMP)
-	$(BIN)/wsim simulate --games 100000 --players 4 --out results/default --overwrite
+run: $(BASE)
+	$(BIN)/wsim simulate --games 100000 --players 4 --policy heuristic --out results/default --overwrite
 
-test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow" --durations=5
+# pytest exits 5 when it collects no test: every pytest line below fails the target then
+check: $(FULL)
+	$(BIN)/wsim compile games step
+	$(PYTEST) -n $(JOBS) -m "not slow and not system and not deep"
 
-verify: $(STAMP) chromium
-	$(BIN)/python -m pytest -q -s -m slow
+# the kernels are compiled once before the parallel pass (its workers then load them)
+test: $(FULL)
+	$(BIN)/wsim compile games rollout step profile
+	$(PYTEST) -n $(JOBS) -m "not system and not deep" --durations=5
+	$(PYTEST) -p no:xdist -m "system" --durations=5
+
+verify: $(FULL) chromium
+	$(BIN)/wsim compile games rollout step profile
+	$(PYTEST) -n $(JOBS) -m deep --shard $(SHARD) --depth $(DEPTH) --durations=10
+
+verify-clean:
+	rm -rf results/verify
 
 # headless Chromium renders the balance report in `make verify` (Debian package; root or sudo)
 chromium:
@@ -28,7 +58,7 @@ chromium:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium; }
 
-bench: $(STAMP)
+bench: $(BASE)
 	$(BIN)/wsim bench
 
 clean:

@@ -7,6 +7,8 @@ from click.testing import CliRunner
 from wsim import tables as tables_mod
 from wsim.cli import main
 
+pytest_plugins = ["tiers"]  # make verify's shards, depth and resumption (tests/tiers.py)
+
 
 @pytest.fixture(scope="session")
 def tables():

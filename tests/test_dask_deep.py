@@ -12,7 +12,7 @@ import pytest
 
 from test_dask import _local, _parts, _wait_for_part, _wsim
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.deep
 distributed = pytest.importorskip("distributed", exc_type=ImportError)
 
 BIN = Path(sys.executable).parent

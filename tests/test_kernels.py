@@ -7,30 +7,47 @@ from wsim.kernels.layout import RES_COUNT, RES_MILITARY, RES_RANK, RES_TOTAL, ke
 from wsim.kernels.score import score_seat
 from wsim.reference.scoring import score_all
 from wsim.reference.state import City, Position
-from wsim.run import Runner, game_log
+from wsim.run import Runner, available_cores, game_log, set_threads
 from wsim.settings import Settings
 from wsim.stepgame import state_of_position
 from wsim.verify import verify_games
 
-GAMES = 60  # per player count and policy; `make verify` runs 5,000
-FREE_CITY_GAMES = 120  # at 2 players (the Free City variant), per policy
+# Kernel games replayed by the reference (seed 17): make check replays games 0..9 of random and
+# greedy seats per player count, make test games 10..109 and 30 heuristic games per player count,
+# make verify thousands more (tests/test_verify_deep.py).
+QUICK_GAMES = 10
+GAMES = 100
+HEURISTIC_GAMES = 30
 
 
+def replayed(players: int, policy: str, first: int, games: int) -> dict:
+    """verify_games, with what it must have checked: every game, every seat's 18 moves at least."""
+    result = verify_games(players, policy, first, games)
+    assert result["games"] == games
+    cities = 3 if players == 2 else players
+    assert result["events"] >= games * cities * 18
+    return result
+
+
+@pytest.mark.parametrize("players", range(2, 8))
+def test_a_few_kernel_games_match_reference(tables, players):
+    for policy in ("random", "greedy"):
+        replayed(players, policy, 0, QUICK_GAMES)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("players", range(2, 8))
 @pytest.mark.parametrize("policy", ["random", "greedy"])
 def test_kernel_games_match_reference(tables, players, policy):
-    games = FREE_CITY_GAMES if players == 2 else GAMES
-    result = verify_games(players, policy, 0, games)
-    assert result["games"] == games
-    assert result["promo_games"] > 0  # Manneken Pis took part in some games
+    assert replayed(players, policy, QUICK_GAMES, GAMES)["promo_games"] > 0  # Manneken Pis took part
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", range(2, 8))
 def test_heuristic_games_match_reference(tables, players):
     """The heuristic chooses among every purchase: its games replay move by move, every payment
-    one of the options the reference lists (a few games here, more in `make verify`)."""
-    result = verify_games(players, "heuristic", 0, 30)
-    assert result["games"] == 30
+    one of the options the reference lists."""
+    replayed(players, "heuristic", 0, HEURISTIC_GAMES)
 
 
 def _kernel_seat(tables, pos):
@@ -73,15 +90,15 @@ def test_kernel_scoring_matches_reference_on_random_cities(tables):
 
 
 def test_chunking_and_threads_do_not_change_results(tables):
-    import numba
-
     settings = Settings(players=5, seed=3, policies=("random", "greedy", "random", "greedy", "random"))
     runner = Runner(tables, settings)
-    numba.set_num_threads(1)
-    whole = runner.play(0, 300)
-    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-    parts = [runner.play(first, size) for first, size in ((0, 1), (1, 130), (131, 169))]
-    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    try:
+        set_threads(1)
+        whole = runner.play(0, 300)
+        set_threads(min(2, available_cores()))
+        parts = [runner.play(first, size) for first, size in ((0, 1), (1, 130), (131, 169))]
+    finally:
+        set_threads(None)
     assert np.array_equal(whole.res, np.concatenate([p.res for p in parts]))
     assert np.array_equal(whole.cards, np.concatenate([p.cards for p in parts]))
 

@@ -9,7 +9,7 @@ from matplotlib import image
 
 from conftest import run_cli
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.deep
 
 
 def test_the_report_renders_in_headless_chromium(tmp_path):

@@ -47,7 +47,7 @@ def test_tune_out_in_a_missing_folder_or_on_a_folder_is_refused(tmp_path):
     assert folder.exit_code == 2 and "Error: " in last_error_line(folder)
 
 
-@pytest.mark.slow
+@pytest.mark.deep
 def test_the_shipped_weights_are_what_their_tune_command_fits(tmp_path):
     """The shipped default is tune's output, byte for byte (about 11 minutes on two cores)."""
     shipped = json.loads(DEFAULT_FILE.read_text())

@@ -1,33 +1,38 @@
-"""`make verify`: 5,000 games per player count (2..7) and policy, kernels against the reference, in two
-processes. Zero mismatches is the only pass. The random-policy half is also the reference
-engine's own 5,000 random games per player count (invariants, replay, identical logs)."""
+"""`make verify`: kernel games replayed by the reference engine, move by move, in items of a few
+hundred games (tests/tiers.py shards them and resumes an interrupted run). Zero mismatches is
+the only pass; the random items are also the reference's own random games (invariants, the very
+same log).
 
-import multiprocessing
-import time
-from concurrent.futures import ProcessPoolExecutor
+Standard depth, for one machine: 1,500 random and 1,500 greedy games, 400 heuristic and 3
+rollout games (every seat searching) per player count, 2..7: 20,418 games. `--depth full`
+(`make verify DEPTH=full`, for several machines) is the depth the project ran before the tiers:
+5,000 / 5,000 / 1,000 / 20 per player count, 66,120 games. Games from 1,000 on (seed 17):
+`make check` and `make test` replay games 0..109.
+"""
 
 import pytest
 
-from wsim.verify import one_thread, verify_games
+from wsim.verify import verify_games
 
-GAMES = 5_000
-HEURISTIC_GAMES = 1_000
-ROLLOUT_GAMES = 20  # every seat searching: about 10 s a 7-player game
-JOB = 500
+FIRST = 1_000
+DEPTH = {"standard": {"random": 1_500, "greedy": 1_500, "heuristic": 400, "rollout": 3},
+         "full": {"random": 5_000, "greedy": 5_000, "heuristic": 1_000, "rollout": 20}}
+BLOCK = {"random": 250, "greedy": 250, "heuristic": 100, "rollout": 1}
 
 
-@pytest.mark.slow
-def test_verify_kernels_against_reference_5000_games():
-    jobs = [(players, policy, first, JOB) for players in range(2, 8) for policy in ("random", "greedy")
-            for first in range(0, GAMES, JOB)]
-    jobs += [(players, "heuristic", first, JOB) for players in range(2, 8) for first in range(0, HEURISTIC_GAMES, JOB)]
-    jobs += [(players, "rollout", 0, ROLLOUT_GAMES) for players in range(2, 8)]
-    start = time.perf_counter()
-    # spawn: forking a process that already runs numba's thread pool is not safe
-    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"), initializer=one_thread) as pool:
-        results = list(pool.map(verify_games, *zip(*jobs)))
-    seconds = time.perf_counter() - start
-    total = sum(r["games"] for r in results)
-    assert total == GAMES * 12 + (HEURISTIC_GAMES + ROLLOUT_GAMES) * 6
-    print(f"\nverified {total:,} games (6 player counts x {GAMES:,} random and greedy games, {HEURISTIC_GAMES:,} heuristic, {ROLLOUT_GAMES} rollout) with zero mismatches "
-          f"in {seconds:.0f} s wall time, 2 processes; Manneken Pis in {sum(r['promo_games'] for r in results):,}")
+def pytest_generate_tests(metafunc):
+    if "block" not in metafunc.fixturenames:
+        return
+    counts = DEPTH[metafunc.config.getoption("--depth")]
+    blocks = [(players, policy, FIRST + first, min(BLOCK[policy], counts[policy] - first))
+              for players in range(2, 8) for policy in counts for first in range(0, counts[policy], BLOCK[policy])]
+    metafunc.parametrize("block", blocks, ids=[f"{p}p-{policy}-{first}" for p, policy, first, _ in blocks])
+
+
+@pytest.mark.deep
+def test_kernel_games_replay_in_the_reference(block, record_property):
+    players, policy, first, games = block
+    result = verify_games(players, policy, first, games)
+    record_property("games", result["games"])
+    assert result["games"] == games
+    assert result["events"] >= games * (3 if players == 2 else players) * 18
