@@ -98,16 +98,23 @@ def set_prices(seat, s):
         seat[s, F_RP + r] = DISCOUNT_PRICE if disc & rbit else TRADE_PRICE
 
 
+@njit(cache=True, inline="always")
+def _add_units(ent, seat, s, e, fixed_col, choice_col, n_col):
+    """Entity e's production units into seat s's columns: its fixed units added at fixed_col:+7,
+    its choice unit (if any) appended to the list at choice_col (seat[s, n_col] long)."""
+    for r in range(N_RES):
+        seat[s, fixed_col + r] += ent[e, E_PROD + r]
+    choice = ent[e, E_CHOICE]
+    if choice != 0:
+        seat[s, choice_col + seat[s, n_col]] = choice
+        seat[s, n_col] += 1
+
+
 @njit(cache=True, _nrt=False)
 def add_entity(ent, seat, s, e):
     """An entity (a card, or the entity of a wonder stage) enters seat s's city: update the
     running totals every entity changes. A card also goes through add_card."""
-    for r in range(N_RES):
-        seat[s, F_PROD + r] += ent[e, E_PROD + r]
-    choice = ent[e, E_CHOICE]
-    if choice != 0:
-        seat[s, F_CHOICE + seat[s, F_NCHOICE]] = choice
-        seat[s, F_NCHOICE] += 1
+    _add_units(ent, seat, s, e, F_PROD, F_CHOICE, F_NCHOICE)
     if ent[e, E_DISCOUNT] != 0:
         seat[s, F_DISC] |= ent[e, E_DISCOUNT]
         set_prices(seat, s)
@@ -128,12 +135,7 @@ def add_card(ent, seat, s, c):
     city may sell its neighbours, its card list, names and colours)."""
     add_entity(ent, seat, s, np.int64(c))
     if ent[c, E_TRADEABLE] != 0:
-        for r in range(N_RES):
-            seat[s, F_SELL + r] += ent[c, E_PROD + r]
-        choice = ent[c, E_CHOICE]
-        if choice != 0:
-            seat[s, F_SELL_CH + seat[s, F_NSELL_CHOICE]] = choice
-            seat[s, F_NSELL_CHOICE] += 1
+        _add_units(ent, seat, s, c, F_SELL, F_SELL_CH, F_NSELL_CHOICE)
     seat[s, F_CARDS + seat[s, F_NCARDS]] = c
     seat[s, F_NCARDS] += 1
     seat[s, F_OWNED + ent[c, E_NAME_ID]] = 1

@@ -6,8 +6,9 @@ resumption.
 - Resumption: each deep item that passes is recorded, with what it checked (its user
   properties, e.g. the games replayed), in results/verify/<fingerprint>/passed.jsonl, where the
   fingerprint hashes the sources (wsim/, kernels/, tests/) and the depth. A later run of the
-  same code skips the items recorded there, so an interrupted shard goes on where it stopped;
-  any edit starts afresh. `make verify-clean` removes the records.
+  same code skips the items recorded there (reported as skipped, with the record's path), so
+  an interrupted shard goes on where it stopped; any edit starts afresh. `make verify-clean`
+  removes the records.
 - The controller process alone reads and writes the record (under pytest-xdist, it hands the
   list of items to skip to its workers, which must collect the same items).
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-RECORDS = ROOT / "results" / "verify"
+RECORDS = ROOT / "results" / "verify"  # WSIM_VERIFY_RECORDS moves it (tests/test_tiers.py)
 DEPTHS = ("standard", "full")
 
 
@@ -62,14 +63,15 @@ class DeepRecord:
 
     def __init__(self, config):
         self.config = config
-        self.path = RECORDS / fingerprint(config.getoption("--depth")) / "passed.jsonl"
+        records = Path(os.environ.get("WSIM_VERIFY_RECORDS", RECORDS))
+        self.path = records / fingerprint(config.getoption("--depth")) / "passed.jsonl"
         if _is_worker(config):
             self.done = set(config.workerinput.get("wsim_done", ()))
         else:
             self.done = {r["nodeid"] for r in self.entries()}
-        self.skipped = 0
+        self.passed = 0
         self.failed = 0
-        self.selected = False
+        self.already = 0  # skipped: passed under this code in an earlier run
 
     def entries(self) -> list:
         if not self.path.exists():
@@ -86,23 +88,30 @@ class DeepRecord:
         deep = [item for item in items if item.get_closest_marker("deep")]
         if not deep:
             return
-        self.selected = True
         k, n = _shard(config)
         mine = {item.nodeid for i, item in enumerate(deep) if i % n == k - 1}
-        self.skipped = len(mine & self.done)
-        keep = [item for item in items
-                if not item.get_closest_marker("deep") or (item.nodeid in mine and item.nodeid not in self.done)]
-        if len(keep) < len(items):
-            config.hook.pytest_deselected(items=[item for item in items if item not in keep])
-            items[:] = keep
+        done = pytest.mark.skip(reason=f"passed under this code in an earlier run ({self.path})")
+        for item in deep:
+            if item.nodeid in mine and item.nodeid in self.done:
+                item.add_marker(done)
+        others = [item for item in deep if item.nodeid not in mine]  # the other shards'
+        if others:
+            config.hook.pytest_deselected(items=others)
+            items[:] = [item for item in items if item.nodeid not in {o.nodeid for o in others}]
 
     def pytest_runtest_logreport(self, report):
         """Record a deep item that passed (the controller alone writes)."""
-        if _is_worker(self.config) or report.when != "call" or "deep" not in report.keywords:
+        if _is_worker(self.config) or "deep" not in report.keywords:
+            return
+        if report.when == "setup" and report.skipped:
+            self.already += 1
+            return
+        if report.when != "call":
             return
         if not report.passed:
             self.failed += 1
             return
+        self.passed += 1
         self.path.parent.mkdir(parents=True, exist_ok=True)
         entry = {"nodeid": report.nodeid, "seconds": round(report.duration, 1), **dict(report.user_properties)}
         with open(self.path, "a", encoding="utf-8") as f:
@@ -111,16 +120,17 @@ class DeepRecord:
             os.fsync(f.fileno())
 
     def pytest_terminal_summary(self, terminalreporter):
-        if _is_worker(self.config) or not self.selected:
+        if _is_worker(self.config) or not (self.passed or self.failed or self.already):
             return
         entries = self.entries()
         games = sum(e.get("games", 0) for e in entries)
         minutes = sum(e.get("seconds", 0) for e in entries) / 60
         k, n = _shard(self.config)
         terminalreporter.write_line(
-            f"deep items, shard {k}/{n}: {self.skipped} passed in an earlier run and skipped, {self.failed} failed "
-            f"now. Recorded as passed under this code: {len(entries)} items, {games:,} games replayed by the "
-            f"reference with no mismatch, {minutes:.1f} min of item time ({self.path.relative_to(ROOT)})")
+            f"deep items, shard {k}/{n}: {self.passed} passed and {self.failed} failed in this run, {self.already} "
+            f"skipped as passed before. Recorded as passed under this code: {len(entries)} items, {games:,} games "
+            f"replayed by the reference with no mismatch, {minutes:.1f} min of item time "
+            f"({self.path})")
 
 
 def pytest_configure(config):
