@@ -10,11 +10,11 @@ through `wsim.errors.brief`, so a huge or deeply nested value never becomes mega
 from __future__ import annotations
 
 import os
-import stat
 
 import yaml
 
 from wsim.errors import brief
+from wsim.inputfile import NotRegularFile, open_regular
 
 MAX_BYTES = 16 * 1024 * 1024
 _LIMIT = f"{MAX_BYTES >> 20} MiB"
@@ -31,48 +31,25 @@ class YamlFileError(ValueError):
 # ---------------------------------------------------------------------------------------------
 # Reading the bytes
 
-_NOT_REGULAR = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-# O_NONBLOCK: opening a FIFO without a writer returns at once instead of waiting (it is then
-# refused). O_NOCTTY: opening a terminal device never makes it the controlling terminal.
-# Neither flag exists on Windows, where FIFOs and terminals cannot be opened this way anyway.
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-
-
 def read_bytes(path: str | os.PathLike, what: str = "file") -> bytes:
     """The content of `path`, which must be a regular file of at most MAX_BYTES bytes.
 
     `what` names the file in messages ("cannot read the data file (...)"). A directory, FIFO,
-    device or socket is refused without reading from it; an unreadable path (missing, no
-    permission, name too long) gives the system's reason.
+    device or socket is refused without reading from it (wsim.inputfile); an unreadable path
+    (missing, no permission, name too long) gives the system's reason.
     """
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            # One byte past the limit, since some files (/proc) report a size of 0.
+            raw = f.read(MAX_BYTES + 1) if size <= MAX_BYTES else b""
+    except NotRegularFile as e:
+        raise YamlFileError(f"the {what} is {e}") from None
     except OSError as e:
         raise YamlFileError(f"cannot read the {what} ({e.strerror or e})") from None
     except ValueError as e:  # a NUL character in the path
         raise YamlFileError(f"cannot read the {what} ({e})") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            kind = next((name for test, name in _NOT_REGULAR if test(st.st_mode)), "a special file")
-            raise YamlFileError(f"the {what} is {kind}, not a regular file")
-        if st.st_size > MAX_BYTES:
-            raise YamlFileError(f"the {what} is larger than {_LIMIT}")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            # One byte past the limit, since some files (/proc) report a size of 0.
-            raw = f.read(MAX_BYTES + 1)
-    except OSError as e:
-        raise YamlFileError(f"cannot read the {what} ({e.strerror or e})") from None
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_BYTES:
+    if size > MAX_BYTES or len(raw) > MAX_BYTES:
         raise YamlFileError(f"the {what} is larger than {_LIMIT}")
     return raw
 

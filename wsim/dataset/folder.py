@@ -36,6 +36,7 @@ from typing import Callable, Iterable
 
 from wsim import signals
 from wsim.errors import WsimError
+from wsim.inputfile import read_regular
 
 LOCK = ".wsim-lock"
 STAGING = ".wsim-staging"
@@ -86,7 +87,7 @@ def probe(path: Path) -> str:
 def lock_is_held(path: Path) -> bool:
     """Whether some process holds the wsim lock of folder `path` (read-only probe)."""
     try:
-        fd = os.open(path / LOCK, os.O_RDONLY)
+        fd = os.open(path / LOCK, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO in its place must not block
     except OSError:
         return False
     try:
@@ -174,7 +175,7 @@ class OutputFolder:
                 journal = self.staging / JOURNAL
                 if journal.exists():
                     try:
-                        plan = json.loads(journal.read_text())
+                        plan = json.loads(read_regular(journal))
                         old, new = list(plan["old"]), list(plan["new"])
                     except (ValueError, KeyError, TypeError):
                         raise self.fail(f"{journal} is damaged: remove {self.staging} by hand after "

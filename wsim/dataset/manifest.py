@@ -15,6 +15,7 @@ from pathlib import Path
 from wsim.dataset import folder
 from wsim.dataset.folder import DatasetError
 from wsim.dataset.parts import MANIFEST, PART_RE, PartHeader, owns, part_files, read_header, run_metadata
+from wsim.inputfile import open_regular, read_regular
 
 
 def part_entry(header: PartHeader, sha256: str) -> dict:
@@ -31,7 +32,7 @@ def encode(run_meta: dict, entries: list, data_text: bytes) -> bytes:
 
 def sha256_of(path: Path) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
@@ -40,7 +41,7 @@ def sha256_of(path: Path) -> str:
 def read(path: Path) -> dict:
     """A manifest's document, its form checked (DatasetError when damaged)."""
     try:
-        doc = json.loads((path / MANIFEST).read_text())
+        doc = json.loads(read_regular(path / MANIFEST))
     except (OSError, ValueError) as e:
         raise DatasetError(f"{path / MANIFEST}: not a readable manifest ({e})") from None
     ok = (isinstance(doc, dict) and isinstance(doc.get("wsim"), dict) and doc.get("complete") is True

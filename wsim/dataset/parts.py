@@ -26,6 +26,7 @@ from wsim.kernels.layout import (RES_BOARD, RES_CIVILIAN, RES_COINS, RES_COMMERC
                                  RES_TOTAL, RES_TREASURY, RES_WONDER)
 from wsim.dataset.folder import DatasetError
 from wsim.errors import brief
+from wsim.inputfile import NotRegularFile, open_regular
 from wsim.run import Chunk
 from wsim.settings import Settings
 from wsim.tables import Tables
@@ -217,9 +218,12 @@ def read_header(path: Path) -> PartHeader:
     are checked by `wsim.run.settings_from_metadata` before any kernel sees them.
     """
     try:
-        f = pq.ParquetFile(path)
-        meta = f.schema_arrow.metadata or {}
-        rows = f.metadata.num_rows
+        with open_regular(path) as source:
+            f = pq.ParquetFile(source)
+            meta = f.schema_arrow.metadata or {}
+            rows = f.metadata.num_rows
+    except NotRegularFile as e:
+        raise DatasetError(f"{path}: {e}") from None
     except (OSError, pa.ArrowException) as e:
         raise DatasetError(f"{path}: not a readable Parquet file ({e})") from None
     if META_KEY not in meta:
@@ -241,7 +245,10 @@ def read_header(path: Path) -> PartHeader:
 def read_columns(path: Path, columns: list) -> pa.Table:
     """Some columns of a part, every value decoded (DatasetError if the file is damaged)."""
     try:
-        return pq.read_table(path, columns=columns)
+        with open_regular(path) as source:
+            return pq.read_table(source, columns=columns)
+    except NotRegularFile as e:
+        raise DatasetError(f"{path}: {e}") from None
     except (OSError, pa.ArrowException) as e:
         raise DatasetError(f"{path}: damaged, its columns cannot be read ({e})") from None
 
