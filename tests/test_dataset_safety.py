@@ -53,11 +53,12 @@ def old_dataset(tmp_path) -> Path:
 
 
 @contextmanager
-def lock_held_by_another_process(out: Path):
-    """A real second process holding DIR/.wsim-lock until the block ends."""
+def lock_held_by_another_process(out: Path, name: str = folder_mod.LOCK):
+    """A real second process holding the lock file DIR/NAME (a folder's by default) until the
+    block ends."""
     holder = subprocess.Popen([sys.executable, "-c", (
         "import fcntl, os, time\n"
-        f"fd = os.open({str(out / '.wsim-lock')!r}, os.O_RDWR)\n"
+        f"fd = os.open({str(out / name)!r}, os.O_RDWR)\n"
         "fcntl.flock(fd, fcntl.LOCK_EX)\n"
         "print('locked', flush=True)\n"
         "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)

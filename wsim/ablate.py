@@ -52,7 +52,7 @@ def _run(base: Tables, edited: Tables, settings: Settings, out: Path, overwrite:
          cluster, threads: int | None) -> tuple:
     """run_ablate in its folder, on `cluster` if one is given."""
     with OutputFolder(out, owns=owns) as folder:
-        old = folder.replaced(overwrite, "report")
+        old = folder.replaced(overwrite, "report", folders=(DATA,))
         folder.begin_replacement()  # even into an empty folder: an interrupted run leaves nothing
         try:
             staged = folder.target / DATA

@@ -8,6 +8,7 @@ SIGTERM and SIGHUP (wsim.entry, wsim.signals); 141 when stdout is a closed pipe.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from importlib.util import find_spec
 from pathlib import Path
@@ -505,16 +506,20 @@ def balance_cmd(directory, baseline, overwrite, out):
     Wilson 95% CIs), cards.csv (build and win rates, the adjusted association of each card with
     winning) and, with --baseline, paired.csv (every metric compared game by game).
     """
-    from wsim.dataset.folder import precheck_output, write_files
+    from wsim.dataset.folder import output_files
 
     if out == "":
         raise UserError("--out: must name a folder, got ''")
     _analysis_extra()
     from wsim.balance.report import build, owns
 
-    precheck_output(Path(out), overwrite, "report")
-    report = build(Path(directory), Path(baseline) if baseline is not None else None)
-    write_files(Path(out), owns, overwrite, report.files, "report")
+    for option, read in (("DIR", directory), ("--baseline", baseline)):
+        # the report folder is locked while the datasets are read: it cannot be one of them
+        if read is not None and os.path.realpath(read) == os.path.realpath(out):
+            raise UserError(f"--out: {out} is the dataset folder {option} names; give the report a folder of its own")
+    with output_files(Path(out), owns, overwrite, "report") as commit:
+        report = build(Path(directory), Path(baseline) if baseline is not None else None)
+        commit(report.files)
     if report.paired is not None:
         _print_paired(report)
     click.echo(f"report: {Path(out) / 'index.html'} ({', '.join(n for n in report.files if n.endswith('.csv'))})")
@@ -582,11 +587,9 @@ def tune_cmd(ctx, policy, players, generations, population, games, seed, threads
     same options give the same file, which `--policy-param heuristic.weights=FILE` then uses.
     """
     from wsim.run import set_threads
-    from wsim.tune import check_out, document_text, tune, write_whole
+    from wsim.tune import document_text, out_file, tune
 
     t = load_tables(ctx)
-    target = Path(out)
-    check_out(target, overwrite)
     set_threads(threads)
 
     def on_generation(entry):
@@ -595,13 +598,14 @@ def tune_cmd(ctx, policy, players, generations, population, games, seed, threads
                              f"mean {entry['mean']:.3f}")
             sys.stderr.flush()
 
-    doc = tune(t, players, generations, population, games, seed, on_generation)
-    if sys.stderr.isatty():
-        sys.stderr.write("\n")
-    write_whole(target, document_text(doc), overwrite)
+    with out_file(out, overwrite, generations) as write:
+        doc = tune(t, players, generations, population, games, seed, on_generation)
+        if sys.stderr.isatty():
+            sys.stderr.write("\n")
+        write(document_text(doc))
     for entry in doc["tune"]["log"]:
         click.echo(f"generation {entry['generation']}: best fitness {entry['best']:.4f}, mean {entry['mean']:.4f}")
-    click.echo(f"weights: {target}")
+    click.echo(f"weights: {Path(out)}")
 
 
 @main.command("compile")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from wsim.dataset.folder import precheck_output, write_files
+from wsim.dataset.folder import output_files
 from wsim.kernels.layout import RES_RANK, RES_TOTAL
 from wsim.run import Pacer, Runner, play_paced
 from wsim.settings import Settings, SettingsError, apply_policy_params, check_players, parse_policies
@@ -194,22 +194,23 @@ def csv_text(columns: tuple, rows: list) -> str:
 def run_ladder(tables: Tables, entries: list, players: int, games: int, seed: int, out: Path, overwrite: bool,
                on_progress=None, dask: str | None = None, threads: int | None = None) -> tuple:
     """Play the ladder (on a Dask cluster with `dask`: wsim.cluster), write DIR/ladder.csv and
-    DIR/ratings.csv; returns their texts."""
+    DIR/ratings.csv; returns their texts. DIR is held from its check, before any game, to the
+    commit."""
     check_players(players)
-    precheck_output(out, overwrite, "ladder")
-    ladder = Ladder(tables, entries, players, games, seed)
-    if dask is None:
-        ladder.run(on_progress)
-    else:
-        from wsim.cluster import connect
+    with output_files(out, owns, overwrite, "ladder") as commit:
+        ladder = Ladder(tables, entries, players, games, seed)
+        if dask is None:
+            ladder.run(on_progress)
+        else:
+            from wsim.cluster import connect
 
-        cluster = connect(dask, threads or 1)
-        try:
-            ladder.run(on_progress, cluster, threads)
-        finally:
-            cluster.close()
-    ladder_text = csv_text(LADDER_COLUMNS, [r.row() for r in ladder.results])
-    ratings_text = csv_text(RATINGS_COLUMNS, [{"policy": lab, "rating": round(mu, 3), "rating_sd": round(sd, 3)}
-                                              for lab, mu, sd in ladder.ratings()])
-    write_files(out, owns, overwrite, {LADDER_CSV: ladder_text.encode(), RATINGS_CSV: ratings_text.encode()}, "ladder")
+            cluster = connect(dask, threads or 1)
+            try:
+                ladder.run(on_progress, cluster, threads)
+            finally:
+                cluster.close()
+        ladder_text = csv_text(LADDER_COLUMNS, [r.row() for r in ladder.results])
+        ratings_text = csv_text(RATINGS_COLUMNS, [{"policy": lab, "rating": round(mu, 3), "rating_sd": round(sd, 3)}
+                                                  for lab, mu, sd in ladder.ratings()])
+        commit({LADDER_CSV: ladder_text.encode(), RATINGS_CSV: ratings_text.encode()})
     return ladder_text, ratings_text

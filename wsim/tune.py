@@ -22,18 +22,21 @@ written are the search distribution's final mean.
 The file: {"format", "policy", "note", "weights": {KEY: int}, "tune": {the options, "pool",
 "variety_weight", "log": [{"generation", "best", "mean", "shortfall"}]}} (shortfall: the best
 candidate's), written whole (a temporary file renamed), refused over an existing file unless
---overwrite.
+--overwrite; the file is held by its writer's lock from its first check to the rename (out_file).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
+from wsim.dataset.folder import held_file
 from wsim.errors import WsimError
 from wsim.kernels.heuristic import HEURISTIC_KEYS
 from wsim.ladder import Entry, play_pair, table
@@ -89,37 +92,86 @@ def base_pool() -> list:
     return pool
 
 
-def check_out(out: Path, overwrite: bool):
-    """Refuse, before any game, a target that exists (without --overwrite) or is not a file."""
-    if out.exists() and (not out.is_file() or not overwrite):
-        what = "is not a regular file" if not out.is_file() else "exists (use --overwrite to replace it)"
-        raise TuneError(f"--out: {out} {what}")
-    if not out.parent.is_dir():
-        raise TuneError(f"--out: {out.parent} is not a folder")
+def check_out(out: str) -> Path:
+    """Refusals before the lock: an --out that names a folder, or whose folder does not exist."""
+    if out.endswith(("/", os.sep)):
+        raise TuneError(f"--out: {out} names a folder; give the weights file's name")
+    target = Path(out)
+    if not target.parent.is_dir():
+        raise TuneError(f"--out: {target.parent} is not a folder")
+    return target
 
 
-def write_whole(out: Path, text: str, overwrite: bool):
-    """Write `text` to `out` through a fsynced temporary file; without overwrite, never over a
-    file another writer put there meanwhile (link, which refuses an existing name)."""
-    tmp = out.parent / f".{out.name}.tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        if overwrite:
-            os.replace(tmp, out)
-        else:
-            os.link(tmp, out)
-    except FileExistsError:
-        raise TuneError(f"--out: {out} appeared while tuning (use --overwrite to replace it)") from None
-    except OSError as e:
-        raise TuneError(f"cannot write {out} ({e.strerror or e})") from None
-    finally:
+def _refuse_present(target: Path, overwrite: bool):
+    """Under the lock: refuse a target that is not a file, or that exists (a symbolic link
+    counts, even one to nothing) without --overwrite."""
+    if not os.path.lexists(target):
+        return
+    if target.exists() and not target.is_file():
+        raise TuneError(f"--out: {target} is not a regular file")
+    if not overwrite:
+        raise TuneError(f"--out: {target} exists (use --overwrite to replace it)")
+
+
+def _room(generations: int) -> int:
+    """More bytes than the file of a search of `generations` generations takes (the weights
+    and options take about 1 KB, the log at most about 126 bytes a generation)."""
+    return 4096 + 160 * generations
+
+
+@contextmanager
+def out_file(out: str, overwrite: bool, generations: int):
+    """tune's --out, held from its first check to its commit (INTERFACES §0: one writer at a
+    time; wsim.dataset.folder.held_file). Before the search, the target is checked and room for
+    the file is taken, so that a read-only or full filesystem is refused before any game.
+    Yields write(text), which the block calls once: the text goes to a fsynced temporary file
+    (the run's own: the lock keeps every other wsim run away), then takes the target's name;
+    without overwrite, never over a file something else put there meanwhile (link refuses an
+    existing name)."""
+    target = check_out(out)
+    with held_file(target):
+        _refuse_present(target, overwrite)
+        tmp = target.parent / f".{target.name}.tmp"
         try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        except OSError as e:
+            raise TuneError(f"--out: cannot write to {target.parent} ({e.strerror or e})") from None
+        try:
+            try:
+                if hasattr(os, "posix_fallocate"):  # not on macOS
+                    os.posix_fallocate(fd, 0, _room(generations))
+            except OSError as e:
+                if e.errno not in (errno.EOPNOTSUPP, errno.EINVAL):  # some filesystems cannot reserve
+                    raise TuneError(f"--out: cannot write to {target.parent} ({e.strerror or e})") from None
+
+            def write(text: str):
+                _commit(fd, tmp, target, text.encode(), overwrite)
+
+            yield write
+        finally:
+            os.close(fd)
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
+
+
+def _commit(fd: int, tmp: Path, target: Path, data: bytes, overwrite: bool):
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+        if overwrite:
+            os.replace(tmp, target)
+        else:
+            os.link(tmp, target)
+    except FileExistsError:
+        raise TuneError(f"--out: {target} appeared while tuning (use --overwrite to replace it)") from None
+    except OSError as e:
+        raise TuneError(f"cannot write {target} ({e.strerror or e})") from None
 
 
 def tune(tables: Tables, players: int, generations: int, population: int, games: int, seed: int,

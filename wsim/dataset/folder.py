@@ -1,10 +1,13 @@
 """An output folder that nothing can lose: lock, recovery, atomic files, atomic replacement.
 
-Every command that writes a folder (`simulate` today; `ladder`, `balance`, `ablate` later) goes
-through `OutputFolder`, which keeps these promises (INTERFACES §0 and §2):
+Every command that writes a folder (`simulate`, `ladder`, `balance`, `ablate`) goes through
+`OutputFolder`, which keeps these promises (INTERFACES §0 and §2):
 
-- One writer: an exclusive `flock` on DIR/.wsim-lock from before the first write to the end.
-  The lock file may stay behind; it is never data.
+- One writer: an exclusive `flock` on DIR/.wsim-lock from the first check of the folder to the
+  end. The lock file may stay behind; it is never data. A folder the command created and left
+  empty (it failed before writing) is removed again.
+- Only outputs: no output folder inside wsim's own package, and --overwrite never removes a
+  folder in place of a file the command writes.
 - Recovery first: once locked, a replacement interrupted by a crash is completed (its journal
   exists) or dropped (no journal), and wsim's own temporary files are removed.
 - Files appear whole: written to `.NAME.tmp` in the same folder, fsynced, renamed.
@@ -31,6 +34,8 @@ import fcntl
 import json
 import os
 import shutil
+import stat
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -41,6 +46,7 @@ from wsim.inputfile import read_regular
 LOCK = ".wsim-lock"
 STAGING = ".wsim-staging"
 JOURNAL = "commit.json"
+PACKAGE = Path(__file__).parents[1]  # wsim's own package folder: never an output
 
 
 class DatasetError(WsimError):
@@ -51,13 +57,24 @@ def check_target(out: Path) -> str:
     """Refusals that need no lock, before a command writes to folder `out`: a path that is not a
     folder, or a folder another wsim run is writing. Returns probe(out): "dir" or "missing"."""
     kind = probe(out)
-    if kind == "other":
-        raise DatasetError(f"--out: {out} exists and is not a folder")
-    if kind not in ("dir", "missing"):
-        raise DatasetError(f"--out: {out} cannot be used ({kind})")
+    problem = _unusable(out, kind)
+    if problem:
+        raise DatasetError(f"--out: {problem}")
     if kind == "dir" and lock_is_held(out):
         raise DatasetError(f"{out} is being written by another wsim run")
     return kind
+
+
+def _unusable(path: Path, kind: str) -> str | None:
+    """Why `path`, of probe kind `kind`, cannot be an output folder (None when it can)."""
+    if kind == "other":
+        return f"{path} exists and is not a folder"
+    if kind not in ("dir", "missing"):
+        return f"{path} cannot be used ({kind})"
+    package = Path(os.path.realpath(PACKAGE))
+    if Path(os.path.realpath(path)).is_relative_to(package):
+        return f"{path} is inside wsim's own package ({package}); write outputs elsewhere"
+    return None
 
 
 def os_problem(e: OSError) -> str:
@@ -75,11 +92,14 @@ def fsync_dir(path: Path):
 
 
 def probe(path: Path) -> str:
-    """What `path` is, without raising: 'missing', 'dir', 'other', or an OS error's text."""
+    """What `path` is, without raising: 'missing', 'dir', 'other', or what else it is (a link to
+    nothing, an OS error's text)."""
     try:
         if path.is_dir():
             return "dir"
-        return "other" if path.exists() else "missing"
+        if path.exists():
+            return "other"
+        return "a symbolic link to nothing" if path.is_symlink() else "missing"
     except OSError as e:  # e.g. a name too long for the filesystem
         return os_problem(e)
 
@@ -97,6 +117,62 @@ def lock_is_held(path: Path) -> bool:
     finally:
         os.close(fd)
     return False
+
+
+def take_lock(lock: Path, busy: Path, option: str = "--out", make_folder: bool = False) -> int:
+    """An exclusive flock on the file `lock` (created if missing, with its folder when
+    `make_folder`); returns its descriptor. DatasetError "`busy` is being written by another
+    wsim run" when another process holds it, else a DatasetError naming `option`.
+
+    A holder may remove its lock file before it lets go (OutputFolder.release, held_file): a
+    lock then taken on the removed file guards nothing, so the file is opened again until the
+    lock held is the one the path names.
+    """
+    while True:
+        try:
+            if make_folder:
+                lock.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise DatasetError(f"{option}: cannot write to {lock.parent} ({os_problem(e)})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.path.samestat(os.fstat(fd), os.stat(lock)):
+                return fd
+        except FileNotFoundError:
+            pass  # removed by the holder that let go: take the new one
+        except OSError as e:
+            os.close(fd)
+            if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise DatasetError(f"{busy} is being written by another wsim run") from None
+            raise DatasetError(f"{option}: cannot lock {lock} ({os_problem(e)})") from None
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+
+
+def drop_lock(lock: Path, fd: int, remove: bool):
+    """Let go of a lock from take_lock, removing its file first (while still held) if asked."""
+    try:
+        if remove:
+            os.unlink(lock)
+    except OSError:
+        pass  # a lock file left behind is never data
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def held_file(target: Path, option: str = "--out"):
+    """Hold the writer's lock of a single output file (`wsim tune`'s) for the block: a hidden
+    .NAME.wsim-lock beside it, removed at the end. Its folder must exist."""
+    lock = target.parent / f".{target.name}.wsim-lock"
+    fd = take_lock(lock, target, option)
+    try:
+        yield
+    finally:
+        drop_lock(lock, fd, remove=True)
 
 
 def temp_name(name: str) -> str:
@@ -122,6 +198,7 @@ class OutputFolder:
         self.option = option
         self.staging = self.path / STAGING
         self._lock_fd = None
+        self._created = []  # the folders lock() created, deepest first
         self._replacing = False
 
     # -- errors ---------------------------------------------------------------------------------
@@ -139,23 +216,11 @@ class OutputFolder:
 
     def lock(self):
         """Create the folder if needed, take the writer's lock, then recover (see module doc)."""
-        kind = probe(self.path)
-        if kind not in ("dir", "missing"):
-            what = "exists and is not a folder" if kind == "other" else f"cannot be used ({kind})"
-            raise self.fail(f"{self.path} {what}")
-        try:
-            self.path.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as e:
-            raise self.fail(f"cannot write to {self.path}", e) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as e:
-            os.close(fd)
-            if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise DatasetError(f"{self.path} is being written by another wsim run") from None
-            raise self.fail(f"cannot lock {self.path / LOCK}", e) from None
-        self._lock_fd = fd
+        problem = _unusable(self.path, probe(self.path))
+        if problem:
+            raise self.fail(problem)
+        self._created = [p for p in (self.path, *self.path.parents) if not os.path.lexists(p)]
+        self._lock_fd = take_lock(self.path / LOCK, self.path, self.option, make_folder=True)
         try:
             with signals.deferred():
                 self.recover()
@@ -164,9 +229,20 @@ class OutputFolder:
             raise
 
     def release(self):
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)  # closing the descriptor releases the flock
-            self._lock_fd = None
+        """Let go of the lock; a folder lock() created and nothing was written to is removed."""
+        if self._lock_fd is None:
+            return
+        try:
+            empty = bool(self._created) and os.listdir(self.path) == [LOCK]
+        except OSError:
+            empty = False
+        drop_lock(self.path / LOCK, self._lock_fd, remove=empty)
+        self._lock_fd = None
+        for folder in self._created if empty else ():
+            try:
+                folder.rmdir()
+            except OSError:
+                break  # no longer empty: another run writes there now
 
     def recover(self):
         """Finish or drop an interrupted replacement, and remove wsim's temporary files."""
@@ -191,13 +267,24 @@ class OutputFolder:
             raise self.fail(f"cannot recover {self.path} from an interrupted run", e) from None
 
     # -- what is there --------------------------------------------------------------------------
-    def replaced(self, overwrite: bool, what: str) -> list:
-        """Under the lock: the files this command will replace (those `owns` claims), after
-        refusing a non-empty folder without --overwrite (`what` names the output)."""
+    def replaced(self, overwrite: bool, what: str, folders: tuple = ()) -> list:
+        """Under the lock: the entries this command will replace (those `owns` claims), after
+        refusing a non-empty folder without --overwrite (`what` names the output). A folder in
+        place of a name the command writes as a file (only `folders` are written as folders)
+        is not the command's own output: it is refused, never removed with its contents."""
         present = self.entries()
         if present and not overwrite:
             raise _not_empty(self.path, what)
-        return [n for n in present if self.owns(n)]
+        claimed = [n for n in present if self.owns(n)]
+        for name in claimed:
+            try:
+                is_folder = name not in folders and stat.S_ISDIR(os.lstat(self.path / name).st_mode)
+            except OSError as e:
+                raise self.fail(f"cannot read {self.path / name}", e) from None
+            if is_folder:
+                raise self.fail(f"{self.path / name} is a folder, not a file wsim wrote; --overwrite replaces "
+                                "only wsim's own files (move it away first)")
+        return claimed
 
     def entries(self) -> list:
         """Names in the folder, less the lock file and the staging folder (sorted)."""
@@ -353,20 +440,29 @@ def precheck_output(out: Path, overwrite: bool, what: str):
         raise _not_empty(out, what)
 
 
-def write_files(out: Path, owns: Callable[[str], bool], overwrite: bool, files: dict, what: str):
-    """Write whole files {name: bytes} into folder `out` under the output-folder rules
-    (INTERFACES §0): a non-empty folder only with `overwrite`; the old files that `owns` claims
-    are replaced only once every new one is whole; other files are kept."""
+@contextmanager
+def output_files(out: Path, owns: Callable[[str], bool], overwrite: bool, what: str):
+    """Hold folder `out` for a command that writes whole files into it (`ladder`, `balance`)
+    from its first check to its commit (INTERFACES §0: one writer at a time). Before the block
+    runs, the folder is locked and, when not empty, refused without `overwrite`; the block does
+    the command's work, then calls the commit it is given, once, with the files {name: bytes}.
+    The old files that `owns` claims are replaced only once every new one is whole; other
+    files are kept. (An invocation refused by precheck_output leaves not even a lock file.)"""
+    precheck_output(out, overwrite, what)
     with OutputFolder(out, owns=owns) as folder:
         old = folder.replaced(overwrite, what)
-        try:
-            if old:
-                folder.begin_replacement()
-            for name, data in files.items():
-                folder.write(name, data)
-            folder.sync()
-            if old:
-                folder.commit(old, list(files))
-        except BaseException:
-            folder.abort()
-            raise
+
+        def commit(files: dict):
+            try:
+                if old:
+                    folder.begin_replacement()
+                for name, data in files.items():
+                    folder.write(name, data)
+                folder.sync()
+                if old:
+                    folder.commit(old, list(files))
+            except BaseException:
+                folder.abort()
+                raise
+
+        yield commit
