@@ -1,5 +1,5 @@
-"""Input files that are not files, writers that meet (reliability round 3: R3, R9 and the weak
-cases of output targets; INTERFACES §0).
+"""Input files that are not files, writers that meet, edits no game deals (reliability round 3:
+R3, R9, R10 and their weak cases; INTERFACES §0).
 
 Each test injects the fault and asserts the exit status, the last `Error:` line and what is
 left on disk. The FIFO tests run wsim as a real process with a deadline: a blocking open of a
@@ -261,6 +261,50 @@ def test_writers_meet_a_writer_of_another_process(tmp_path):
     with lock_held_by_another_process(tmp_path, ".w.json.wsim-lock"):
         second_writer_refused(target, "tune", *TUNE, "--out", str(target))
     assert not target.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# R10: an edit of a board, side or card that no game of the run deals
+
+@pytest.mark.parametrize("edit, options, message", [
+    ("rhodes/A.stage2=neutral", ["--wonders", "fixed:giza,babylon,olympia,ephesus"],
+     "rhodes is not in play in these games (--wonders fixed: deals giza, babylon, olympia, ephesus)"),
+    ("giza/B.stage2=neutral", ["--sides", "A"], "giza/B is not in play in these games (--sides A)"),
+    ("giza/B.stage1.points=+2", ["--wonders", "fixed:giza/A,babylon,olympia,ephesus"],
+     "giza/B is not in play in these games (--wonders fixed: deals giza side A)"),
+    ("manneken_pis/A.stage1=neutral", [],
+     "manneken_pis is not in play in these games (add --manneken-pis, or name it in --wonders fixed:)"),
+    ("Tavern.coins=0", ["--players", "3"], "Tavern is not in play in these games (no copy in a 3-player deck)"),
+])
+def test_ablate_refuses_an_edit_no_game_deals(tmp_path, edit, options, message):
+    """AB05, AB05b: refused before anything is played; nothing is written."""
+    pytest.importorskip("duckdb")
+    out = tmp_path / "ab5"
+    result = run_cli("ablate", "--edit", "Altar.points=+1", "--edit", edit, "--games", "10", "--threads", "1",
+                     *options, "--out", str(out))
+    assert result.exit_code == 2, result.output
+    assert last_error_line(result) == f"Error: --edit '{edit}': {message}"
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("edit, options", [
+    ("giza/A.stage2=neutral", {"sides": "A"}),
+    ("giza/B.stage2=neutral", {"wonders": "fixed:giza,babylon,olympia,ephesus"}),
+    ("manneken_pis/B.stage1=neutral", {"manneken_pis": True, "sides": "B"}),
+    ("manneken_pis/A.stage1=neutral", {"wonders": "fixed:giza,manneken_pis/A,olympia,ephesus"}),
+    ("Tavern.coins=0", {"players": 4}),
+    ("Loom=neutral", {"players": 3}),
+    ("Scientists Guild=neutral", {"players": 3}),  # guilds are dealt at every player count
+    ("giza/A.stage1=neutral", {"players": 2, "wonders": "fixed:rhodes,babylon,giza/A"}),  # the Free City's board
+])
+def test_ablate_takes_an_edit_some_game_deals(tables, edit, options):
+    pytest.importorskip("duckdb")
+    from wsim.ablate import refuse_edits_out_of_play
+    from wsim.settings import build_settings
+
+    players = options.pop("players", 4)
+    settings = build_settings(tables, players=players, policies=["random"] * players, games=10, **options)
+    refuse_edits_out_of_play(tables, settings, [edit])
 
 
 # ---------------------------------------------------------------------------------------------

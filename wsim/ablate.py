@@ -10,8 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from wsim.balance.report import REPORT_FILES, Report, build
+from wsim.codes import PURPLE
 from wsim.dataset.folder import OutputFolder, precheck_output
+from wsim.edits import EditError, apply_edits
+from wsim.errors import brief
 from wsim.settings import Settings
 from wsim.simulate import Request, simulate
 from wsim.tables import Tables
@@ -24,6 +29,63 @@ def owns(name: str) -> bool:
     """The entries `wsim ablate` writes (and replaces with --overwrite): the report's files and
     the folder of the two datasets."""
     return name in REPORT_FILES or name == DATA
+
+
+def refuse_edits_out_of_play(base: Tables, settings: Settings, edits: list):
+    """Refuse (EditError), before anything is played, an edit that changes only cards, boards
+    or sides that no game of the run deals: the edited run would be the baseline again, every
+    paired difference zero. What an edit changes is read from the compiled tables (the entities
+    that differ once it is applied after the edits before it); what the run deals, from its
+    settings."""
+    dealt = _Dealt(base, settings)
+    before = base
+    for i, edit in enumerate(edits):
+        after = apply_edits(base, edits[:i + 1])
+        changed = [int(e) for e in np.flatnonzero((after.ent != before.ent).any(axis=1))]
+        if changed and not any(e in dealt for e in changed):
+            raise EditError(f"--edit {brief(edit)}: {dealt.why_not(changed[0])}")
+        before = after
+
+
+class _Dealt:
+    """The entities the games of a run can deal (`e in dealt`): the cards of the deck of its
+    player count (every guild may be dealt), the stages of the boards and sides some city may
+    get from --wonders, --sides and --manneken-pis."""
+
+    def __init__(self, t: Tables, settings: Settings):
+        self.t, self.settings = t, settings
+        self.stages = {int(t.stage_entity(b, s, k)): (b, s) for b in range(t.n_boards) for s in (0, 1)
+                       for k in range(t.board_stages[b, s])}
+        pool = [b for b in range(t.n_boards) if not t.board_promo[b] or settings.promo_in_pool()]
+        self.sides: dict = {}  # board -> the sides (0 A, 1 B) a city may get it with
+        for board, side in zip(*settings.board_spec(t)):
+            for b in ([board] if board >= 0 else pool):
+                self.sides.setdefault(b, set()).update([side] if side >= 0 else [0, 1])
+
+    def __contains__(self, e: int) -> bool:
+        if e < self.t.n_cards:
+            return self.t.ent_kind[e] == PURPLE or self.t.card_copies[e, self.settings.cities] > 0
+        if e in self.stages:
+            board, side = self.stages[e]
+            return side in self.sides.get(board, ())
+        return True
+
+    def why_not(self, e: int) -> str:
+        """Why entity e, not dealt, is out of play (for the message)."""
+        t, settings = self.t, self.settings
+        if e < t.n_cards:
+            return f"{t.card_names[e]} is not in play in these games (no copy in a {settings.cities}-player deck)"
+        board, side = self.stages[e]
+        wid = t.board_ids[board]
+        fixed = settings.wonders[len("fixed:"):].split(",") if settings.wonders != "random" else []
+        if board not in self.sides:
+            how = (f"--wonders fixed: deals {', '.join(f.partition('/')[0] for f in fixed)}" if fixed
+                   else "add --manneken-pis, or name it in --wonders fixed:")
+            return f"{wid} is not in play in these games ({how})"
+        entry = next((f for f in fixed if f.partition("/")[0] == wid), "")
+        how = (f"--wonders fixed: deals {wid} side {entry.partition('/')[2]}" if "/" in entry
+               else f"--sides {settings.sides}")
+        return f"{wid}/{'AB'[side]} is not in play in these games ({how})"
 
 
 def precheck(out: Path, overwrite: bool):

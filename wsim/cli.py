@@ -484,17 +484,6 @@ def _print_paired(report, limit: int = 8):
                    f"  (independent runs: [{100 * r.ci_low_independent:+7.2f}, {100 * r.ci_high_independent:+7.2f}])")
 
 
-def _refuse_boards_out_of_play(t, settings, boards: set):
-    """An edit of a board that no game can deal (a promo board left out of the pool) would
-    compare a run with itself: refuse it."""
-    dealt, _ = settings.board_spec(t)
-    for board in sorted(boards):
-        promo = t.board_promo[t.board_id(board)] if board in t.board_ids else False
-        if promo and not settings.promo_in_pool() and t.board_id(board) not in dealt:
-            raise UserError(f"--edit: {board} is not in play in these games (add --manneken-pis, or name it "
-                            "in --wonders fixed:)")
-
-
 @main.command("balance")
 @click.argument("directory", type=click.Path())
 @click.option("--baseline", type=click.Path(), default=None, metavar="DIR0",
@@ -541,14 +530,14 @@ def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param,
     if out == "":
         raise UserError("--out: must name a folder, got ''")
     _analysis_extra()
-    from wsim.ablate import precheck, run_ablate
-    from wsim.edits import apply_edits, stage_boards
+    from wsim.ablate import precheck, refuse_edits_out_of_play, run_ablate
+    from wsim.edits import apply_edits
 
     t = load_tables(ctx)
     edited = apply_edits(t, list(edits))
     settings = _run_settings(t, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
                              chunk_size)
-    _refuse_boards_out_of_play(t, settings, stage_boards(edits))
+    refuse_edits_out_of_play(t, settings, list(edits))
     _threads_for(threads, dask)
     precheck(Path(out), overwrite)
 
