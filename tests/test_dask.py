@@ -191,7 +191,7 @@ def test_a_task_that_fails_for_good_stops_the_run(tmp_path, cluster):
         _restore_workers(client, "play_part")
     assert result.exit_code == 2
     assert "failed on a worker: the card data says no" in last_error_line(result)
-    assert not any(p.name.startswith(("_wsim", ".part")) for p in (tmp_path / "d").iterdir())
+    assert not (tmp_path / "d").exists()  # no part was written: the folder the run created is gone
 
 
 def test_bad_dask_options(tmp_path, monkeypatch):
