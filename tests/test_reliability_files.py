@@ -275,6 +275,7 @@ def test_writers_meet_a_writer_of_another_process(tmp_path):
     ("manneken_pis/A.stage1=neutral", [],
      "manneken_pis is not in play in these games (add --manneken-pis, or name it in --wonders fixed:)"),
     ("Tavern.coins=0", ["--players", "3"], "Tavern is not in play in these games (no copy in a 3-player deck)"),
+    ("Altar.points=3", [], "changes nothing (the data says so already)"),  # after Altar.points=+1
 ])
 def test_ablate_refuses_an_edit_no_game_deals(tmp_path, edit, options, message):
     """AB05, AB05b: refused before anything is played; nothing is written."""

@@ -32,17 +32,19 @@ def owns(name: str) -> bool:
 
 
 def refuse_edits_out_of_play(base: Tables, settings: Settings, edits: list):
-    """Refuse (EditError), before anything is played, an edit that changes only cards, boards
-    or sides that no game of the run deals: the edited run would be the baseline again, every
-    paired difference zero. What an edit changes is read from the compiled tables (the entities
-    that differ once it is applied after the edits before it); what the run deals, from its
-    settings."""
+    """Refuse (EditError), before anything is played, an edit that changes nothing, or only
+    cards, boards or sides that no game of the run deals: the edited run would be the baseline
+    again, every paired difference zero. What an edit changes is read from the compiled tables
+    (the entities that differ once it is applied after the edits before it); what the run
+    deals, from its settings."""
     dealt = _Dealt(base, settings)
     before = base
     for i, edit in enumerate(edits):
         after = apply_edits(base, edits[:i + 1])
         changed = [int(e) for e in np.flatnonzero((after.ent != before.ent).any(axis=1))]
-        if changed and not any(e in dealt for e in changed):
+        if not changed:
+            raise EditError(f"--edit {brief(edit)}: changes nothing (the data says so already)")
+        if not any(e in dealt for e in changed):
             raise EditError(f"--edit {brief(edit)}: {dealt.why_not(changed[0])}")
         before = after
 
