@@ -8,6 +8,7 @@ SIGTERM and SIGHUP (wsim.entry, wsim.signals); 141 when stdout is a closed pipe.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from importlib.util import find_spec
 from pathlib import Path
@@ -479,8 +480,13 @@ def _print_paired(report, limit: int = 8):
     click.echo(f"largest paired differences (edited − baseline, percentage points, paired 95% CI; "
                f"{len(paired)} compared):")
     for r in top.itertuples(index=False):
-        click.echo(f"  {r.metric:<8} {r.key:<28} {100 * r.diff:+7.2f}  [{100 * r.ci_low:+7.2f}, {100 * r.ci_high:+7.2f}]"
-                   f"  (independent runs: [{100 * r.ci_low_independent:+7.2f}, {100 * r.ci_high_independent:+7.2f}])")
+        click.echo(f"  {r.metric:<8} {r.key:<28} {_points(r.diff)}  [{_points(r.ci_low)}, {_points(r.ci_high)}]"
+                   f"  (independent runs: [{_points(r.ci_low_independent)}, {_points(r.ci_high_independent)}])")
+
+
+def _points(x: float) -> str:
+    """A difference in percentage points; `none` where there is no estimate (too few games)."""
+    return "   none" if math.isnan(x) else f"{100 * x:+7.2f}"
 
 
 def _refuse_boards_out_of_play(t, settings, boards: set):

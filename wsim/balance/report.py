@@ -188,6 +188,9 @@ def _paired_section(paired: pd.DataFrame, base_name: str, name: str) -> list:
     both = paired.dropna(subset=["diff"])
     width = (both.ci_high - both.ci_low).median()
     width_i = (both.ci_high_independent - both.ci_low_independent).median()
+    widths = ("there are too few games here for a paired interval" if math.isnan(width) else
+              f"the median interval here is {100 * width:.2f} percentage points wide, against "
+              f"{100 * width_i:.2f} for independent runs")
     out = ["<h2>Paired comparison</h2>",
            f"<p>The baseline ({html.escape(base_name)}) and this dataset ({html.escape(name)}) "
            "hold the same games: the same deals and the same random streams, with only the card data "
@@ -195,8 +198,7 @@ def _paired_section(paired: pd.DataFrame, base_name: str, name: str) -> list:
            "with the paired normal-approximation 95% CI. Card effects: the difference of the two effects, "
            f"with a 95% CI from a grouped jackknife that leaves out one of {read.GROUPS} blocks of games from "
            "both datasets at once. The grey intervals are what two independent runs of the same size would "
-           f"give; the median interval here is {100 * width:.2f} percentage points wide, against "
-           f"{100 * width_i:.2f} for independent runs.</p>"]
+           f"give; {widths}.</p>"]
     for metric, title in (("win_rate", "Win rate by wonder side"), ("effect", "Card effects")):
         t = both[both.metric == metric]
         if metric == "effect":
