@@ -139,6 +139,9 @@ def parse_policies(names, players: int, option: str = "--policies") -> tuple:
                                     "'_' or '-'")
             if label in POLICY_NAMES and label != name:
                 raise SettingsError(f"{option}: label {label!r} is the name of another policy")
+            if label == codes.FC_POLICY:  # the `policy` value of the Free City's rows, for every reader
+                raise SettingsError(f"{option}: label {label!r} is reserved: it marks the Free City's rows "
+                                    "at 2 players")
         else:
             label = name
         if label_of.setdefault(label, name) != name:
