@@ -336,7 +336,8 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wond
 
 @main.command("check")
 @click.argument("directory", type=click.Path())
-def check_cmd(directory):
+@click.pass_context
+def check_cmd(ctx, directory):
     """Verify a dataset against its manifest: parts present, rows, checksums, settings.
 
     Prints `ok: N games, M rows` (exit 0), or one line per problem and `damaged: K problems`
@@ -344,7 +345,7 @@ def check_cmd(directory):
     """
     from wsim.dataset.manifest import check
 
-    report = check(Path(directory))
+    report = check(Path(directory), load_tables(ctx))
     for line in report.problems:
         click.echo(line)
     click.echo(report.closing)
@@ -371,7 +372,7 @@ def replay_cmd(ctx, directory, game, as_json):
     from wsim.reference.replay import ReplayError, replay
     from wsim.run import Runner, game_log
     from wsim.settings import SettingsError, settings_from_metadata
-    from wsim.simulate import tables_of_dataset
+    from wsim.dataset.manifest import tables_of_dataset
 
     path = Path(directory)
     header = parts.read_metadata(path)
@@ -386,7 +387,7 @@ def replay_cmd(ctx, directory, game, as_json):
                             f"{str(meta['data_sha256'])[:12]}…, installed {installed.data_sha256[:12]}…)")
         t = installed
     else:
-        t = tables_of_dataset(path, header, meta["data_sha256"], installed)
+        t = tables_of_dataset(path / header.name, header.data_text, meta["data_sha256"], installed)
     try:
         settings = settings_from_metadata(meta, t)
     except SettingsError as e:
@@ -506,7 +507,8 @@ def _refuse_boards_out_of_play(t, settings, boards: set):
               help="A dataset of the same games (seed, games, players, policies) to compare with, game by game.")
 @click.option("--overwrite", is_flag=True, help="Replace the report in a non-empty --out folder once the new one is complete.")
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Report folder (created if missing).")
-def balance_cmd(directory, baseline, overwrite, out):
+@click.pass_context
+def balance_cmd(ctx, directory, baseline, overwrite, out):
     """Balance report of a dataset: REPORT/index.html (plots inline), wonders.csv (win rates with
     Wilson 95% CIs), cards.csv (build and win rates, the adjusted association of each card with
     winning) and, with --baseline, paired.csv (every metric compared game by game).
@@ -519,7 +521,7 @@ def balance_cmd(directory, baseline, overwrite, out):
     from wsim.balance.report import build, owns
 
     precheck_output(Path(out), overwrite, "report")
-    report = build(Path(directory), Path(baseline) if baseline is not None else None)
+    report = build(Path(directory), load_tables(ctx), Path(baseline) if baseline is not None else None)
     write_files(Path(out), owns, overwrite, report.files, "report")
     if report.paired is not None:
         _print_paired(report)

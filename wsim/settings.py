@@ -299,8 +299,14 @@ def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, 
     return settings
 
 
+_RECORDED = ("players", "policies", "seed", "games", "wonders", "sides", "manneken_pis", "chunk_size")
+
+
 def settings_from_metadata(meta: dict, tables: Tables) -> Settings:
     """The Settings a dataset was written with, checked like CLI options (SettingsError)."""
+    missing = [k for k in _RECORDED if k not in meta]
+    if missing:
+        raise SettingsError(f"missing {', '.join(missing)}")
     policies = meta["policies"]
     if not isinstance(policies, list) or not all(isinstance(p, dict) and {"name", "params"} <= set(p)
                                                  and set(p) <= {"name", "label", "params", "weights_sha256"}

@@ -18,6 +18,8 @@ from wsim import codes
 from wsim.dataset import folder as folder_mod
 from wsim.dataset import manifest, parts
 from wsim.dataset.folder import DatasetError
+from wsim.settings import Settings
+from wsim.tables import Tables
 
 GROUPS = 20  # game blocks for the jackknife: enough for a t interval with 19 degrees of freedom
 MEMORY_LIMIT = "512MB"  # DuckDB spills beyond this: a 10M-row paired report peaks under 1 GB
@@ -27,20 +29,23 @@ _PLAYERS_ONLY = f"policy <> '{codes.FC_POLICY}'"
 
 @dataclass(frozen=True)
 class Dataset:
-    """A complete dataset folder: its run metadata and the part files its manifest lists."""
+    """A complete dataset folder, verified (`wsim.dataset.manifest.check`): its run metadata
+    and settings, and the part files its manifest lists."""
 
     path: Path
     meta: dict
-    files: tuple
+    settings: Settings
+    files: tuple  # Paths, in game order
 
     @property
     def policies(self) -> list:
-        return [p.get("label", p["name"]) for p in self.meta["policies"]]
+        return list(self.settings.labels)
 
 
-def open_dataset(path: Path, option: str = "DIR") -> Dataset:
-    """The dataset in `path`, which must be whole (written to the end, manifest present);
-    DatasetError naming `option` otherwise."""
+def open_dataset(path: Path, installed: Tables, option: str = "DIR") -> Dataset:
+    """The dataset in `path`, which must be whole (written to the end, manifest present) and
+    pass `wsim check` (checksums included: hashing costs a hundredth of reading); DatasetError
+    naming `option` otherwise. `installed`: the card data for a dataset that carries none."""
     kind = folder_mod.probe(path)
     if kind != "dir":
         what = {"missing": "no such folder", "other": "not a folder"}.get(kind, kind)
@@ -52,19 +57,11 @@ def open_dataset(path: Path, option: str = "DIR") -> Dataset:
             raise DatasetError(f"{option}: {path}: an incomplete dataset (no manifest): finish it with "
                                "`wsim simulate --resume` first")
         raise DatasetError(f"{option}: {path}: no wsim dataset here (no part-NNNNN.parquet files)")
-    doc = manifest.read(path)
-    entries = sorted(doc["parts"], key=lambda p: p["first_game"])
-    for entry in entries:
-        # each part's footer must be the manifest's (settings, games, rows): a part copied in from
-        # another run is refused; `wsim check` verifies the checksums too
-        file = path / entry["file"]
-        if not file.is_file():
-            raise DatasetError(f"{option}: {file}: listed in the manifest but missing (see `wsim check`)")
-        header = parts.read_header(file)
-        if (parts.run_metadata(header.meta) != doc["wsim"] or header.rows != entry["rows"]
-                or (header.first_game, header.games) != (entry["first_game"], entry["games"])):
-            raise DatasetError(f"{option}: {file}: not the part its manifest lists (another run's?); see `wsim check`")
-    return Dataset(path, doc["wsim"], tuple(str(path / e["file"]) for e in entries))
+    report = manifest.check(path, installed)
+    if not report.ok:
+        more = f"; `wsim check {path}` lists all {len(report.problems)}" if len(report.problems) > 1 else ""
+        raise DatasetError(f"{option}: {report.problems[0]}{more}")
+    return Dataset(path, report.meta, report.settings, report.files)
 
 
 def connect() -> duckdb.DuckDBPyConnection:
@@ -75,7 +72,7 @@ def connect() -> duckdb.DuckDBPyConnection:
 
 
 def _source(ds: Dataset) -> str:
-    files = ", ".join("'" + f.replace("'", "''") + "'" for f in ds.files)
+    files = ", ".join("'" + str(f).replace("'", "''") + "'" for f in ds.files)
     return f"read_parquet([{files}])"
 
 

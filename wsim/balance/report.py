@@ -13,6 +13,7 @@ import pandas as pd
 from wsim.balance import effects, plots, read
 from wsim.dataset.folder import DatasetError
 from wsim.stats import wilson_interval
+from wsim.tables import Tables
 
 WONDERS_CSV, CARDS_CSV, PAIRED_CSV, INDEX_HTML = "wonders.csv", "cards.csv", "paired.csv", "index.html"
 REPORT_FILES = (INDEX_HTML, WONDERS_CSV, CARDS_CSV, PAIRED_CSV)
@@ -233,11 +234,12 @@ def page(ds: read.Dataset, report: Report, baseline: read.Dataset | None, names:
 
 # ---------------------------------------------------------------------------------------------
 
-def build(path: Path, baseline_path: Path | None = None, names: tuple | None = None) -> Report:
+def build(path: Path, installed: Tables, baseline_path: Path | None = None, names: tuple | None = None) -> Report:
     """Read the dataset (and its baseline) and make every table and file of the report; `names`
-    (dataset, baseline) are how the page names them (default: their paths)."""
-    ds = read.open_dataset(path)
-    base = read.open_dataset(baseline_path, "--baseline") if baseline_path is not None else None
+    (dataset, baseline) are how the page names them (default: their paths). `installed`: the card
+    data for a dataset that does not carry its own."""
+    ds = read.open_dataset(path, installed)
+    base = read.open_dataset(baseline_path, installed, "--baseline") if baseline_path is not None else None
     if base is not None:
         check_pairable(base, ds)
     con = read.connect()
