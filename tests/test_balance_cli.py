@@ -159,7 +159,8 @@ def test_balance_refuses_a_part_of_another_run(dataset, tmp_path):
     shutil.copytree(dataset, mixed)
     shutil.copy(other / "part-00000.parquet", mixed / "part-00000.parquet")
     result = run_cli("balance", str(mixed), "--out", str(tmp_path / "rep"))
-    assert result.exit_code == 2 and "not the part its manifest lists" in last_error_line(result)
+    assert result.exit_code == 2 and "part-00000.parquet: checksum differs from the manifest" in last_error_line(result)
+    assert not (tmp_path / "rep").exists()
 
 
 def test_balance_refuses_a_baseline_of_other_games(dataset, tmp_path):

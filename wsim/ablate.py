@@ -126,7 +126,7 @@ def _run(base: Tables, edited: Tables, settings: Settings, out: Path, overwrite:
                 results.append(result)
                 if on_run is not None:
                     on_run(name, result)
-            report: Report = build(staged / "edited", staged / "baseline",
+            report: Report = build(staged / "edited", base, staged / "baseline",
                                    names=(str(out / DATA / "edited"), str(out / DATA / "baseline")))
             for name, data in report.files.items():
                 folder.write(name, data)

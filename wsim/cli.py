@@ -8,6 +8,7 @@ SIGTERM and SIGHUP (wsim.entry, wsim.signals); 141 when stdout is a closed pipe.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from importlib.util import find_spec
@@ -336,7 +337,8 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wond
 
 @main.command("check")
 @click.argument("directory", type=click.Path())
-def check_cmd(directory):
+@click.pass_context
+def check_cmd(ctx, directory):
     """Verify a dataset against its manifest: parts present, rows, checksums, settings.
 
     Prints `ok: N games, M rows` (exit 0), or one line per problem and `damaged: K problems`
@@ -344,7 +346,7 @@ def check_cmd(directory):
     """
     from wsim.dataset.manifest import check
 
-    report = check(Path(directory))
+    report = check(Path(directory), load_tables(ctx))
     for line in report.problems:
         click.echo(line)
     click.echo(report.closing)
@@ -371,7 +373,7 @@ def replay_cmd(ctx, directory, game, as_json):
     from wsim.reference.replay import ReplayError, replay
     from wsim.run import Runner, game_log
     from wsim.settings import SettingsError, settings_from_metadata
-    from wsim.simulate import tables_of_dataset
+    from wsim.dataset.manifest import tables_of_dataset
 
     path = Path(directory)
     header = parts.read_metadata(path)
@@ -386,7 +388,7 @@ def replay_cmd(ctx, directory, game, as_json):
                             f"{str(meta['data_sha256'])[:12]}…, installed {installed.data_sha256[:12]}…)")
         t = installed
     else:
-        t = tables_of_dataset(path, header, meta["data_sha256"], installed)
+        t = tables_of_dataset(path / header.name, header.data_text, meta["data_sha256"], installed)
     try:
         settings = settings_from_metadata(meta, t)
     except SettingsError as e:
@@ -480,8 +482,13 @@ def _print_paired(report, limit: int = 8):
     click.echo(f"largest paired differences (edited − baseline, percentage points, paired 95% CI; "
                f"{len(paired)} compared):")
     for r in top.itertuples(index=False):
-        click.echo(f"  {r.metric:<8} {r.key:<28} {100 * r.diff:+7.2f}  [{100 * r.ci_low:+7.2f}, {100 * r.ci_high:+7.2f}]"
-                   f"  (independent runs: [{100 * r.ci_low_independent:+7.2f}, {100 * r.ci_high_independent:+7.2f}])")
+        click.echo(f"  {r.metric:<8} {r.key:<28} {_points(r.diff)}  [{_points(r.ci_low)}, {_points(r.ci_high)}]"
+                   f"  (independent runs: [{_points(r.ci_low_independent)}, {_points(r.ci_high_independent)}])")
+
+
+def _points(x: float) -> str:
+    """A difference in percentage points; `none` where there is no estimate (too few games)."""
+    return "   none" if math.isnan(x) else f"{100 * x:+7.2f}"
 
 
 @main.command("balance")
@@ -490,7 +497,8 @@ def _print_paired(report, limit: int = 8):
               help="A dataset of the same games (seed, games, players, policies) to compare with, game by game.")
 @click.option("--overwrite", is_flag=True, help="Replace the report in a non-empty --out folder once the new one is complete.")
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Report folder (created if missing).")
-def balance_cmd(directory, baseline, overwrite, out):
+@click.pass_context
+def balance_cmd(ctx, directory, baseline, overwrite, out):
     """Balance report of a dataset: REPORT/index.html (plots inline), wonders.csv (win rates with
     Wilson 95% CIs), cards.csv (build and win rates, the adjusted association of each card with
     winning) and, with --baseline, paired.csv (every metric compared game by game).
@@ -506,8 +514,9 @@ def balance_cmd(directory, baseline, overwrite, out):
         # the report folder is locked while the datasets are read: it cannot be one of them
         if read is not None and os.path.realpath(read) == os.path.realpath(out):
             raise UserError(f"--out: {out} is the dataset folder {option} names; give the report a folder of its own")
+    t = load_tables(ctx)
     with output_files(Path(out), owns, overwrite, "report") as commit:
-        report = build(Path(directory), Path(baseline) if baseline is not None else None)
+        report = build(Path(directory), t, Path(baseline) if baseline is not None else None)
         commit(report.files)
     if report.paired is not None:
         _print_paired(report)

@@ -18,6 +18,7 @@ the original's, so an edit can never change the deal.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import yaml
 
@@ -119,6 +120,12 @@ def apply_edits(base: Tables, edits: list) -> Tables:
     (`Tables.raw`) says which edits made it. Raises EditError for a bad edit."""
     if not edits:
         raise EditError("--edit: give at least one edit, e.g. --edit 'Altar.points=+5'")
+    for edit in edits:
+        # an edit is also written into the data text, as a comment: a line break (YAML's include
+        # U+0085, U+2028 and U+2029) would end the comment there and make the rest data
+        if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in edit):
+            raise _fail(edit, "holds a control character or a line break; an edit is one line of printable "
+                              "text, e.g. 'Altar.points=+5'")
     doc = parse(base.raw)
     for edit in edits:
         _apply(edit, doc, base)

@@ -139,6 +139,9 @@ def parse_policies(names, players: int, option: str = "--policies") -> tuple:
                                     "'_' or '-'")
             if label in POLICY_NAMES and label != name:
                 raise SettingsError(f"{option}: label {label!r} is the name of another policy")
+            if label == codes.FC_POLICY:  # the `policy` value of the Free City's rows, for every reader
+                raise SettingsError(f"{option}: label {label!r} is reserved: it marks the Free City's rows "
+                                    "at 2 players")
         else:
             label = name
         if label_of.setdefault(label, name) != name:
@@ -296,8 +299,14 @@ def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, 
     return settings
 
 
+_RECORDED = ("players", "policies", "seed", "games", "wonders", "sides", "manneken_pis", "chunk_size")
+
+
 def settings_from_metadata(meta: dict, tables: Tables) -> Settings:
     """The Settings a dataset was written with, checked like CLI options (SettingsError)."""
+    missing = [k for k in _RECORDED if k not in meta]
+    if missing:
+        raise SettingsError(f"missing {', '.join(missing)}")
     policies = meta["policies"]
     if not isinstance(policies, list) or not all(isinstance(p, dict) and {"name", "params"} <= set(p)
                                                  and set(p) <= {"name", "label", "params", "weights_sha256"}

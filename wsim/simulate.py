@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from wsim import RULES_VERSION, codes, signals, tables as tables_mod
+from wsim import RULES_VERSION, codes, signals
 from wsim.dataset import manifest, parts
 from wsim.errors import brief
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target, is_temp_of
@@ -136,11 +136,6 @@ class _Plan:
     replace: list  # names of the old dataset that the new one replaces (--overwrite)
 
 
-def _grid(settings: Settings) -> int:
-    """Number of parts of a run."""
-    return -(-settings.games // settings.chunk_size)
-
-
 def _precheck(out: Path, mode: str):
     """Refusals that need no lock, so that a refused invocation writes nothing at all."""
     kind = check_target(out)
@@ -182,7 +177,7 @@ def _plan_new(req: Request, folder: OutputFolder) -> _Plan:
                     raise DatasetError(f"--out: {folder.path / name} is not a wsim manifest; --overwrite "
                                        "replaces only wsim's own files (move it away first)") from None
         replace = [n for n in names if n == parts.MANIFEST] + [n for n in names if parts.PART_RE.match(n)]
-    return _Plan(req.tables, req.settings, [], list(range(_grid(req.settings))), replace)
+    return _Plan(req.tables, req.settings, [], list(range(manifest.part_count(req.settings))), replace)
 
 
 _OPTION_FIELDS = {"games": "games", "players": "players", "seed": "seed", "policy": "labels", "policies": "labels",
@@ -225,12 +220,13 @@ def _plan_resume(req: Request, folder: OutputFolder) -> _Plan:
         k = differs[0]
         raise DatasetError(f"--resume: {folder.path} was written with {k} {brief(run_meta.get(k))}, this run "
                            f"would write {brief(ours.get(k))}")
+    # a part that differs from the manifest of the completed run is never blessed by a new one
+    listed = {e["file"]: e["sha256"] for e in (manifest.recorded(folder.path) or {"parts": []})["parts"]}
     keep = []
     present = set()
     for h in headers:
         index = parts.part_index(h.name)
-        first_game = index * settings.chunk_size
-        games = min(settings.chunk_size, settings.games - first_game)
+        first_game, games = manifest.part_range(settings, index)
         if games <= 0 or (h.first_game, h.games) != (first_game, games) or h.rows != games * settings.cities:
             raise DatasetError(f"--resume: {folder.path / h.name} does not hold the games this run puts there "
                                f"(games {first_game}.. of {settings.games}); the dataset is damaged")
@@ -238,9 +234,12 @@ def _plan_resume(req: Request, folder: OutputFolder) -> _Plan:
             sha = manifest.sha256_of(folder.path / h.name)
         except OSError as e:
             raise DatasetError(f"--resume: cannot read {folder.path / h.name} ({e.strerror or e})") from None
+        if listed.get(h.name, sha) != sha:
+            raise DatasetError(f"--resume: {folder.path / h.name} changed after its run completed (its checksum is "
+                               "not the manifest's; see `wsim check`)")
         keep.append((h, sha))
         present.add(index)
-    todo = [i for i in range(_grid(settings)) if i not in present]
+    todo = [i for i in range(manifest.part_count(settings)) if i not in present]
     return _Plan(tables, settings, keep, todo, [])
 
 
@@ -258,24 +257,7 @@ def _dataset_tables(req: Request, path: Path, first: parts.PartHeader, run_meta:
             raise DatasetError(f"--resume: --data differs from the data file {path} was made with "
                                f"(sha256 {str(recorded)[:12]}…, given {req.tables.data_sha256[:12]}…)")
         return req.tables
-    return tables_of_dataset(path, first, recorded, req.tables)
-
-
-def tables_of_dataset(path: Path, header: parts.PartHeader, recorded, installed: Tables) -> Tables:
-    """The tables a dataset was made with: the data text it carries (checked against its hash),
-    else the installed data if it is the same file (datasets from before the text travelled)."""
-    if header.data_text is not None:
-        try:
-            t = tables_mod.compile_text(header.data_text, source=f"{path} (its data file)")
-        except tables_mod.DataError as e:
-            raise DatasetError(f"{path / header.name}: the data file it carries is invalid ({e})") from None
-        if t.data_sha256 != recorded:
-            raise DatasetError(f"{path / header.name}: the data file it carries does not match its data_sha256")
-        return t
-    if installed.data_sha256 != recorded:
-        raise DatasetError(f"{path}: dataset written with other card data (sha256 {str(recorded)[:12]}…, "
-                           f"installed {installed.data_sha256[:12]}…) and it does not carry its data file")
-    return installed
+    return manifest.tables_of_dataset(path / first.name, first.data_text, recorded, req.tables)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -369,8 +351,10 @@ def _simulate(req: Request, out: Path, progress: bool, cluster) -> Result:
         for header, sha in plan.keep:
             summary.add(parts.read_columns(out / header.name, _SUMMARY_COLUMNS))
             entries[parts.part_index(header.name)] = manifest.part_entry(header, sha)
-        if not plan.todo and (out / parts.MANIFEST).exists():
-            summary.seconds = 0.0
+        run_meta = parts.run_metadata(parts.metadata(t, settings, 0, 0))
+        if not plan.todo and manifest.recorded(out) == manifest.document(
+                run_meta, [entries[i] for i in sorted(entries)], data_text):
+            summary.seconds = 0.0  # complete, its manifest whole: nothing to write
             return Result(summary, t, foreign)
         if cluster is not None and progress:
             link = cluster.dashboard
@@ -407,7 +391,6 @@ def _simulate(req: Request, out: Path, progress: bool, cluster) -> Result:
             summary.played = done[0]
             summary.seconds = time.perf_counter() - started
             folder.sync()
-            run_meta = parts.run_metadata(parts.metadata(t, settings, 0, 0))
             folder.write(parts.MANIFEST, manifest.encode(run_meta, [entries[i] for i in sorted(entries)], data_text))
             folder.sync()
             if folder.target != folder.path:

@@ -299,12 +299,10 @@ def paired_effects(base: pd.DataFrame, edited: pd.DataFrame, min_seats: int = MI
     """Compare card effects between two cell tables of the same games (same game blocks):
     one row per (players, card) in either, with the baseline and edited effects, their
     difference, its paired 95% CI (grouped jackknife over game blocks, t with G−1 df) and the
-    CI two independent runs would give (the two jackknife variances added). `fitted`: the
-    (base, edited) `fit_cells`, when already made."""
+    CI two independent runs would give (the two jackknife variances added). Below 2 game blocks
+    (a dataset of one game) there is no CI, as in `card_effects`. `fitted`: the (base, edited)
+    `fit_cells`, when already made."""
     groups = np.union1d(base["group"].unique(), edited["group"].unique())
-    if len(groups) < 2:
-        raise ValueError(f"paired effects need at least 2 game blocks (group values) for the "
-                         f"jackknife; the cell tables have {len(groups)}")
     fits_base, fits_edited = fitted if fitted is not None else (fit_cells(base, min_seats),
                                                                 fit_cells(edited, min_seats))
     rows = []

@@ -1,46 +1,55 @@
 """Reading datasets for the balance report: DuckDB aggregates the parts (never every row in
 memory at once) into the small tables the statistics work on.
 
-Only the players' rows count: at 2 players the Free City's row (seat 2, policy `free_city`)
+Only the players' rows count: at 2 players the Free City's row (the `free_city` column, seat 2)
 is left out, as it is from the ranks. Card effects use the game's block `game % GROUPS` so that
 the paired jackknife (wsim.balance.effects) can leave whole games out.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
-from wsim import codes
+from wsim import codes, signals
 from wsim.dataset import folder as folder_mod
 from wsim.dataset import manifest, parts
 from wsim.dataset.folder import DatasetError
+from wsim.settings import Settings
+from wsim.tables import Tables
 
 GROUPS = 20  # game blocks for the jackknife: enough for a t interval with 19 degrees of freedom
 MEMORY_LIMIT = "512MB"  # DuckDB spills beyond this: a 10M-row paired report peaks under 1 GB
 CATEGORY_COLUMNS = [f"vp_{c}" for c in codes.CATEGORIES]
-_PLAYERS_ONLY = f"policy <> '{codes.FC_POLICY}'"
+BATCH_ROWS = 65_536  # rows pyarrow hands DuckDB at a time
+_streams = itertools.count()
 
 
 @dataclass(frozen=True)
 class Dataset:
-    """A complete dataset folder: its run metadata and the part files its manifest lists."""
+    """A complete dataset folder, verified (`wsim.dataset.manifest.check`): its run metadata
+    and settings, and the part files its manifest lists."""
 
     path: Path
     meta: dict
-    files: tuple
+    settings: Settings
+    files: tuple  # Paths, in game order
 
     @property
     def policies(self) -> list:
-        return [p.get("label", p["name"]) for p in self.meta["policies"]]
+        return list(self.settings.labels)
 
 
-def open_dataset(path: Path, option: str = "DIR") -> Dataset:
-    """The dataset in `path`, which must be whole (written to the end, manifest present);
-    DatasetError naming `option` otherwise."""
+def open_dataset(path: Path, installed: Tables, option: str = "DIR") -> Dataset:
+    """The dataset in `path`, which must be whole (written to the end, manifest present) and
+    pass `wsim check` (checksums included: hashing costs a hundredth of reading); DatasetError
+    naming `option` otherwise. `installed`: the card data for a dataset that carries none."""
     kind = folder_mod.probe(path)
     if kind != "dir":
         what = {"missing": "no such folder", "other": "not a folder"}.get(kind, kind)
@@ -52,19 +61,11 @@ def open_dataset(path: Path, option: str = "DIR") -> Dataset:
             raise DatasetError(f"{option}: {path}: an incomplete dataset (no manifest): finish it with "
                                "`wsim simulate --resume` first")
         raise DatasetError(f"{option}: {path}: no wsim dataset here (no part-NNNNN.parquet files)")
-    doc = manifest.read(path)
-    entries = sorted(doc["parts"], key=lambda p: p["first_game"])
-    for entry in entries:
-        # each part's footer must be the manifest's (settings, games, rows): a part copied in from
-        # another run is refused; `wsim check` verifies the checksums too
-        file = path / entry["file"]
-        if not file.is_file():
-            raise DatasetError(f"{option}: {file}: listed in the manifest but missing (see `wsim check`)")
-        header = parts.read_header(file)
-        if (parts.run_metadata(header.meta) != doc["wsim"] or header.rows != entry["rows"]
-                or (header.first_game, header.games) != (entry["first_game"], entry["games"])):
-            raise DatasetError(f"{option}: {file}: not the part its manifest lists (another run's?); see `wsim check`")
-    return Dataset(path, doc["wsim"], tuple(str(path / e["file"]) for e in entries))
+    report = manifest.check(path, installed)
+    if not report.ok:
+        more = f"; `wsim check {path}` lists all {len(report.problems)}" if len(report.problems) > 1 else ""
+        raise DatasetError(f"{option}: {report.problems[0]}{more}")
+    return Dataset(path, report.meta, report.settings, report.files)
 
 
 def connect() -> duckdb.DuckDBPyConnection:
@@ -74,16 +75,44 @@ def connect() -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _source(ds: Dataset) -> str:
-    files = ", ".join("'" + f.replace("'", "''") + "'" for f in ds.files)
-    return f"read_parquet([{files}])"
+def _rows(con, ds: Dataset, columns: list) -> str:
+    """A SQL table of the players' rows of a dataset, `columns` only. At 2 players the Free City's
+    row is the one its `free_city` column marks, whatever its `policy` says."""
+    fc = ds.settings.free_city
+    name = f"rows_{next(_streams)}"  # a stream is read once: every query gets its own
+    con.register(name, _stream(ds, columns + (["free_city"] if fc else [])))
+    return f"(SELECT {', '.join(columns)} FROM {name} WHERE {'NOT free_city' if fc else 'true'})"
+
+
+def _stream(ds: Dataset, columns: list) -> pa.RecordBatchReader:
+    """The rows of exactly the dataset's part files, `columns` only, a batch at a time. Read by
+    pyarrow, not by DuckDB's read_parquet, which takes `*`, `?` and `[...]` in a path (and a
+    leading `~`) as a pattern: it read the folder `h1` for a folder named `h[12]` (INTERFACES §0:
+    paths are literal)."""
+    try:
+        stored = pq.read_schema(ds.files[0])
+        schema = pa.schema([stored.field(c) for c in columns])
+    except (OSError, KeyError, pa.ArrowException) as e:
+        raise DatasetError(f"{ds.files[0]}: cannot be read ({str(e).splitlines()[0]})") from None
+
+    def batches():
+        for path in ds.files:
+            with pq.ParquetFile(path) as f:
+                yield from f.iter_batches(batch_size=BATCH_ROWS, columns=columns)
+
+    return pa.RecordBatchReader.from_batches(schema, batches())
 
 
 def _query(con, sql: str, ds: Dataset) -> pd.DataFrame:
     try:
         return con.execute(sql).df()
-    except duckdb.Error as e:
-        raise DatasetError(f"{ds.path}: cannot be read ({str(e).splitlines()[0]})") from None
+    except BaseException as e:
+        # DuckDB turns a Ctrl-C or SIGTERM that reaches it into its own "Query interrupted"
+        # error: the signal, remembered, ends the command instead
+        signals.check()
+        if isinstance(e, (duckdb.Error, OSError, pa.ArrowException)):
+            raise DatasetError(f"{ds.path}: cannot be read ({str(e).splitlines()[0]})") from None
+        raise
 
 
 def wonder_table(con, ds: Dataset) -> pd.DataFrame:
@@ -92,7 +121,7 @@ def wonder_table(con, ds: Dataset) -> pd.DataFrame:
     sql = f"""
         SELECT players, wonder, side, count(*) AS seats, sum(win::INTEGER) AS wins,
                avg(vp_total) AS mean_points, {means}
-        FROM {_source(ds)} WHERE {_PLAYERS_ONLY}
+        FROM {_rows(con, ds, ["players", "wonder", "side", "win", "vp_total"] + CATEGORY_COLUMNS)}
         GROUP BY players, wonder, side ORDER BY players, wonder, side"""
     return _query(con, sql, ds)
 
@@ -103,12 +132,13 @@ def card_cells(con, ds: Dataset) -> pd.DataFrame:
     not-built cells are each key's totals less its built cells."""
     keys = "players, wonder, side, seat, policy, game % {g} AS \"group\"".format(g=GROUPS)
     keep = "players, wonder, side, seat, policy, \"group\""
+    columns = ["players", "wonder", "side", "seat", "policy", "game", "win"]
     totals = _query(con, f"""
         SELECT {keys}, count(*) AS seats, sum(win::INTEGER) AS wins
-        FROM {_source(ds)} WHERE {_PLAYERS_ONLY} GROUP BY ALL""", ds)
+        FROM {_rows(con, ds, columns)} GROUP BY ALL""", ds)
     built = _query(con, f"""
         SELECT card, {keep}, count(*) AS seats, sum(win::INTEGER) AS wins
-        FROM (SELECT unnest(cards) AS card, win, {keys} FROM {_source(ds)} WHERE {_PLAYERS_ONLY})
+        FROM (SELECT unnest(cards) AS card, win, {keys} FROM {_rows(con, ds, columns + ["cards"])})
         GROUP BY ALL""", ds)
     on = ["players", "wonder", "side", "seat", "policy", "group"]
     cards = built[["players", "card"]].drop_duplicates()
@@ -133,8 +163,8 @@ def paired_wonders(con, base: Dataset, edited: Dataset) -> pd.DataFrame:
                sum(b.win::INTEGER) AS wins_base, sum(e.win::INTEGER) AS wins_edited,
                sum((e.win::INTEGER - b.win::INTEGER) * (e.win::INTEGER - b.win::INTEGER)) AS sum_d2,
                sum((b.wonder <> e.wonder OR b.side <> e.side)::INTEGER) AS mismatched
-        FROM (SELECT game, seat, players, wonder, side, win FROM {_source(base)} WHERE {_PLAYERS_ONLY}) b
-        JOIN (SELECT game, seat, wonder, side, win FROM {_source(edited)} WHERE {_PLAYERS_ONLY}) e
+        FROM {_rows(con, base, ["game", "seat", "players", "wonder", "side", "win"])} b
+        JOIN {_rows(con, edited, ["game", "seat", "wonder", "side", "win"])} e
         USING (game, seat)
         GROUP BY ALL ORDER BY b.players, b.wonder, b.side"""
     table = _query(con, sql, edited)

@@ -13,6 +13,7 @@ import pandas as pd
 from wsim.balance import effects, plots, read
 from wsim.dataset.folder import DatasetError
 from wsim.stats import wilson_interval
+from wsim.tables import Tables
 
 WONDERS_CSV, CARDS_CSV, PAIRED_CSV, INDEX_HTML = "wonders.csv", "cards.csv", "paired.csv", "index.html"
 REPORT_FILES = (INDEX_HTML, WONDERS_CSV, CARDS_CSV, PAIRED_CSV)
@@ -188,6 +189,9 @@ def _paired_section(paired: pd.DataFrame, base_name: str, name: str) -> list:
     both = paired.dropna(subset=["diff"])
     width = (both.ci_high - both.ci_low).median()
     width_i = (both.ci_high_independent - both.ci_low_independent).median()
+    widths = ("there are too few games here for a paired interval" if math.isnan(width) else
+              f"the median interval here is {100 * width:.2f} percentage points wide, against "
+              f"{100 * width_i:.2f} for independent runs")
     out = ["<h2>Paired comparison</h2>",
            f"<p>The baseline ({html.escape(base_name)}) and this dataset ({html.escape(name)}) "
            "hold the same games: the same deals and the same random streams, with only the card data "
@@ -195,8 +199,7 @@ def _paired_section(paired: pd.DataFrame, base_name: str, name: str) -> list:
            "with the paired normal-approximation 95% CI. Card effects: the difference of the two effects, "
            f"with a 95% CI from a grouped jackknife that leaves out one of {read.GROUPS} blocks of games from "
            "both datasets at once. The grey intervals are what two independent runs of the same size would "
-           f"give; the median interval here is {100 * width:.2f} percentage points wide, against "
-           f"{100 * width_i:.2f} for independent runs.</p>"]
+           f"give; {widths}.</p>"]
     for metric, title in (("win_rate", "Win rate by wonder side"), ("effect", "Card effects")):
         t = both[both.metric == metric]
         if metric == "effect":
@@ -231,11 +234,12 @@ def page(ds: read.Dataset, report: Report, baseline: read.Dataset | None, names:
 
 # ---------------------------------------------------------------------------------------------
 
-def build(path: Path, baseline_path: Path | None = None, names: tuple | None = None) -> Report:
+def build(path: Path, installed: Tables, baseline_path: Path | None = None, names: tuple | None = None) -> Report:
     """Read the dataset (and its baseline) and make every table and file of the report; `names`
-    (dataset, baseline) are how the page names them (default: their paths)."""
-    ds = read.open_dataset(path)
-    base = read.open_dataset(baseline_path, "--baseline") if baseline_path is not None else None
+    (dataset, baseline) are how the page names them (default: their paths). `installed`: the card
+    data for a dataset that does not carry its own."""
+    ds = read.open_dataset(path, installed)
+    base = read.open_dataset(baseline_path, installed, "--baseline") if baseline_path is not None else None
     if base is not None:
         check_pairable(base, ds)
     con = read.connect()

@@ -1,8 +1,16 @@
-"""The manifest of a complete dataset, and `wsim check` (INTERFACES §2 "Integrity").
+"""The manifest of a complete dataset, and the one verification of a dataset against it
+(INTERFACES §2 "Integrity").
 
 `_wsim_manifest.json` = {"wsim": the run's metadata less `part`, "complete": true,
 "parts": [{"file", "first_game", "games", "rows", "sha256"}], "data": the data file's text}.
 It is written last, so its presence means the run completed.
+
+`check` is `wsim check`, and `wsim balance` reads only a dataset that it passes. Nothing in a
+manifest or a footer is trusted: the manifest must have its form and types; the run's settings
+must pass the checks of command-line options (`settings_from_metadata`, as for replay and
+--resume); the parts listed must be the run's grid, each once, by its bare name in DIR
+(`part_range`, which --resume applies to the parts it keeps); every part must have its
+checksum, rows and footer.
 """
 
 from __future__ import annotations
@@ -14,8 +22,14 @@ from pathlib import Path
 
 from wsim.dataset import folder
 from wsim.dataset.folder import DatasetError
-from wsim.dataset.parts import MANIFEST, PART_RE, PartHeader, owns, part_files, read_header, run_metadata
+from wsim.dataset.parts import (MANIFEST, PART_RE, PartHeader, owns, part_files, part_index, part_name, read_header,
+                                run_metadata)
+from wsim.errors import brief
 from wsim.inputfile import open_regular, read_regular
+from wsim.settings import Settings, SettingsError, settings_from_metadata
+from wsim.tables import DataError, Tables, compile_text
+
+_COUNTS = ("first_game", "games", "rows")
 
 
 def part_entry(header: PartHeader, sha256: str) -> dict:
@@ -24,10 +38,14 @@ def part_entry(header: PartHeader, sha256: str) -> dict:
             "rows": header.rows, "sha256": sha256}
 
 
+def document(run_meta: dict, entries: list, data_text: bytes) -> dict:
+    """The manifest of a run (parts in game order)."""
+    return {"wsim": run_meta, "complete": True, "parts": entries, "data": data_text.decode("utf-8")}
+
+
 def encode(run_meta: dict, entries: list, data_text: bytes) -> bytes:
     """The manifest's bytes (parts in game order)."""
-    doc = {"wsim": run_meta, "complete": True, "parts": entries, "data": data_text.decode("utf-8")}
-    return (json.dumps(doc) + "\n").encode()
+    return (json.dumps(document(run_meta, entries, data_text)) + "\n").encode()
 
 
 def sha256_of(path: Path) -> str:
@@ -45,29 +63,79 @@ def read(path: Path) -> dict:
     except (OSError, ValueError) as e:
         raise DatasetError(f"{path / MANIFEST}: not a readable manifest ({e})") from None
     ok = (isinstance(doc, dict) and isinstance(doc.get("wsim"), dict) and doc.get("complete") is True
-          and isinstance(doc.get("parts"), list)
-          and all(isinstance(p, dict) and set(p) >= {"file", "first_game", "games", "rows", "sha256"}
-                  and isinstance(p["file"], str) for p in doc["parts"])
+          and isinstance(doc.get("parts"), list) and all(map(_entry_form, doc["parts"]))
           and isinstance(doc.get("data", ""), str))
     if not ok:
         raise DatasetError(f"{path / MANIFEST}: damaged (not the manifest form of INTERFACES §2)")
     return doc
 
 
+def recorded(path: Path) -> dict | None:
+    """The document of the manifest in `path`, if there is one of the manifest's form."""
+    if not (path / MANIFEST).exists():
+        return None
+    try:
+        return read(path)
+    except DatasetError:
+        return None
+
+
+def _entry_form(entry) -> bool:
+    """A manifest line with its keys and their types (what the values say is checked by `check`)."""
+    return (isinstance(entry, dict) and set(entry) >= {"file", "sha256", *_COUNTS}
+            and isinstance(entry["file"], str) and isinstance(entry["sha256"], str)
+            and all(type(entry[k]) is int and entry[k] >= 0 for k in _COUNTS))
+
+
+def part_count(settings: Settings) -> int:
+    """The number of parts of a run."""
+    return -(-settings.games // settings.chunk_size)
+
+
+def part_range(settings: Settings, index: int) -> tuple:
+    """(first game, games) of part `index` of a run: part i holds the chunk_size games from
+    i * chunk_size, the last part the rest (games <= 0: past the run's end)."""
+    first = index * settings.chunk_size
+    return first, min(settings.chunk_size, settings.games - first)
+
+
+def tables_of_dataset(where: Path, data_text, recorded, installed: Tables) -> Tables:
+    """The tables a dataset was made with: the data file text it carries (`data_text`, read
+    from file `where`), checked against its recorded hash, else the installed data if it is
+    that file (datasets from before the text travelled)."""
+    if data_text is not None:
+        try:
+            t = compile_text(data_text, source=f"{where} (its data file)")
+        except DataError as e:
+            raise DatasetError(f"{where}: the data file it carries is invalid ({e})") from None
+        if t.data_sha256 != recorded:
+            raise DatasetError(f"{where}: the data file it carries does not match its data_sha256")
+        return t
+    if installed.data_sha256 != recorded:
+        raise DatasetError(f"{where}: written with other card data (sha256 {str(recorded)[:12]}…, "
+                           f"installed {installed.data_sha256[:12]}…) and it does not carry its data file")
+    return installed
+
+
 @dataclass
 class Report:
-    """What `wsim check` found: one line per problem and the closing line."""
+    """What `wsim check` found: one line per problem and the closing line; for a dataset
+    without problems, what a reader needs (the run's metadata and settings, its parts)."""
 
     problems: list = field(default_factory=list)
     closing: str = ""
+    meta: dict | None = None  # the manifest's `wsim` object: the run's metadata less `part`
+    settings: Settings | None = None
+    files: tuple = ()  # the part files, in game order
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
-def check(path: Path) -> Report:
-    """Verify a dataset folder against its manifest (read-only). DatasetError if not a folder."""
+def check(path: Path, installed: Tables) -> Report:
+    """Verify a dataset folder against its manifest (read-only). DatasetError if not a folder.
+    `installed`: the card data for a dataset that does not carry its own."""
     kind = folder.probe(path)
     if kind != "dir":
         what = {"missing": "no such folder", "other": "not a folder"}.get(kind, kind)
@@ -88,70 +156,105 @@ def check(path: Path) -> Report:
         report.closing = f"damaged: {len(report.problems)} problems"
         return report
     expected = doc["wsim"]
-    listed = set()
-    rows = 0
+    settings = _settings(path, doc, installed, report.problems)
+    listed = {}  # name -> entry
     for entry in doc["parts"]:
         name = entry["file"]
-        listed.add(name)
-        p = path / name
-        if not PART_RE.match(name) or not p.is_file():
-            report.problems.append(f"{p}: listed in the manifest but missing")
-            continue
-        try:
-            digest = sha256_of(p)
-        except OSError as e:
-            report.problems.append(f"{p}: cannot be read ({folder.os_problem(e)})")
-            continue
-        if digest != entry["sha256"]:
-            report.problems.append(f"{p}: checksum differs from the manifest (the file changed)")
-            continue
-        try:
-            header = read_header(p)
-        except DatasetError as e:
-            report.problems.append(str(e))
-            continue
-        if header.rows != entry["rows"]:
-            report.problems.append(f"{p}: {header.rows} rows, the manifest says {entry['rows']}")
-        if run_metadata(header.meta) != expected:
-            report.problems.append(f"{p}: its metadata differs from the manifest's")
-        if (header.first_game, header.games) != (entry["first_game"], entry["games"]):
-            report.problems.append(f"{p}: holds games {header.first_game}.. ({header.games}), "
-                                   f"the manifest says {entry['first_game']}.. ({entry['games']})")
-        rows += header.rows
+        if not PART_RE.match(name):  # a bare part name: never a file elsewhere
+            report.problems.append(f"{path / MANIFEST}: lists {brief(name)}, which is not a part file of {path} "
+                                   "(part-NNNNN.parquet)")
+        elif name in listed:
+            report.problems.append(f"{path / MANIFEST}: lists {name} twice")
+        else:
+            listed[name] = entry
+    if settings is not None and not busy:  # a run holding the lock may be changing the parts
+        report.problems += _grid_problems(path / MANIFEST, listed, settings)
+    rows = sum(_check_part(path / name, entry, expected, report.problems) for name, entry in listed.items())
     for p in part_files(path):
         if p.name not in listed:
             report.problems.append(f"{p}: a part file the manifest does not list")
     _temporary_files(path, report)
+    games = sum(e["games"] for e in listed.values())
     if busy:
-        return _closing_incomplete(report, rows_games(doc), expected.get("games"))
-    games = rows_games(doc)
-    tiling = sorted((e["first_game"], e["games"]) for e in doc["parts"])
-    if not _tiles(tiling, expected.get("games")):
-        report.problems.append(f"{path / MANIFEST}: its parts do not cover games 0..{expected.get('games')} "
-                               "exactly once")
+        return _closing_incomplete(report, games, expected.get("games"))
     report.closing = (f"damaged: {len(report.problems)} problems" if report.problems
                       else f"ok: {games} games, {rows} rows")
+    report.meta, report.settings = expected, settings
+    report.files = tuple(path / name for name in sorted(listed, key=part_index))
     return report
+
+
+def _settings(path: Path, doc: dict, installed: Tables, problems: list) -> Settings | None:
+    """The run's settings from the manifest, checked as command-line options are; None, and a
+    problem, when they are not valid."""
+    meta = doc["wsim"]
+    try:
+        tables = tables_of_dataset(path / MANIFEST, doc.get("data"), meta.get("data_sha256"), installed)
+        return settings_from_metadata(meta, tables)
+    except SettingsError as e:
+        problems.append(f"{path / MANIFEST}: its metadata holds invalid settings ({e})")
+    except DatasetError as e:
+        problems.append(str(e))
+    return None
+
+
+def _check_part(p: Path, entry: dict, expected: dict, problems: list) -> int:
+    """Check one listed part against its manifest line; returns its rows (0 if unreadable)."""
+    if not p.is_file():
+        problems.append(f"{p}: listed in the manifest but missing")
+        return 0
+    try:
+        digest = sha256_of(p)
+    except OSError as e:
+        problems.append(f"{p}: cannot be read ({folder.os_problem(e)})")
+        return 0
+    if digest != entry["sha256"]:
+        problems.append(f"{p}: checksum differs from the manifest (the file changed)")
+        return 0
+    try:
+        header = read_header(p)
+    except DatasetError as e:
+        problems.append(str(e))
+        return 0
+    if header.rows != entry["rows"]:
+        problems.append(f"{p}: {header.rows} rows, the manifest says {entry['rows']}")
+    if run_metadata(header.meta) != expected:
+        problems.append(f"{p}: its metadata differs from the manifest's")
+    if (header.first_game, header.games) != (entry["first_game"], entry["games"]):
+        problems.append(f"{p}: holds games {header.first_game}.. ({header.games}), "
+                        f"the manifest says {entry['first_game']}.. ({entry['games']})")
+    return header.rows
+
+
+def _grid_problems(where: Path, listed: dict, settings: Settings) -> list:
+    """How the listed parts differ from the run's: part i, named part_name(i), holds
+    part_range(i), for i in 0..part_count-1, each exactly once (the listed names are distinct)."""
+    count = part_count(settings)
+    problems, present = [], []
+    for name in sorted(listed, key=part_index):
+        index, entry = part_index(name), listed[name]
+        if index >= count or name != part_name(index):
+            problems.append(f"{where}: lists {name}, which is not a part of this run (part-00000.parquet.."
+                            f"{part_name(count - 1)})")
+            continue
+        present.append(index)
+        first, games = part_range(settings, index)
+        if (entry["first_game"], entry["games"]) != (first, games):
+            problems.append(f"{where}: says {name} holds games {entry['first_game']}.. ({entry['games']}); "
+                            f"in this run it holds games {first}.. ({games})")
+    if len(present) < count:  # present is sorted and distinct: the first gap is the first missing part
+        gap = next((i for i, index in enumerate(present) if i != index), len(present))
+        first, games = part_range(settings, gap)
+        more = count - len(present) - 1
+        problems.append(f"{where}: does not list {part_name(gap)} (games {first}..{first + games - 1})"
+                        + (f" nor {more} other parts" if more else ""))
+    return problems
 
 
 def _temporary_files(path: Path, report: Report):
     for name in sorted(n.name for n in path.iterdir()):
         if folder.is_temp_of(name, owns):
             report.problems.append(f"{path / name}: a temporary file of an interrupted wsim run")
-
-
-def rows_games(doc: dict) -> int:
-    return sum(int(e["games"]) for e in doc["parts"] if isinstance(e.get("games"), int))
-
-
-def _tiles(ranges: list, games) -> bool:
-    """Whether sorted (first, count) ranges cover 0..games-1 exactly once."""
-    at = 0
-    for first, count in ranges:
-        if first != at or not isinstance(count, int) or count < 1:
-            return False
-        at += count
-    return at == games
 
 
 def _incomplete(path: Path, report: Report, busy: bool) -> Report:
