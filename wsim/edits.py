@@ -46,16 +46,6 @@ def _wonder_id(name: str) -> str:
     return name.strip().lower().replace(" ", "_")
 
 
-def stage_boards(edits: list) -> set:
-    """The wonder ids whose stages the edits change (as typed, not checked)."""
-    found = set()
-    for edit in edits:
-        stage = _STAGE.match(edit.partition("=")[0].strip())
-        if stage:
-            found.add(_wonder_id(stage["wonder"]))
-    return found
-
-
 def _targets(edit: str, subject: str, doc: dict, base: Tables) -> list:
     """The data-document entries (dicts) an edit's subject names: every copy of a card, or one stage."""
     stage = _STAGE.fullmatch(subject)
