@@ -135,7 +135,7 @@ class Cluster:
             self.local.close()
 
 
-_REMOTE = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(\d{1,5}))?")
+_REMOTE = re.compile(r"tcp://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(\d{1,5}))?")
 
 
 def parse_address(address: str) -> tuple:
@@ -145,8 +145,12 @@ def parse_address(address: str) -> tuple:
         if not count.isdigit() or not 1 <= int(count) <= MAX_LOCAL_WORKERS:
             raise ClusterError(f"--dask: local:W takes 1..{MAX_LOCAL_WORKERS} worker processes, got {brief(address)}")
         return "local", int(count)
+    if address.startswith("tls://"):
+        # distributed needs certificates for TLS, and wsim has no option to take them
+        raise ClusterError(f"--dask: tls:// is not supported (wsim takes no TLS certificates), got {brief(address)}: "
+                           "use tcp://HOST:PORT (over an SSH tunnel or a private network) or local:W")
     remote = _REMOTE.fullmatch(address)
-    if remote and (remote[3] is None or 1 <= int(remote[3]) <= 65535):
+    if remote and (remote[2] is None or 1 <= int(remote[2]) <= 65535):
         return "remote", address
     raise ClusterError(f"--dask: expected tcp://HOST:PORT (a running `dask scheduler`; PORT 1..65535, an IPv6 "
                        f"HOST in brackets) or local:W, got {brief(address)}")
