@@ -22,10 +22,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import signal
 import threading
 from dataclasses import dataclass
 
-from wsim import RULES_VERSION, __version__
+from wsim import RULES_VERSION, __version__, signals
 from wsim.errors import WsimError, brief
 
 EXTRA = "pip install 'wsim[dask]'"
@@ -130,9 +131,13 @@ class Cluster:
             return None
 
     def close(self):
-        self.client.close()
-        if self.local is not None:
-            self.local.close()
+        """Close the client, then the local cluster if any. Signals wait until both are closed: a
+        cluster left half-closed would be closed again by distributed's exit hook, with a
+        traceback after wsim's last line."""
+        with signals.deferred():
+            self.client.close()
+            if self.local is not None:
+                self.local.close()
 
 
 _REMOTE = re.compile(r"tcp://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(\d{1,5}))?")
@@ -171,17 +176,26 @@ def connect(address: str, threads: int = 1) -> Cluster:
     local = None
     try:
         if kind == "local":
-            # worker processes, one thread each: a kernel call uses the threads --threads gives it
-            local = LocalCluster(n_workers=where, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                 silence_logs=logging.CRITICAL)
+            _start_resource_tracker()
+            # Signals wait until the start is over: a LocalCluster interrupted while it starts
+            # cannot be closed (distributed's exit hook then fails on it, and a worker process
+            # caught half-started can hold the exit).
+            with signals.deferred():
+                # worker processes, one thread each: a kernel call uses the threads --threads gives it
+                local = LocalCluster(n_workers=where, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                     silence_logs=logging.CRITICAL)
+                local.shutdown_on_close = False  # closed by wsim, not by the exit hook
             client = Client(local, timeout=CONNECT_SECONDS)
         else:
             client = Client(where, timeout=CONNECT_SECONDS)
             client.wait_for_workers(1, timeout=CONNECT_SECONDS)
-    except (OSError, TimeoutError, ValueError) as e:
+    except BaseException as e:
         if local is not None:
-            local.close()
-        raise ClusterError(f"--dask: cannot use the cluster at {brief(address)} ({brief(str(e))})") from None
+            with signals.deferred():
+                local.close()
+        if isinstance(e, (OSError, TimeoutError, ValueError)):
+            raise ClusterError(f"--dask: cannot use the cluster at {brief(address)} ({brief(str(e))})") from None
+        raise
     cluster = Cluster(client, local, address)
     try:
         check_workers(cluster, threads)
@@ -189,6 +203,21 @@ def connect(address: str, threads: int = 1) -> Cluster:
         cluster.close()
         raise
     return cluster
+
+
+def _start_resource_tracker():
+    """Start multiprocessing's resource tracker (the process that a local cluster's worker
+    processes register their semaphores with) with SIGHUP blocked, which it keeps. It ignores
+    SIGINT and SIGTERM itself, not SIGHUP: a hangup of the terminal's process group killed it,
+    and the tracker started in its place printed a traceback for every semaphore released
+    after wsim's last line."""
+    from multiprocessing import resource_tracker
+
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def check_workers(cluster: Cluster, threads: int):
