@@ -39,10 +39,15 @@ def cluster():
             yield lc, client
 
 
-def _wsim(*args, new_session: bool = False) -> subprocess.Popen:
-    """`wsim ARGS` in a process of its own (and a process group of its own with new_session)."""
-    return subprocess.Popen([sys.executable, "-m", "wsim", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=new_session)
+def _wsim(*args, new_session: bool = False, **deadlines) -> subprocess.Popen:
+    """`wsim ARGS` in a process of its own (and a process group of its own with new_session);
+    deadlines: wsim.cluster constants (CONNECT_SECONDS=2, ...) shortened in that process, so that
+    a test of a deadline takes seconds."""
+    shorten = "".join(f"cluster.{name} = {value!r}; " for name, value in deadlines.items())
+    start = ["-c", f"from wsim import cluster; {shorten}from wsim.entry import run; run()"] if deadlines else \
+        ["-m", "wsim"]
+    return subprocess.Popen([sys.executable, *start, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=new_session)
 
 
 def _wait_for_part(out: Path, proc: subprocess.Popen, seconds: float = 120):

@@ -1,22 +1,28 @@
-"""Faults of `--dask` on real Dask components (INTERFACES §0 and §2): a tls:// address, a signal
+"""Faults of `--dask` on real Dask components (INTERFACES §0 and §2): a peer that accepts the
+connection and never answers, a tls:// address, the only worker lost without a nanny, a signal
 while the local cluster starts, a hangup of the whole process group. Each ends with the promised
 exit status and last stderr line, in seconds (a process still running after its limit fails the
 test instead of hanging it), and leaves only whole parts."""
 
 import os
 import signal
+import socket
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from conftest import last_error_line, run_cli
-from test_dask import _run_under_way, _wsim
+from test_dask import _local, _parts, _run_under_way, _wsim
 
 pytestmark = pytest.mark.system
 distributed = pytest.importorskip("distributed", reason="the dask extra is part of make test's install",
                                   exc_type=ImportError)
 import psutil  # noqa: E402  (distributed's own dependency)
+
+DASK = Path(sys.executable).parent / "dask"
 
 
 def _ended(proc: subprocess.Popen, seconds: float) -> tuple:
@@ -34,12 +40,84 @@ def _last_line(stderr: str) -> str:
     return stderr.strip().splitlines()[-1]
 
 
+def test_a_peer_that_accepts_and_never_answers_is_an_error_at_the_deadline(tmp_path):
+    """R4: distributed's own timeout covers the TCP connection, not the handshake after it."""
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # the kernel accepts; nobody ever answers
+        address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
+        proc = _wsim("simulate", "--games", "40", "--dask", address, "--out", str(tmp_path / "d"), CONNECT_SECONDS=2)
+        status, stderr = _ended(proc, 30)
+    assert status == 2, stderr
+    assert _last_line(stderr) == f"Error: --dask: cannot use the cluster at '{address}': no answer within 2 s"
+    assert "Traceback" not in stderr
+    assert not (tmp_path / "d").exists()
+
+
 def test_tls_is_refused_before_anything_starts(tmp_path):
     """R6: wsim takes no certificates, and distributed needs them for tls://."""
     result = run_cli("simulate", "--games", "10", "--dask", "tls://127.0.0.1:1", "--out", str(tmp_path / "d"))
     assert result.exit_code == 2
     assert last_error_line(result).startswith("Error: --dask: tls:// is not supported")
     assert not (tmp_path / "d").exists()
+
+
+@pytest.fixture
+def scheduler():
+    """(address, client) of a scheduler without workers: each test starts its own."""
+    with distributed.LocalCluster(n_workers=0, processes=True, dashboard_address=":0") as lc:
+        with distributed.Client(lc) as client:
+            yield lc.scheduler_address, client
+
+
+@pytest.fixture
+def no_nanny(scheduler):
+    """start() starts a `dask worker --no-nanny` process (nothing restarts it once killed)."""
+    started = []
+
+    def start() -> subprocess.Popen:
+        started.append(subprocess.Popen([str(DASK), "worker", scheduler[0], "--no-nanny", "--nthreads", "1"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        return started[-1]
+
+    yield start
+    for proc in started:
+        proc.kill()
+        proc.wait()
+
+
+def test_the_only_worker_lost_without_a_nanny_costs_no_game(tmp_path, scheduler, no_nanny):
+    """R5: the run's inputs (data text, settings) and the parts not yet fetched die with the
+    worker; the parts are played again on the worker started next, and the dataset is the local
+    run's. (Scattered inputs were forgotten with their only holder: every part left was cancelled.)"""
+    address, client = scheduler
+    first = no_nanny()
+    client.wait_for_workers(1, timeout=60)
+    proc, out, args = _run_under_way(tmp_path, address, 5)
+    first.kill()
+    no_nanny()
+    status, stderr = _ended(proc, 120)
+    assert status == 0, stderr
+    assert _parts(out) == _local(tmp_path, "l", *args)
+
+
+def test_a_cluster_left_without_workers_ends_the_run_and_resume_completes_it(tmp_path, scheduler, no_nanny):
+    """R5: no worker comes back: an `Error:` once WORKERLESS_SECONDS pass, only whole parts are
+    left, and `--resume` on a new worker completes the local run's dataset. The deadlines are
+    shortened, STEP_SECONDS too: the fetch of a result lost with the worker waits that long."""
+    address, client = scheduler
+    first = no_nanny()
+    client.wait_for_workers(1, timeout=60)
+    proc, out, args = _run_under_way(tmp_path, address, 6, POLL_SECONDS=0.2, WORKERLESS_SECONDS=1, STEP_SECONDS=3)
+    first.kill()
+    status, stderr = _ended(proc, 60)
+    assert status == 2, stderr
+    assert _last_line(stderr) == f"Error: --dask: the cluster at '{address}' has had no worker for 1 s"
+    assert "Traceback" not in stderr
+    assert all(p.name.startswith("part-") or p.name == ".wsim-lock" for p in out.iterdir())  # no temporary file
+    assert run_cli("check", str(out)).exit_code == 1  # incomplete
+    no_nanny()
+    result = run_cli("simulate", "--resume", "--dask", address, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert _parts(out) == _local(tmp_path, "l", *args)
 
 
 def _starting_workers(proc: subprocess.Popen) -> list:
