@@ -39,9 +39,15 @@ def cluster():
             yield lc, client
 
 
-def _wsim(*args) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "wsim", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+def _wsim(*args, new_session: bool = False, **deadlines) -> subprocess.Popen:
+    """`wsim ARGS` in a process of its own (and a process group of its own with new_session);
+    deadlines: wsim.cluster constants (CONNECT_SECONDS=2, ...) shortened in that process, so that
+    a test of a deadline takes seconds."""
+    shorten = "".join(f"cluster.{name} = {value!r}; " for name, value in deadlines.items())
+    start = ["-c", f"from wsim import cluster; {shorten}from wsim.entry import run; run()"] if deadlines else \
+        ["-m", "wsim"]
+    return subprocess.Popen([sys.executable, *start, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=new_session)
 
 
 def _wait_for_part(out: Path, proc: subprocess.Popen, seconds: float = 120):
@@ -63,11 +69,12 @@ def test_a_local_cluster_writes_the_local_run_byte_for_byte(tmp_path):
     assert run_cli("check", str(tmp_path / "d")).stdout.startswith("ok: 3000 games")
 
 
-def _run_under_way(tmp_path, address: str, seed: int) -> tuple:
-    """A `wsim simulate --dask` process with its first part written: (process, out, options)."""
+def _run_under_way(tmp_path, address: str, seed: int, **process) -> tuple:
+    """A `wsim simulate --dask` process (`process`: _wsim's options) with its first part
+    written: (process, out, options)."""
     args = ("--games", "30000", "--chunk-size", "1250", "--players", "4", "--seed", str(seed))
     out = tmp_path / "d"
-    proc = _wsim("simulate", *args, "--dask", address, "--out", str(out))
+    proc = _wsim("simulate", *args, "--dask", address, "--out", str(out), **process)
     _wait_for_part(out, proc)
     return proc, out, args
 

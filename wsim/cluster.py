@@ -10,9 +10,16 @@ travelled. A part is about 8 MB per 100,000 four-player games, small next to the
 to play.
 
 Tasks are pure functions of (data text, settings, part index), so a task re-run after its worker
-died returns the same bytes. A worker runs one kernel call at a time (`_KERNEL_LOCK`): the
-kernel thread count (wsim.run.set_threads) is one setting of the process, and a worker may be
-started with several threads.
+died returns the same bytes. The data text and settings reach the workers as the results of
+tasks that return them, not as scattered data: the scheduler runs such a task again when the
+worker that holds its result dies, where scattered data would be forgotten and every task that
+needs it cancelled. A worker runs one kernel call at a time (`_KERNEL_LOCK`): the kernel thread
+count (wsim.run.set_threads) is one setting of the process, and a worker may be started with
+several threads.
+
+Every wait on the cluster has a wall-clock deadline (the *_SECONDS constants): distributed's own
+timeouts cover a TCP connection but not a peer that accepts it and never answers. While tasks
+play, the deadline is on the scheduler's answers, not on the tasks: a task may take hours.
 
 Only the commands given `--dask` import this module, and only it imports dask and distributed.
 """
@@ -21,24 +28,35 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import queue
 import re
+import signal
 import threading
+import time
+from contextlib import closing
 from dataclasses import dataclass
 
-from wsim import RULES_VERSION, __version__
+from wsim import RULES_VERSION, __version__, signals
 from wsim.errors import WsimError, brief
 
 EXTRA = "pip install 'wsim[dask]'"
 LOCAL_PREFIX = "local:"
 MAX_LOCAL_WORKERS = 64
-CONNECT_SECONDS = 10
+# Deadlines of the waits on the cluster, in wall-clock seconds (module docstring)
+CONNECT_SECONDS = 10  # reach the scheduler (connection and handshake), then see a worker: README's promise
+STEP_SECONDS = 60  # any other request (the workers' versions, a part's bytes, the worker count, a cancel,
+# a close) and the start of a local cluster: a healthy cluster takes about a second (a local one starts in 2.5 s)
+KERNELS_SECONDS = 900  # every worker loads the run's kernels, or compiles them on a first run (~20 s a family here)
+POLL_SECONDS = 10  # while tasks play and none completes: how often the scheduler is asked how many workers it has
+WORKERLESS_SECONDS = 60  # a cluster without any worker for this long ends the run (a nanny restarts one in seconds)
+RERUNS = 3  # a task whose result is lost with its worker more often than this ends the run
 
 _KERNEL_LOCK = threading.Lock()
 _TABLES: dict = {}  # data sha256 -> compiled tables, per worker process
 
 
 class ClusterError(WsimError):
-    """A cluster that cannot be used: unreachable, other versions, a task that fails for good."""
+    """A cluster that cannot be used: unreachable, silent, other versions, a task that fails for good."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -73,8 +91,6 @@ def _play(tables, settings, first: int, games: int, threads: int):
 def load_kernels(data_text: bytes, run_meta: dict) -> tuple:
     """Load (or, on a first run, compile) the kernels of the run `run_meta` in this worker:
     (seconds, whether it compiled)."""
-    import time
-
     from wsim.compiling import CompileWatch
     from wsim.run import Runner
     from wsim.settings import settings_from_metadata
@@ -101,6 +117,11 @@ def play_part(data_text: bytes, run_meta: dict, index: int, threads: int) -> byt
     return parts.encode(table, parts.metadata(tables, settings, first, games), data_text)
 
 
+def carried(value):
+    """The task that holds one of a run's inputs on the cluster (module docstring)."""
+    return value
+
+
 def play_range(data_text: bytes, settings, first: int, games: int, threads: int):
     """The kernels' res rows (games x cities x RES_COUNT) of games first .. first + games - 1
     of `settings` (a wsim.settings.Settings): the ladder's tasks."""
@@ -109,6 +130,51 @@ def play_range(data_text: bytes, settings, first: int, games: int, threads: int)
 
 # ---------------------------------------------------------------------------------------------
 # Client side
+
+def _within(seconds: float, what: str, call, *args, **kwargs):
+    """call(*args, **kwargs), a blocking call into distributed, given `seconds` of wall-clock
+    time. ClusterError when it has not returned by then, or when it fails: whatever distributed
+    raises (OSError, TimeoutError, an assertion on a peer's first message...) ends as one
+    `Error:` line naming `what`.
+
+    The call runs in a daemon thread that is left behind if the deadline passes (the command
+    ends soon after, and a daemon thread does not hold the process): distributed cannot
+    cancel every one of these waits itself (a Client's handshake has no timeout at all).
+    Signals reach the main thread, which waits here."""
+    outcome: list = []
+    returned = threading.Event()
+
+    def run():
+        try:
+            outcome.append((True, call(*args, **kwargs)))
+        except BaseException as e:  # handed to the main thread: only it decides what ends the command
+            outcome.append((False, e))
+        returned.set()
+
+    threading.Thread(target=run, name="wsim-dask-call", daemon=True).start()
+    if not returned.wait(seconds):
+        raise ClusterError(f"--dask: {what}: no answer within {seconds:g} s")
+    ok, value = outcome[0]
+    if ok:
+        return value
+    raise _failure(what, value) from None
+
+
+def _failure(what: str, e: BaseException) -> ClusterError:
+    """The one `Error:` line of an exception raised by distributed while doing `what`."""
+    return ClusterError(f"--dask: {what} ({type(e).__name__}: {brief(str(e))})")
+
+
+def _silence_distributed():
+    """distributed's log lines (a task's traceback, "Couldn't gather 1 keys, rescheduling",
+    cancelled futures at Ctrl-C) would bury the one `Error:` line or follow the last line. Its
+    config gives some loggers levels of their own (distributed.client: warning), so its stream
+    handlers are silenced too."""
+    root = logging.getLogger("distributed")
+    root.setLevel(logging.CRITICAL)
+    for handler in root.handlers:
+        handler.setLevel(logging.CRITICAL)
+
 
 @dataclass
 class Cluster:
@@ -120,22 +186,42 @@ class Cluster:
 
     @property
     def workers(self) -> int:
-        return len(self.client.scheduler_info().get("workers", {}))
+        """How many workers the scheduler has now (ClusterError if it does not answer)."""
+        info = _within(STEP_SECONDS, f"asking the scheduler at {brief(self.address)} for its workers",
+                       self.client.scheduler_info, n_workers=0)
+        return info["n_workers"]
 
     @property
     def dashboard(self) -> str | None:
-        try:
-            return self.client.dashboard_link
-        except Exception:  # no dashboard (bokeh missing or disabled): only the link is lost
+        try:  # a remote scheduler is asked for it
+            return _within(STEP_SECONDS, "asking the scheduler for its dashboard", getattr, self.client,
+                           "dashboard_link")
+        except ClusterError:  # no dashboard (bokeh missing or disabled), or no answer: only the link is lost
             return None
 
+    def submit(self, function, *args):
+        """A task of function(*args) (a new key each time: a task played again is a new task);
+        the call does not wait on the network."""
+        try:
+            return self.client.submit(function, *args, pure=False)
+        except Exception as e:  # a client closed meanwhile (the scheduler lost)
+            raise _failure(f"submitting a task to the cluster at {brief(self.address)}", e) from None
+
     def close(self):
-        self.client.close()
-        if self.local is not None:
-            self.local.close()
+        """Close the client, then the local cluster if any. Best effort: the command's outcome
+        is decided by then, and an error here would hide it. Signals wait until both are closed
+        (or their deadlines pass): a cluster left half-closed would be closed again by
+        distributed's exit hook, with a traceback after wsim's last line."""
+        with signals.deferred():
+            for what, part in (("closing the client", self.client), ("closing the local cluster", self.local)):
+                if part is not None:
+                    try:
+                        _within(STEP_SECONDS, what, part.close)
+                    except ClusterError:
+                        pass
 
 
-_REMOTE = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(\d{1,5}))?")
+_REMOTE = re.compile(r"tcp://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(\d{1,5}))?")
 
 
 def parse_address(address: str) -> tuple:
@@ -145,8 +231,12 @@ def parse_address(address: str) -> tuple:
         if not count.isdigit() or not 1 <= int(count) <= MAX_LOCAL_WORKERS:
             raise ClusterError(f"--dask: local:W takes 1..{MAX_LOCAL_WORKERS} worker processes, got {brief(address)}")
         return "local", int(count)
+    if address.startswith("tls://"):
+        # distributed needs certificates for TLS, and wsim has no option to take them
+        raise ClusterError(f"--dask: tls:// is not supported (wsim takes no TLS certificates), got {brief(address)}: "
+                           "use tcp://HOST:PORT (over an SSH tunnel or a private network) or local:W")
     remote = _REMOTE.fullmatch(address)
-    if remote and (remote[3] is None or 1 <= int(remote[3]) <= 65535):
+    if remote and (remote[2] is None or 1 <= int(remote[2]) <= 65535):
         return "remote", address
     raise ClusterError(f"--dask: expected tcp://HOST:PORT (a running `dask scheduler`; PORT 1..65535, an IPv6 "
                        f"HOST in brackets) or local:W, got {brief(address)}")
@@ -154,44 +244,65 @@ def parse_address(address: str) -> tuple:
 
 def connect(address: str, threads: int = 1) -> Cluster:
     """Connect to the cluster of a --dask value, or start the local one; ClusterError if it
-    cannot be reached, has no worker, or a worker cannot run `threads` kernel threads or runs
-    another wsim."""
+    cannot be reached within CONNECT_SECONDS, has no worker, or a worker cannot run `threads`
+    kernel threads or runs another wsim."""
     kind, where = parse_address(address)
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         raise ClusterError(f"--dask needs the dask extra: {EXTRA}") from None
-    # a task's failure reaches the user as one Error: line; distributed's own log of it
-    # (tracebacks, cancelled futures at Ctrl-C) would bury it
-    logging.getLogger("distributed").setLevel(logging.CRITICAL)
-    local = None
+    except Exception as e:  # distributed reads the user's Dask configuration files as it is imported
+        raise _failure("importing distributed", e) from None
+    _silence_distributed()
+    reach = f"cannot use the cluster at {brief(address)}"
+    local = client = None
     try:
         if kind == "local":
-            # worker processes, one thread each: a kernel call uses the threads --threads gives it
-            local = LocalCluster(n_workers=where, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                 silence_logs=logging.CRITICAL)
-            client = Client(local, timeout=CONNECT_SECONDS)
-        else:
-            client = Client(where, timeout=CONNECT_SECONDS)
-            client.wait_for_workers(1, timeout=CONNECT_SECONDS)
-    except (OSError, TimeoutError, ValueError) as e:
-        if local is not None:
-            local.close()
-        raise ClusterError(f"--dask: cannot use the cluster at {brief(address)} ({brief(str(e))})") from None
-    cluster = Cluster(client, local, address)
-    try:
+            _start_resource_tracker()
+            # Signals wait until the start is over: a LocalCluster interrupted while it starts
+            # cannot be closed (distributed's exit hook then fails on it, and a worker process
+            # caught half-started can hold the exit).
+            with signals.deferred():
+                # worker processes, one thread each: a kernel call uses the threads --threads gives it
+                local = _within(STEP_SECONDS, f"starting a local cluster of {where} workers", LocalCluster,
+                                n_workers=where, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                silence_logs=logging.CRITICAL)
+                local.shutdown_on_close = False  # Cluster.close closes it, not the exit hook
+            where = local
+        # set_as_default=False: nothing of wsim looks the client up, and a client left half-made by
+        # a passed deadline is then not closed again at exit
+        client = _within(CONNECT_SECONDS, reach, Client, where, timeout=CONNECT_SECONDS, set_as_default=False)
+        cluster = Cluster(client, local, address)
+        if kind == "remote":  # distributed's own timeout, with its message, comes first
+            _within(2 * CONNECT_SECONDS, f"{reach}: no worker", client.wait_for_workers, 1, timeout=CONNECT_SECONDS)
         check_workers(cluster, threads)
     except BaseException:
-        cluster.close()
+        if client is not None or local is not None:
+            Cluster(client, local, address).close()
         raise
     return cluster
+
+
+def _start_resource_tracker():
+    """Start multiprocessing's resource tracker (the process that a local cluster's worker
+    processes register their semaphores with) with SIGHUP blocked, which it keeps. It ignores
+    SIGINT and SIGTERM itself, not SIGHUP: a hangup of the terminal's process group killed it,
+    and the tracker started in its place printed a traceback for every semaphore released
+    after wsim's last line."""
+    from multiprocessing import resource_tracker
+
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def check_workers(cluster: Cluster, threads: int):
     """Refuse, before any game, workers that run another wsim or rules version, or that have
     fewer cores than the kernel threads asked of each task."""
     ours = {"wsim_version": __version__, "rules_version": RULES_VERSION}
-    found = cluster.client.run(worker_facts)
+    found = _within(STEP_SECONDS, "asking the workers for their versions", cluster.client.run, worker_facts)
     for worker, theirs in sorted(found.items()):
         versions = {k: theirs.get(k) for k in ours}
         if versions != ours:
@@ -206,30 +317,21 @@ def check_workers(cluster: Cluster, threads: int):
 def ready_workers(cluster: Cluster, data_text: bytes, run_meta: dict) -> tuple:
     """Every worker loads or compiles the run's kernels before a part is timed: (the slowest
     worker's seconds, how many workers compiled)."""
-    found = cluster.client.run(load_kernels, data_text, run_meta)
+    found = _within(KERNELS_SECONDS, "loading the kernels on the workers", cluster.client.run, load_kernels,
+                    data_text, run_meta)
     return max((s for s, _ in found.values()), default=0.0), sum(1 for _, c in found.values() if c)
 
 
 def play_parts(cluster: Cluster, data_text: bytes, run_meta: dict, todo: list, threads: int):
-    """Submit every part of `todo` and yield (index, part bytes) as they complete. A task that
-    fails (not a lost worker: Dask re-runs those) ends the run with a ClusterError."""
-    from distributed import as_completed
-
-    client = cluster.client
-    # sent once to every worker, not once per task (a list: scatter would split a dict)
-    meta, data = client.scatter([run_meta, data_text], broadcast=True)
-    run_key = hashlib.sha256(repr((run_meta, data_text)).encode()).hexdigest()[:16]
-    futures = {client.submit(play_part, data, meta, index, threads, key=f"wsim-part-{run_key}-{index}",
-                             pure=False): index for index in todo}
+    """Play every part of `todo` as a task and yield (index, part bytes) as they complete
+    (_results)."""
+    inputs = [cluster.submit(carried, value) for value in (data_text, run_meta)]
     try:
-        for future in as_completed(futures):
-            index = futures[future]
-            if future.status != "finished":
-                _raise_task_error(future, f"part {index}")
-            yield index, future.result()
-            future.release()
+        yield from _results(cluster, {index: (play_part, (*inputs, index, threads)) for index in todo},
+                            lambda index: f"part {index}")
     finally:
-        client.cancel(list(futures))
+        for future in inputs:
+            future.release()
 
 
 RANGE_GAMES = 2_000  # games per ladder task at most: enough tasks to share among workers
@@ -239,34 +341,98 @@ def play_ranges(cluster: Cluster, data_text: bytes, ranges: list, threads: int, 
     """The res rows of each (Settings, first, games) of `ranges`, played as tasks of at most
     RANGE_GAMES games, returned in the order of `ranges`."""
     import numpy as np
-    from distributed import as_completed
 
-    client = cluster.client
-    (data,) = client.scatter([data_text], broadcast=True)
-    pieces = {}
+    data = cluster.submit(carried, data_text)
+    tasks = {}
     for i, (settings, first, games) in enumerate(ranges):
         for at in range(first, first + games, RANGE_GAMES):
-            count = min(RANGE_GAMES, first + games - at)
-            pieces[client.submit(play_range, data, settings, at, count, threads, pure=False)] = (i, at)
+            tasks[(i, at)] = (play_range, (data, settings, at, min(RANGE_GAMES, first + games - at), threads))
     done: dict = {}
     try:
-        for future in as_completed(pieces):
-            i, at = pieces[future]
-            if future.status != "finished":
-                _raise_task_error(future, f"the task of games {at}.. of block {i}")
-            res = future.result()
-            done[(i, at)] = res
-            future.release()
-            if on_progress:
-                on_progress(len(res))
+        with closing(_results(cluster, tasks, lambda tag: f"the task of games {tag[1]}.. of block {tag[0]}")) as run:
+            for tag, res in run:
+                done[tag] = res
+                if on_progress:
+                    on_progress(len(res))
     finally:
-        client.cancel(list(pieces))
+        data.release()
     return [np.concatenate([done[key] for key in sorted(k for k in done if k[0] == i)]) for i in range(len(ranges))]
+
+
+_LOST = object()  # a finished task's result that died with its worker before the client had it
+
+
+def _results(cluster: Cluster, tasks: dict, name):
+    """Submit each task of `tasks` ({tag: (function, args)}) and yield (tag, its result) as they
+    complete; name(tag) names a task in messages. The tasks still on the cluster are cancelled
+    when the generator is closed.
+
+    Dask plays again a task whose worker dies, even after it finished if its result was not
+    fetched yet; the fetch waits for that only until STEP_SECONDS pass, and the task is then
+    submitted anew, RERUNS times at most. A task that fails for good, a scheduler that stops
+    answering, or a cluster left without any worker for WORKERLESS_SECONDS ends the run with a
+    ClusterError; the parts already written are whole."""
+    client = cluster.client
+    completed: queue.SimpleQueue = queue.SimpleQueue()
+    running: dict = {}  # future -> (tag, reruns so far)
+
+    def submit(tag, reruns: int):
+        function, args = tasks[tag]
+        future = cluster.submit(function, *args)
+        running[future] = (tag, reruns)
+        future.add_done_callback(completed.put)  # called in a thread of distributed's
+
+    for tag in tasks:
+        submit(tag, 0)
+    last_worker = time.monotonic()
+    try:
+        while running:
+            try:
+                future = completed.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                if cluster.workers:  # also the scheduler's sign of life while long tasks play
+                    last_worker = time.monotonic()
+                elif time.monotonic() - last_worker > WORKERLESS_SECONDS:
+                    raise ClusterError(f"--dask: the cluster at {brief(cluster.address)} has had no worker for "
+                                       f"{WORKERLESS_SECONDS:g} s") from None
+                continue
+            last_worker = time.monotonic()  # a task completed: the cluster had a worker
+            tag, reruns = running.pop(future)
+            result = _result(cluster, future, name(tag))
+            future.release()
+            if result is _LOST:
+                if reruns == RERUNS:
+                    raise ClusterError(f"--dask: {name(tag)} was lost with its worker {RERUNS + 1} times")
+                submit(tag, reruns + 1)
+                continue
+            yield tag, result
+    finally:
+        if running:
+            try:
+                _within(STEP_SECONDS, "cancelling the tasks left", client.cancel, list(running))
+            except ClusterError:  # best effort: closing the client releases them too
+                pass
+
+
+def _result(cluster: Cluster, future, what: str):
+    """The result of a task that is done, or _LOST if it died with its worker before it was
+    fetched; ClusterError if the task failed or was cancelled, or its worker does not send it."""
+    if future.status == "finished":
+        try:
+            return future.result(timeout=STEP_SECONDS)
+        except Exception as e:  # lost or cancelled meanwhile, then the status says which
+            if future.status == "finished":
+                raise _failure(f"fetching {what}", e) from None
+    if future.status in ("lost", "pending"):
+        return _LOST
+    if future.status == "cancelled" and cluster.client.status != "running":  # every task was cancelled
+        raise ClusterError(f"--dask: lost the connection to the scheduler at {brief(cluster.address)}")
+    _raise_task_error(future, what)
 
 
 def _raise_task_error(future, what: str):
     try:
-        future.result()
+        future.result(timeout=STEP_SECONDS)  # an error or a cancel is already on the client
     except WsimError as e:
         raise ClusterError(f"--dask: {what} failed on a worker: {e}") from None
     except Exception as e:  # KilledWorker after repeated losses, or a bug: either way it will not go away
