@@ -316,10 +316,20 @@ def check_workers(cluster: Cluster, threads: int):
 
 def ready_workers(cluster: Cluster, data_text: bytes, run_meta: dict) -> tuple:
     """Every worker loads or compiles the run's kernels before a part is timed: (the slowest
-    worker's seconds, how many workers compiled)."""
-    found = _within(KERNELS_SECONDS, "loading the kernels on the workers", cluster.client.run, load_kernels,
-                    data_text, run_meta)
-    return max((s for s, _ in found.values()), default=0.0), sum(1 for _, c in found.values() if c)
+    worker's seconds, how many workers compiled). One task pinned to each worker, not
+    client.run: a task runs in the worker's threads, so a compile of many seconds does not
+    stop the worker answering the scheduler."""
+    client = cluster.client
+    info = _within(STEP_SECONDS, f"asking the scheduler at {brief(cluster.address)} for its workers",
+                   client.scheduler_info)
+    futures = [client.submit(load_kernels, data_text, run_meta, workers=[address], allow_other_workers=False,
+                             pure=False) for address in info["workers"]]
+    try:
+        found = _within(KERNELS_SECONDS, "loading the kernels on the workers", client.gather, futures)
+    finally:
+        for future in futures:
+            future.release()
+    return max((s for s, _ in found), default=0.0), sum(1 for _, c in found if c)
 
 
 def play_parts(cluster: Cluster, data_text: bytes, run_meta: dict, todo: list, threads: int):
