@@ -90,7 +90,7 @@ def deal_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo_i
 
 def board_pool(board, boards, promo_in_pool: bool) -> tuple:
     """(seats wanting a random board, boards left in the pool for them). deal_game reads past
-    the shuffled pool when the first is larger: callers check it (wsim.settings)."""
+    the shuffled pool when the first is larger: callers check it (wsim.run.settings)."""
     fixed = {int(b) for b in boards if b >= 0}
     pool = sum(1 for b in range(board.shape[0]) if b not in fixed and (not board[b, B_PROMO] or promo_in_pool))
     return sum(1 for b in boards if b < 0), pool

@@ -11,7 +11,7 @@ None` before typing when x is None, so a run without rollout never compiles the 
 (kernels/rollout.py: about half of the whole compile). The same pruning keeps the batch kernel
 one function for both families.
 
-Threads: play_games releases the GIL (nogil) and allocates nothing; wsim.run calls it from
+Threads: play_games releases the GIL (nogil) and allocates nothing; wsim.run.runner calls it from
 Python threads, one block of games each, with each thread's own state arrays (new_state,
 new_scratch). A game depends only on (seed, game), so results are the same whatever the
 threads and blocks.

@@ -48,7 +48,7 @@ POLICY_NAMES = ("random", "greedy", "heuristic", "rollout")
 P_POINT, P_SHIELD, P_UNIT, P_COIN, P_STAGE = range(5)
 GREEDY_DEFAULTS = (100, 60, 40, 30, 25)
 # The parameters a user may set (--policy-param NAME.KEY=VALUE), in parameter-row order; a row
-# holds P_COUNT values (the longest list; the rest are zeros). Defaults: wsim/weights.py.
+# holds P_COUNT values (the longest list; the rest are zeros). Defaults: wsim/agents/weights.py.
 PARAM_KEYS = {"random": (), "greedy": ("point", "shield", "unit", "coin", "stage"), "heuristic": HEURISTIC_KEYS,
               "rollout": ("playouts", "base")}
 # a rollout row: its playouts, its base policy's id, then the base policy's own row

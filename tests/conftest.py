@@ -5,7 +5,7 @@ import yaml
 from click.testing import CliRunner
 
 from wsim import tables as tables_mod
-from wsim.cli import main
+from wsim.cli.app import main
 
 pytest_plugins = ["tiers"]  # make verify's shards, depth and resumption (tests/tiers.py)
 

@@ -21,7 +21,7 @@ from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, 
 from wsim.kernels.step import apply, end_age, legal, pending
 from wsim.movelog import EVENT_COLUMNS, MILITARY
 from wsim.reference.engine import Game, IllegalMove, Move
-from wsim.stepgame import state_of_position
+from wsim.run.stepgame import state_of_position
 
 
 def rows_to_moves(rows) -> list:

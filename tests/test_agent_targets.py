@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from wsim.edits import apply_edits
-from wsim.mechanics import USE_FLOOR, usage
-from wsim.run import Pacer, Runner, play_paced
-from wsim.settings import Settings
+from wsim.analysis.edits import apply_edits
+from wsim.agents.mechanics import USE_FLOOR, usage
+from wsim.run.runner import Pacer, Runner, play_paced
+from wsim.run.settings import Settings
 
 pytestmark = pytest.mark.slow
 

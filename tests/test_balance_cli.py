@@ -11,13 +11,13 @@ import pyarrow.dataset as pads
 import pytest
 
 from conftest import last_error_line, run_cli
-from wsim import ablate as ablate_mod
+from wsim.analysis import ablate as ablate_mod
 from wsim import codes
-from wsim.balance import report as report_mod
-from wsim.edits import EditError, apply_edits
+from wsim.analysis.balance import report as report_mod
+from wsim.analysis.edits import EditError, apply_edits
 from wsim.kernels.deal import deal
-from wsim.settings import Settings
-from wsim.stats import wilson_interval
+from wsim.run.settings import Settings
+from wsim.analysis.stats import wilson_interval
 
 
 def _rows(path) -> list:
@@ -270,7 +270,7 @@ def test_ablate_interrupted_leaves_the_old_report(planted, tables, monkeypatch):
 
 
 def test_without_the_analysis_extra_the_commands_name_it(dataset, tmp_path, monkeypatch):
-    from wsim import cli
+    from wsim.cli import app as cli
 
     monkeypatch.setattr(cli, "ANALYSIS_LIBRARIES", cli.ANALYSIS_LIBRARIES + ("wsim_no_such_library",))
     for args in (["balance", str(dataset)], ["ablate", "--edit", "Altar=neutral", "--games", "10"]):
@@ -286,7 +286,7 @@ def test_simulate_never_imports_the_analysis_libraries(tmp_path):
     import subprocess
     import sys
 
-    code = ("import sys; from wsim.entry import run; sys.argv = ['wsim', 'simulate', '--games', '2', '--threads', '1', "
+    code = ("import sys; from wsim.cli.entry import run; sys.argv = ['wsim', 'simulate', '--games', '2', '--threads', '1', "
             f"'--out', {str(tmp_path / 'ds')!r}]\n"
             "try:\n    run()\nexcept SystemExit:\n    pass\n"
             "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'duckdb', 'statsmodels', 'matplotlib', 'pandas', "

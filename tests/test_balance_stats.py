@@ -1,4 +1,4 @@
-"""Known-answer tests of wsim.balance.effects: card effects (AME) planted in synthetic seats
+"""Known-answer tests of wsim.analysis.balance.effects: card effects (AME) planted in synthetic seats
 from a logistic model, their paired comparison between two datasets, and paired win rates."""
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 
-from wsim.balance.effects import (
+from wsim.analysis.balance.effects import (
     EFFECT_COLUMNS,
     card_effects,
     independent_diff_ci,
     paired_effects,
     paired_mean_ci,
 )
-from wsim.balance import effects
-from wsim.stats import Z95
+from wsim.analysis.balance import effects
+from wsim.analysis.stats import Z95
 
 PLAYERS = 4
 WONDERS = np.array(["giza", "giza", "rhodes", "rhodes"])
@@ -247,7 +247,7 @@ def test_one_step_jackknife_is_close_to_full_refits():
 
 
 def test_wilson_bounds_are_exact_at_none_and_all():
-    from wsim.stats import wilson_interval
+    from wsim.analysis.stats import wilson_interval
 
     for n in range(1, 3000):
         assert wilson_interval(0, n)[0] == 0.0 and wilson_interval(n, n)[1] == 1.0

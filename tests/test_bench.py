@@ -27,8 +27,8 @@ def test_instrumented_twin_plays_the_production_games(tables):
     from wsim.kernels.layout import RES_COUNT, RES_NCARDS
     from wsim.kernels.profile import COMPONENTS
     from wsim.kernels.schema import MAX_CITY
-    from wsim.run import Runner
-    from wsim.settings import Settings
+    from wsim.run.runner import Runner
+    from wsim.run.settings import Settings
 
     for policy in ("random", "greedy"):
         runner = Runner(tables, Settings(players=5, seed=0, policies=(policy,) * 5))

@@ -15,9 +15,9 @@ import pytest
 _COUNT = """
 import json, sys
 from wsim import tables
-from wsim.compiling import CompileWatch
-from wsim.run import Runner
-from wsim.settings import build_settings
+from wsim.run.compiling import CompileWatch
+from wsim.run.runner import Runner
+from wsim.run.settings import build_settings
 
 t = tables.load()
 with CompileWatch() as watch:

@@ -41,10 +41,10 @@ def cluster():
 
 def _wsim(*args, new_session: bool = False, **deadlines) -> subprocess.Popen:
     """`wsim ARGS` in a process of its own (and a process group of its own with new_session);
-    deadlines: wsim.cluster constants (CONNECT_SECONDS=2, ...) shortened in that process, so that
+    deadlines: wsim.run.cluster constants (CONNECT_SECONDS=2, ...) shortened in that process, so that
     a test of a deadline takes seconds."""
     shorten = "".join(f"cluster.{name} = {value!r}; " for name, value in deadlines.items())
-    start = ["-c", f"from wsim import cluster; {shorten}from wsim.entry import run; run()"] if deadlines else \
+    start = ["-c", f"from wsim.run import cluster; {shorten}from wsim.cli.entry import run; run()"] if deadlines else \
         ["-m", "wsim"]
     return subprocess.Popen([sys.executable, *start, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=new_session)
@@ -84,8 +84,8 @@ def test_an_interrupted_cluster_run_cancels_its_tasks_while_the_client_is_open(t
     to the garbage collector, the cancel would meet a closed event loop and print a traceback
     after wsim's last line (it did, in about one SIGTERM run in ten)."""
     from wsim.dataset.folder import OutputFolder
-    from wsim.settings import Settings
-    from wsim.simulate import Request, simulate
+    from wsim.run.settings import Settings
+    from wsim.run.batch import Request, simulate
     from wsim.tables import load
 
     lc, _ = cluster
@@ -139,9 +139,9 @@ def test_two_tasks_at_once_on_one_worker(tmp_path):
 
 
 def _patch_workers(client, name: str, value):
-    """Replace wsim.cluster.NAME in every worker process (the original kept for _restore_workers)."""
+    """Replace wsim.run.cluster.NAME in every worker process (the original kept for _restore_workers)."""
     def patch():
-        from wsim import cluster
+        from wsim.run import cluster
 
         cluster.__dict__.setdefault("_original_" + name, getattr(cluster, name))
         setattr(cluster, name, value)
@@ -151,7 +151,7 @@ def _patch_workers(client, name: str, value):
 
 def _restore_workers(client, name: str):
     def restore():
-        from wsim import cluster
+        from wsim.run import cluster
 
         setattr(cluster, name, cluster.__dict__.pop("_original_" + name))
 
@@ -202,7 +202,8 @@ def test_a_task_that_fails_for_good_stops_the_run(tmp_path, cluster):
 
 
 def test_bad_dask_options(tmp_path, monkeypatch):
-    from wsim import cli, cluster
+    from wsim.cli import app as cli
+    from wsim.run import cluster
 
     monkeypatch.setattr(cluster, "CONNECT_SECONDS", 2)  # nobody listens on port 9: no need to wait 20 s
     for value, message in (("udp://x", "expected tcp://HOST:PORT"), ("local:0", "local:W takes 1..64"),

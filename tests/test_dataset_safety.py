@@ -22,7 +22,7 @@ from conftest import last_error_line, run_cli
 from wsim.dataset import folder as folder_mod
 from wsim.kernels.policy import P_COUNT
 
-WSIM = [sys.executable, "-c", "from wsim.entry import run; run()"]
+WSIM = [sys.executable, "-c", "from wsim.cli.entry import run; run()"]
 OLD = ["--games", "30", "--players", "3", "--chunk-size", "10", "--seed", "1", "--threads", "1"]
 NEW = ["--games", "40", "--players", "4", "--chunk-size", "10", "--seed", "5", "--threads", "1"]
 
@@ -497,7 +497,7 @@ def test_ctrl_c_during_start_up_exits_130(tmp_path):
     it imports anything heavy), never click's "Aborted!" and status 1. The child says when wsim's
     code has started, so a slow machine cannot move the signal into Python's own start-up, where
     wsim cannot act (Python then reports "init_import_site" and exits 1)."""
-    ready = ("import sys; from wsim.entry import run; sys.stderr.write('ready\\n'); sys.stderr.flush(); run()")
+    ready = ("import sys; from wsim.cli.entry import run; sys.stderr.write('ready\\n'); sys.stderr.flush(); run()")
     for delay, signum, status in ((0.0, signal.SIGINT, 130), (0.1, signal.SIGINT, 130), (0.25, signal.SIGINT, 130),
                                   (0.4, signal.SIGINT, 130), (0.05, signal.SIGTERM, 143), (0.15, signal.SIGHUP, 129)):
         proc = subprocess.Popen([sys.executable, "-c", ready, "simulate", "--games", "200000", "--threads", "1",
@@ -528,7 +528,7 @@ def test_sigterm_from_a_thread_in_process(tmp_path, long_run):
     kernels run ends the command with 143 and only whole parts, which --resume completes."""
     import threading
 
-    from wsim import entry
+    from wsim.cli import entry
 
     out = tmp_path / "ds"
     saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
@@ -564,8 +564,8 @@ def test_a_signal_swallowed_by_a_c_callback_still_ends_the_run(tables):
     import ctypes
 
     from wsim import signals
-    from wsim.run import Runner
-    from wsim.settings import Settings
+    from wsim.run.runner import Runner
+    from wsim.run.settings import Settings
 
     saved = {s: signal.getsignal(s) for s in signals.HANDLED}
     signals.install()
@@ -588,7 +588,7 @@ def test_a_signal_swallowed_by_a_c_callback_still_ends_the_run(tables):
 @pytest.mark.system
 def test_a_signal_during_the_commit_waits_for_it(tmp_path, monkeypatch, expected):
     """SIGTERM in the middle of the swap: the swap finishes, the new dataset is whole, exit 143."""
-    from wsim import entry
+    from wsim.cli import entry
 
     _, new = expected
     out = old_dataset(tmp_path)

@@ -8,9 +8,9 @@ from conftest import last_error_line, run_cli
 from wsim import codes
 from wsim.kernels.layout import (C_SLOT, DEC_MOVE, F_CHOSEN, F_HAND, F_HAND_N, G_FC, G_PHASE, M_ACTION, M_CARD,
                                  PH_OVER, RES_BOARD, RES_RANK, RES_SIDE, RES_TOTAL)
-from wsim.run import Runner
-from wsim.settings import Settings
-from wsim.stepgame import KernelGame
+from wsim.run.runner import Runner
+from wsim.run.settings import Settings
+from wsim.run.stepgame import KernelGame
 
 
 def test_controller_and_decision_order_each_turn(tables):

@@ -17,7 +17,7 @@ from wsim.kernels.deal import deal
 from wsim.movelog import DISCARD_BUILD, MOVE, SEVENTH, LogError
 from wsim.reference.engine import Game, RandomPolicy, free_city_moves, legal_moves, play
 from wsim.reference.replay import replay
-from wsim.verify import check_complete_game
+from wsim.run.verify import check_complete_game
 
 import enginekit
 from enginekit import (ACTION, card, cards, city_names, coins, discard_names, names, new_game, script, set_discard,

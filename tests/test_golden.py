@@ -18,8 +18,8 @@ import pytest
 from wsim import RULES_VERSION, tables as tables_mod
 from wsim.dataset import parts
 from wsim.logtext import log_text
-from wsim.run import Runner, game_log
-from wsim.settings import Settings
+from wsim.run.runner import Runner, game_log
+from wsim.run.settings import Settings
 
 DATA = Path(__file__).parent / "data"
 GAMES = 2000

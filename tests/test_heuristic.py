@@ -10,9 +10,9 @@ import pytest
 from conftest import last_error_line, run_cli
 from wsim.kernels.heuristic import HEURISTIC_KEYS
 from wsim.kernels.layout import RES_RANK
-from wsim.run import Runner
-from wsim.settings import Settings
-from wsim.weights import DEFAULT_FILE, default_params, read_weights
+from wsim.run.runner import Runner
+from wsim.run.settings import Settings
+from wsim.agents.weights import DEFAULT_FILE, default_params, read_weights
 
 
 def _weights(tmp_path, **changes) -> str:
@@ -78,7 +78,7 @@ def test_one_heuristic_seat_beats_three_greedy_ones(tables):
 def test_rollout_games_replay_and_playouts_are_checked(tmp_path):
     """A few rollout games (the rest in `make verify`): legal moves, listed purchases; its
     playouts parameter is bounded."""
-    from wsim.verify import verify_games
+    from wsim.run.verify import verify_games
 
     assert verify_games(3, "rollout", 0, 2)["games"] == 2
     bad = run_cli("simulate", "--out", str(tmp_path / "x"), "--games", "2", "--players", "3",

@@ -7,10 +7,10 @@ from wsim.kernels.layout import RES_COUNT, RES_MILITARY, RES_RANK, RES_TOTAL, ke
 from wsim.kernels.score import score_seat
 from wsim.reference.scoring import score_all
 from wsim.reference.state import City, Position
-from wsim.run import Runner, available_cores, game_log, set_threads
-from wsim.settings import Settings
-from wsim.stepgame import state_of_position
-from wsim.verify import verify_games
+from wsim.run.runner import Runner, available_cores, game_log, set_threads
+from wsim.run.settings import Settings
+from wsim.run.stepgame import state_of_position
+from wsim.run.verify import verify_games
 
 # Kernel games replayed by the reference (seed 17): make check replays games 0..9 of random and
 # greedy seats per player count, make test games 10..109 and 30 heuristic games per player count,

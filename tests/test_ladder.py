@@ -6,11 +6,11 @@ import pytest
 
 from conftest import last_error_line, run_cli
 from wsim.kernels.layout import RES_RANK, RES_TOTAL
-from wsim.weights import default_params
-from wsim.ladder import LADDER_COLUMNS, RATINGS_COLUMNS
-from wsim.run import Runner
-from wsim.settings import Settings
-from wsim.stats import wilson_interval
+from wsim.agents.weights import default_params
+from wsim.agents.ladder import LADDER_COLUMNS, RATINGS_COLUMNS
+from wsim.run.runner import Runner
+from wsim.run.settings import Settings
+from wsim.analysis.stats import wilson_interval
 
 
 def _rows(path) -> list:

@@ -1,15 +1,15 @@
-"""wsim.mechanics: the use of each wonder stage and way of scoring, and tune's variety term."""
+"""wsim.agents.mechanics: the use of each wonder stage and way of scoring, and tune's variety term."""
 
 import numpy as np
 import pytest
 
 from wsim.kernels.heuristic import HEURISTIC_KEYS
 from wsim.kernels.layout import RES_BOARD, RES_COUNT, RES_MILITARY, RES_SCIENCE, RES_SIDE, RES_STAGES
-from wsim.ladder import Entry
-from wsim.mechanics import MIN_SEATS, USE_FLOOR, shortfall, usage
+from wsim.agents.ladder import Entry
+from wsim.agents.mechanics import MIN_SEATS, USE_FLOOR, shortfall, usage
 from wsim.tables import load
-from wsim.tune import self_play_shortfall
-from wsim.weights import default_params
+from wsim.agents.tune import self_play_shortfall
+from wsim.agents.weights import default_params
 
 TABLES = load()
 

@@ -8,7 +8,7 @@ from wsim import movelog
 from wsim.kernels.deal import deal
 from wsim.reference.engine import Game, RandomPolicy, play
 from wsim.reference.replay import ReplayError, replay
-from wsim.verify import check_complete_game
+from wsim.run.verify import check_complete_game
 
 GAMES_PER_N = 20  # the deep runs are `make verify`'s (5,000 per player count, same invariants)
 

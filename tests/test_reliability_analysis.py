@@ -172,7 +172,7 @@ def test_a_signal_while_duckdb_reads_ends_balance_cleanly(datasets, tmp_path, si
             f"    os.kill(os.getpid(), {int(signum)})\n"
             "    yield from real(self, *args, **kwargs)\n"
             "pq.ParquetFile.iter_batches = iter_batches\n"
-            "from wsim.entry import run\n"
+            "from wsim.cli.entry import run\n"
             f"sys.argv = ['wsim', 'balance', {str(datasets[0])!r}, '--out', {str(out)!r}]\n"
             "run()\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

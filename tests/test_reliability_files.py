@@ -21,7 +21,7 @@ from conftest import last_error_line, run_cli
 from test_dataset_safety import lock_held_by_another_process
 from wsim.dataset.parts import MANIFEST
 
-WSIM = [sys.executable, "-c", "from wsim.entry import run; run()"]
+WSIM = [sys.executable, "-c", "from wsim.cli.entry import run; run()"]
 RUN = ["--games", "40", "--players", "3", "--chunk-size", "10", "--seed", "1", "--threads", "1"]
 TUNE = ["--generations", "1", "--population", "4", "--games", "4", "--players", "3", "--seed", "7"]
 DEADLINE = 30  # seconds; each command below ends in one or two when nothing blocks
@@ -151,7 +151,7 @@ def second_writer_refused(out: Path, *args):
 
 def test_ladder_holds_its_folder_while_it_plays(tmp_path, monkeypatch):
     """LD25, LD26: a simulate and a second ladder into the ladder's folder while it plays."""
-    from wsim import ladder
+    from wsim.agents import ladder
 
     out = tmp_path / "l25"
     play = ladder.Ladder.run
@@ -173,7 +173,7 @@ def test_ladder_holds_its_folder_while_it_plays(tmp_path, monkeypatch):
 def test_balance_holds_its_folder_while_it_reads(tmp_path, monkeypatch, dataset):
     """BA31: a simulate into the report folder while balance works."""
     pytest.importorskip("duckdb")
-    from wsim.balance import report
+    from wsim.analysis.balance import report
 
     out = tmp_path / "r31"
     build = report.build
@@ -206,7 +206,7 @@ def test_balance_report_folder_is_not_a_dataset_it_reads(tmp_path, dataset):
 def test_tune_holds_its_file_while_it_searches(tmp_path, monkeypatch):
     """TU13: a second tune of the same file while the first searches; no lock or temporary
     file is left after."""
-    from wsim import tune
+    from wsim.agents import tune
 
     out = tmp_path / "t.json"
     search = tune.tune
@@ -300,8 +300,8 @@ def test_ablate_refuses_an_edit_no_game_deals(tmp_path, edit, options, message):
 ])
 def test_ablate_takes_an_edit_some_game_deals(tables, edit, options):
     pytest.importorskip("duckdb")
-    from wsim.ablate import refuse_edits_out_of_play
-    from wsim.settings import build_settings
+    from wsim.analysis.ablate import refuse_edits_out_of_play
+    from wsim.run.settings import build_settings
 
     players = options.pop("players", 4)
     settings = build_settings(tables, players=players, policies=["random"] * players, games=10, **options)
@@ -343,7 +343,7 @@ def test_no_output_folder_inside_wsims_own_package(tmp_path, monkeypatch):
 
 def test_a_dangling_symbolic_link_as_out(tmp_path, monkeypatch):
     """AB15, FS06, TU06: a link to nothing is named as such, before any game."""
-    from wsim import tune
+    from wsim.agents import tune
 
     link = tmp_path / "ab15"
     link.symlink_to(tmp_path / "nowhere")
@@ -360,7 +360,7 @@ def test_a_dangling_symbolic_link_as_out(tmp_path, monkeypatch):
 
 def test_tune_out_with_a_trailing_slash_is_refused(tmp_path, monkeypatch):
     """TU19: `--out newdir/` names a folder; tune writes a file."""
-    from wsim import tune
+    from wsim.agents import tune
 
     monkeypatch.setattr(tune, "tune", lambda *a, **kw: pytest.fail("tuned before refusing"))
     out = f"{tmp_path / 'newdir'}/"
@@ -373,7 +373,7 @@ def test_tune_out_with_a_trailing_slash_is_refused(tmp_path, monkeypatch):
 @pytest.mark.system
 def test_tune_refuses_a_folder_it_cannot_write_before_it_searches(tmp_path, monkeypatch):
     """TU05, TU08: a read-only or full filesystem is refused up front (real tmpfs mounts)."""
-    from wsim import tune
+    from wsim.agents import tune
 
     monkeypatch.setattr(tune, "tune", lambda *a, **kw: pytest.fail("tuned before refusing"))
     full, readonly = tmp_path / "full", tmp_path / "ro"

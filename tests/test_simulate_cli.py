@@ -12,9 +12,9 @@ import pytest
 from conftest import last_error_line, run_cli
 from wsim import RULES_VERSION, codes
 from wsim.tables import data_path
-from wsim.run import Runner
-from wsim.settings import SettingsError
-from wsim.weights import default_params
+from wsim.run.runner import Runner
+from wsim.run.settings import SettingsError
+from wsim.agents.weights import default_params
 
 EXPECTED_SCHEMA = [
     ("game", pa.int64()), ("seed", pa.uint64()), ("players", pa.int8()), ("seat", pa.int8()),
@@ -89,7 +89,7 @@ def test_parts_schema_and_metadata(dataset):
 
 def test_the_rate_counts_play_only(tmp_path, monkeypatch):
     """Loading (or compiling) the kernels is timed apart: a second of it changes no games/s."""
-    from wsim.run import Runner
+    from wsim.run.runner import Runner
 
     load = Runner.load
 
@@ -252,7 +252,7 @@ def test_replay_of_a_damaged_dataset(tmp_path):
 
 
 def test_threads_default_to_the_cores_this_process_may_use(monkeypatch):
-    from wsim import run
+    from wsim.run import runner as run
 
     monkeypatch.setattr(run, "available_cores", lambda: 3)
     try:
@@ -286,8 +286,8 @@ def test_golden_results(policy):
     discard build offers each building once)."""
     from wsim import tables
     from wsim.reference.replay import replay
-    from wsim.run import game_log
-    from wsim.settings import Settings
+    from wsim.run.runner import game_log
+    from wsim.run.settings import Settings
 
     t = tables.load()
     assert RULES_VERSION == 3
@@ -316,7 +316,7 @@ def test_data_beyond_kernel_limits_is_a_clear_error(tmp_path, data_doc):
 
 def test_kernel_calls_give_every_thread_a_game():
     """A slow policy (1 game per 10 s) still gets a game per kernel thread in each call."""
-    from wsim.run import Pacer, available_cores, set_threads
+    from wsim.run.runner import Pacer, available_cores, set_threads
 
     threads = set_threads(min(2, available_cores()))
     try:

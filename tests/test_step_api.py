@@ -1,4 +1,4 @@
-"""The step-level kernel API (kernels/step.py) driven from Python (wsim.stepgame): the same games
+"""The step-level kernel API (kernels/step.py) driven from Python (wsim.run.stepgame): the same games
 as the batch kernel, every purchase option legal for the reference engine, clones independent,
 and policies that see only their seat's observation (RULES.md §2)."""
 
@@ -11,11 +11,11 @@ from wsim.kernels.layout import (C_ACTION, C_CARD, C_COPY3, C_LEFT, C_RIGHT, C_S
                                  DEC_MOVE, DEC_SEVENTH, F_CHOSEN, F_CTR, F_HAND, F_HAND2, M_ACTION, M_DEFAULT, M_LEFT, M_RIGHT,
                                  M_SLOT)
 from wsim.reference.replay import replay
-from wsim.run import Runner, final_from_res
-from wsim.settings import Settings
+from wsim.run.runner import Runner, final_from_res
+from wsim.run.settings import Settings
 from wsim.kernels.schema import MAX_HAND
 from wsim.kernels.step import decider
-from wsim.stepgame import KernelGame
+from wsim.run.stepgame import KernelGame
 
 
 @pytest.mark.parametrize("policy", ["random", "greedy"])

@@ -12,7 +12,7 @@ rollout games (every seat searching) per player count, 2..7: 20,418 games. `--de
 
 import pytest
 
-from wsim.verify import verify_games
+from wsim.run.verify import verify_games
 
 FIRST = 1_000
 DEPTH = {"standard": {"random": 1_500, "greedy": 1_500, "heuristic": 400, "rollout": 3},

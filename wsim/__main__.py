@@ -1,5 +1,5 @@
 """`python -m wsim ...`: the same as the `wsim` console script."""
 
-from wsim.entry import run
+from wsim.cli.entry import run
 
 run()

@@ -38,10 +38,10 @@ from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
 from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_CITY, MAX_NAMES, MAX_OPTIONS, MAX_SEATS
 from wsim.kernels.trade import trade_options_at
 from wsim.movelog import EVENT_COLUMNS
-from wsim.run import Runner, available_cores, set_threads
-from wsim.settings import Settings, cities_of
-from wsim.stepgame import KernelGame
-from wsim.weights import default_params
+from wsim.run.runner import Runner, available_cores, set_threads
+from wsim.run.settings import Settings, cities_of
+from wsim.run.stepgame import KernelGame
+from wsim.agents.weights import default_params
 
 
 POLICIES = ("random", "greedy", "heuristic")

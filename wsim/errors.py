@@ -1,7 +1,7 @@
 """The project's error base: every user or environment mistake is a `WsimError`.
 
 The command line maps a WsimError (and an OSError) to `Error: <message>` with exit status 2 in
-one place (`wsim.cli.WsimGroup`); anything else that escapes is a bug in wsim.
+one place (`wsim.cli.app.WsimGroup`); anything else that escapes is a bug in wsim.
 """
 
 import reprlib

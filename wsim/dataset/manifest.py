@@ -26,7 +26,7 @@ from wsim.dataset.parts import (MANIFEST, PART_RE, PartHeader, owns, part_files,
                                 run_metadata)
 from wsim.errors import brief
 from wsim.inputfile import open_regular, read_regular
-from wsim.settings import Settings, SettingsError, settings_from_metadata
+from wsim.run.settings import Settings, SettingsError, settings_from_metadata
 from wsim.tables import DataError, Tables, compile_text
 
 _COUNTS = ("first_game", "games", "rows")

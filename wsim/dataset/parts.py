@@ -27,8 +27,8 @@ from wsim.kernels.layout import (RES_BOARD, RES_CIVILIAN, RES_COINS, RES_COMMERC
 from wsim.dataset.folder import DatasetError
 from wsim.errors import brief
 from wsim.inputfile import NotRegularFile, open_regular
-from wsim.run import Chunk
-from wsim.settings import Settings
+from wsim.run.runner import Chunk
+from wsim.run.settings import Settings
 from wsim.tables import Tables
 
 SCHEMA_VERSION = 1
@@ -215,7 +215,7 @@ def read_header(path: Path) -> PartHeader:
     """The footer of part file `path`; DatasetError if unreadable or not a wsim part.
 
     Only the form is checked here (keys present, part range of integers); the settings in it
-    are checked by `wsim.run.settings_from_metadata` before any kernel sees them.
+    are checked by `wsim.run.runner.settings_from_metadata` before any kernel sees them.
     """
     try:
         with open_regular(path) as source:

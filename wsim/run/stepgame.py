@@ -27,7 +27,7 @@ from wsim.kernels.layout import (C_ON, F_CHOSEN, F_COINS, F_COPY3,
 from wsim.kernels.policy import POLICY_NAMES, POLICY_ROLLOUT, all_purchases
 from wsim.kernels import policy as simple
 from wsim.kernels import rollout
-from wsim.weights import default_params
+from wsim.agents.weights import default_params
 from wsim.kernels.step import apply, clone_state, decider, end_age, final, init_game, legal, pending
 from wsim.kernels.turn import reset_state
 from wsim.movelog import EVENT_COLUMNS

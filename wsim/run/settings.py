@@ -15,7 +15,7 @@ from wsim import codes
 from wsim.errors import WsimError, brief
 from wsim.kernels.deal import board_pool
 from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_NAMES, R_PLAYOUTS
-from wsim.weights import default_params, read_weights, rollout_row
+from wsim.agents.weights import default_params, read_weights, rollout_row
 from wsim.tables import Tables
 
 

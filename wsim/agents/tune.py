@@ -12,7 +12,7 @@ numbers: a candidate's luck is its rivals' luck), on the deals of games [generat
     rotating;
   * in self-play, every seat the candidate, `--games` games.
 A candidate's fitness is its mean win share over the pool plus its mean points margin / 1,000
-(which breaks ties), minus VARIETY_WEIGHT × its self-play's shortfall (wsim.mechanics: how far
+(which breaks ties), minus VARIETY_WEIGHT × its self-play's shortfall (wsim.agents.mechanics: how far
 each wonder stage of each side, and each way of scoring, falls below being used by 30% of the
 seats that could). Without that term the search found weights that beat the pool while their
 self-play built no science and left two wonder stages unbuilt: a population no use for balance
@@ -39,11 +39,11 @@ import numpy as np
 from wsim.dataset.folder import held_file
 from wsim.errors import WsimError
 from wsim.kernels.heuristic import HEURISTIC_KEYS
-from wsim.ladder import Entry, play_pair, table
-from wsim.mechanics import shortfall, usage
-from wsim.run import Pacer, Runner, play_paced
+from wsim.agents.ladder import Entry, play_pair, table
+from wsim.agents.mechanics import shortfall, usage
+from wsim.run.runner import Pacer, Runner, play_paced
 from wsim.tables import Tables
-from wsim.weights import DATA_DIR, FORMAT, HANDSET_FILE, MAX_WEIGHT, default_params, read_weights
+from wsim.agents.weights import DATA_DIR, FORMAT, HANDSET_FILE, MAX_WEIGHT, default_params, read_weights
 
 SCALE = 100  # weights are hundredths of a point; the search moves in points
 MAX_POINTS = 10  # the search's upper bound on a weight, in points
@@ -64,7 +64,7 @@ def _entry(label: str, x) -> Entry:
 
 def self_play_shortfall(tables: Tables, candidate: Entry, players: int, games: int, seed: int,
                         first_game: int) -> float:
-    """wsim.mechanics.shortfall of `games` games with the candidate at every seat."""
+    """wsim.agents.mechanics.shortfall of `games` games with the candidate at every seat."""
     settings = table([candidate] * players, seed, first_game + games)
     res = play_paced(Runner(tables, settings), Pacer(), first_game, games).res
     return shortfall(usage(tables, res, players))

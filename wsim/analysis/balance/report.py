@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from wsim.balance import effects, plots, read
+from wsim.analysis.balance import effects, plots, read
 from wsim.dataset.folder import DatasetError
-from wsim.stats import wilson_interval
+from wsim.analysis.stats import wilson_interval
 from wsim.tables import Tables
 
 WONDERS_CSV, CARDS_CSV, PAIRED_CSV, INDEX_HTML = "wonders.csv", "cards.csv", "paired.csv", "index.html"

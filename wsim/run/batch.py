@@ -23,9 +23,9 @@ from wsim import RULES_VERSION, codes, signals
 from wsim.dataset import manifest, parts
 from wsim.errors import brief
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target, is_temp_of
-from wsim.run import Pacer, Runner, play_paced
-from wsim.stats import wilson_interval
-from wsim.settings import Settings, SettingsError, cities_of, settings_from_metadata
+from wsim.run.runner import Pacer, Runner, play_paced
+from wsim.analysis.stats import wilson_interval
+from wsim.run.settings import Settings, SettingsError, cities_of, settings_from_metadata
 from wsim.tables import Tables
 
 
@@ -113,7 +113,7 @@ class Request:
     settings: Settings
     mode: str  # "new", "overwrite" or "resume"
     explicit: frozenset = frozenset()
-    dask: str | None = None  # --dask ADDRESS: play the parts on that cluster (wsim.cluster)
+    dask: str | None = None  # --dask ADDRESS: play the parts on that cluster (wsim.run.cluster)
     threads: int | None = None  # kernel threads of each task on the cluster (default 1)
 
 
@@ -277,9 +277,9 @@ def _local_parts(plan: _Plan, runner: Runner, data_text: bytes, on_progress):
 
 
 def _cluster_parts(plan: _Plan, data_text: bytes, on_progress, cluster, threads: int):
-    """The same, played as tasks on a Dask cluster (wsim.cluster); each part is checked to be
+    """The same, played as tasks on a Dask cluster (wsim.run.cluster); each part is checked to be
     the one asked for before it is written."""
-    from wsim.cluster import play_parts
+    from wsim.run.cluster import play_parts
 
     settings, t = plan.settings, plan.tables
     run_meta = parts.run_metadata(parts.metadata(t, settings, 0, 0))
@@ -299,7 +299,7 @@ def _cluster_parts(plan: _Plan, data_text: bytes, on_progress, cluster, threads:
 def ready_kernels(load) -> str:
     """Run load() (a kernel load: from numba's cache, or a compile on a first run) and say how
     long it took, for a summary."""
-    from wsim.compiling import CompileWatch
+    from wsim.run.compiling import CompileWatch
 
     started = time.perf_counter()
     with CompileWatch() as watch:
@@ -312,7 +312,7 @@ def ready_kernels(load) -> str:
 
 def cluster_kernels(cluster, data_text: bytes, run_meta: dict) -> str:
     """Make the run's kernels ready on every worker of `cluster` before play is timed; says how."""
-    from wsim.cluster import ready_workers
+    from wsim.run.cluster import ready_workers
 
     seconds, compiled = ready_workers(cluster, data_text, run_meta)
     how = f"compiled on {compiled} of them" if compiled else "loaded from their caches"
@@ -324,13 +324,13 @@ def simulate(req: Request, out: Path, progress: bool, cluster=None) -> Result:
 
     On any exception, KeyboardInterrupt and signals included, temporary files are removed and
     the exception propagates: a new folder keeps its whole parts (for --resume), a replaced
-    dataset stays as it was. `cluster`: a connected wsim.cluster.Cluster to play on (the
+    dataset stays as it was. `cluster`: a connected wsim.run.cluster.Cluster to play on (the
     caller closes it), else `req.dask` is connected to here.
     """
     _precheck(out, req.mode)
     if cluster is not None or req.dask is None:
         return _simulate(req, out, progress, cluster)
-    from wsim.cluster import connect
+    from wsim.run.cluster import connect
 
     cluster = connect(req.dask, req.threads or 1)  # before the folder is touched: a refusal writes nothing
     try:

@@ -14,7 +14,7 @@ died returns the same bytes. The data text and settings reach the workers as the
 tasks that return them, not as scattered data: the scheduler runs such a task again when the
 worker that holds its result dies, where scattered data would be forgotten and every task that
 needs it cancelled. A worker runs one kernel call at a time (`_KERNEL_LOCK`): the kernel thread
-count (wsim.run.set_threads) is one setting of the process, and a worker may be started with
+count (wsim.run.runner.set_threads) is one setting of the process, and a worker may be started with
 several threads.
 
 Every wait on the cluster has a wall-clock deadline (the *_SECONDS constants): distributed's own
@@ -65,7 +65,7 @@ class ClusterError(WsimError):
 def worker_facts() -> dict:
     """What the client checks on a worker before any game: versions, and the cores for --threads."""
     import wsim
-    from wsim.run import available_cores
+    from wsim.run.runner import available_cores
 
     return {"wsim_version": wsim.__version__, "rules_version": wsim.RULES_VERSION, "cores": available_cores()}
 
@@ -81,7 +81,7 @@ def _tables(data_text: bytes):
 
 def _play(tables, settings, first: int, games: int, threads: int):
     """The Chunk of games first .. first + games - 1, one kernel call of this process at a time."""
-    from wsim.run import Pacer, Runner, play_paced, set_threads
+    from wsim.run.runner import Pacer, Runner, play_paced, set_threads
 
     with _KERNEL_LOCK:
         set_threads(threads)
@@ -91,9 +91,9 @@ def _play(tables, settings, first: int, games: int, threads: int):
 def load_kernels(data_text: bytes, run_meta: dict) -> tuple:
     """Load (or, on a first run, compile) the kernels of the run `run_meta` in this worker:
     (seconds, whether it compiled)."""
-    from wsim.compiling import CompileWatch
-    from wsim.run import Runner
-    from wsim.settings import settings_from_metadata
+    from wsim.run.compiling import CompileWatch
+    from wsim.run.runner import Runner
+    from wsim.run.settings import settings_from_metadata
 
     tables = _tables(data_text)
     started = time.perf_counter()
@@ -106,7 +106,7 @@ def play_part(data_text: bytes, run_meta: dict, index: int, threads: int) -> byt
     """Play part `index` of the run described by `run_meta` (a part's metadata without `part`)
     and return the part file's bytes, as a local run would write them."""
     from wsim.dataset import parts
-    from wsim.settings import settings_from_metadata
+    from wsim.run.settings import settings_from_metadata
 
     tables = _tables(data_text)
     settings = settings_from_metadata(run_meta, tables)
@@ -124,7 +124,7 @@ def carried(value):
 
 def play_range(data_text: bytes, settings, first: int, games: int, threads: int):
     """The kernels' res rows (games x cities x RES_COUNT) of games first .. first + games - 1
-    of `settings` (a wsim.settings.Settings): the ladder's tasks."""
+    of `settings` (a wsim.run.settings.Settings): the ladder's tasks."""
     return _play(_tables(data_text), settings, first, games, threads).res
 
 

@@ -16,8 +16,8 @@ from wsim import codes, movelog, tables as tables_mod
 from wsim.kernels.deal import deal
 from wsim.reference.engine import Game, RandomPolicy
 from wsim.reference.replay import replay
-from wsim.run import Runner, game_log, set_threads
-from wsim.settings import Settings
+from wsim.run.runner import Runner, game_log, set_threads
+from wsim.run.settings import Settings
 
 
 def one_thread():

@@ -22,9 +22,9 @@ import numpy as np
 
 from wsim.dataset.folder import output_files
 from wsim.kernels.layout import RES_RANK, RES_TOTAL
-from wsim.run import Pacer, Runner, play_paced
-from wsim.settings import Settings, SettingsError, apply_policy_params, check_players, parse_policies
-from wsim.stats import wilson_interval
+from wsim.run.runner import Pacer, Runner, play_paced
+from wsim.run.settings import Settings, SettingsError, apply_policy_params, check_players, parse_policies
+from wsim.analysis.stats import wilson_interval
 from wsim.tables import Tables
 
 LADDER_CSV = "ladder.csv"
@@ -146,14 +146,14 @@ class Ladder:
         return [(x, y) for x in self.entries for y in self.entries if x is not y]
 
     def run(self, on_progress=None, cluster=None, threads: int | None = None):
-        """Play every ordered pair, here or as tasks on a Dask `cluster` (wsim.cluster); fills
+        """Play every ordered pair, here or as tasks on a Dask `cluster` (wsim.run.cluster); fills
         results (one PairResult per pair) and outcomes, in the same order either way."""
         if cluster is None:
             for x, y in self.pairs():
                 self.results.append(play_pair(self.tables, x, y, self.players, self.games, self.seed,
                                               outcomes=self.outcomes, on_progress=on_progress))
             return
-        from wsim.cluster import play_ranges
+        from wsim.run.cluster import play_ranges
 
         blocks = [(x, y, _blocks(x, y, self.players, self.games, self.seed)) for x, y in self.pairs()]
         ranges = [(settings, first, count) for _, _, bs in blocks for _, settings, first, count in bs]
@@ -193,7 +193,7 @@ def csv_text(columns: tuple, rows: list) -> str:
 
 def run_ladder(tables: Tables, entries: list, players: int, games: int, seed: int, out: Path, overwrite: bool,
                on_progress=None, dask: str | None = None, threads: int | None = None) -> tuple:
-    """Play the ladder (on a Dask cluster with `dask`: wsim.cluster), write DIR/ladder.csv and
+    """Play the ladder (on a Dask cluster with `dask`: wsim.run.cluster), write DIR/ladder.csv and
     DIR/ratings.csv; returns their texts. DIR is held from its check, before any game, to the
     commit."""
     check_players(players)
@@ -202,7 +202,7 @@ def run_ladder(tables: Tables, entries: list, players: int, games: int, seed: in
         if dask is None:
             ladder.run(on_progress)
         else:
-            from wsim.cluster import connect
+            from wsim.run.cluster import connect
 
             cluster = connect(dask, threads or 1)
             try:

@@ -3,7 +3,7 @@ memory at once) into the small tables the statistics work on.
 
 Only the players' rows count: at 2 players the Free City's row (the `free_city` column, seat 2)
 is left out, as it is from the ranks. Card effects use the game's block `game % GROUPS` so that
-the paired jackknife (wsim.balance.effects) can leave whole games out.
+the paired jackknife (wsim.analysis.balance.effects) can leave whole games out.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from wsim import codes, signals
 from wsim.dataset import folder as folder_mod
 from wsim.dataset import manifest, parts
 from wsim.dataset.folder import DatasetError
-from wsim.settings import Settings
+from wsim.run.settings import Settings
 from wsim.tables import Tables
 
 GROUPS = 20  # game blocks for the jackknife: enough for a t interval with 19 degrees of freedom
@@ -127,7 +127,7 @@ def wonder_table(con, ds: Dataset) -> pd.DataFrame:
 
 
 def card_cells(con, ds: Dataset) -> pd.DataFrame:
-    """The cell table of wsim.balance.effects: per players, card, built (0/1), wonder, side, seat,
+    """The cell table of wsim.analysis.balance.effects: per players, card, built (0/1), wonder, side, seat,
     policy and game block, the seats and their wins. Built cells come from the `cards` lists;
     not-built cells are each key's totals less its built cells."""
     keys = "players, wonder, side, seat, policy, game % {g} AS \"group\"".format(g=GROUPS)

@@ -30,7 +30,7 @@ from statsmodels.genmod.families import Binomial
 from statsmodels.genmod.generalized_linear_model import GLM
 from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 
-from wsim.stats import Z95
+from wsim.analysis.stats import Z95
 
 # Below ~100 seats on either side the standard error of a win rate is 4 points or more
 # (sqrt(.25 * .75 / 100)), as large as the effects worth reporting: rare cards would top the

@@ -24,11 +24,11 @@ def _quiet_stdout():
 
 
 def main(argv=None) -> int:
-    """Run `wsim ARGV`; returns the exit status (see wsim.cli for what each status means)."""
+    """Run `wsim ARGV`; returns the exit status (see wsim.cli.app for what each status means)."""
     try:
         signals.install()  # again, for a second call in one process (tests), then
         signals.release()  # the signals held since the import are acted on here, inside the try
-        from wsim.cli import PipeClosed, main as app
+        from wsim.cli.app import PipeClosed, main as app
         import click
 
         try:

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
-from wsim.balance.report import REPORT_FILES, Report, build
+from wsim.analysis.balance.report import REPORT_FILES, Report, build
 from wsim.codes import PURPLE
 from wsim.dataset.folder import OutputFolder, precheck_output
-from wsim.edits import EditError, apply_edits
+from wsim.analysis.edits import EditError, apply_edits
 from wsim.errors import brief
-from wsim.settings import Settings
-from wsim.simulate import Request, simulate
+from wsim.run.settings import Settings
+from wsim.run.batch import Request, simulate
 from wsim.tables import Tables
 
 DATA = "data"
@@ -102,7 +102,7 @@ def run_ablate(base: Tables, edited: Tables, settings: Settings, out: Path, over
     precheck(out, overwrite)
     cluster = None
     if dask is not None:  # one cluster for both runs, connected before the folder is touched
-        from wsim.cluster import connect
+        from wsim.run.cluster import connect
 
         cluster = connect(dask, threads or 1)
     try:

@@ -20,7 +20,7 @@ from wsim.yamlfile import YamlFileError, read_bytes
 
 FORMAT = "wsim-weights-1"
 MAX_WEIGHT = 10**6
-DATA_DIR = Path(__file__).resolve().parent / "data"
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 DEFAULT_FILE = DATA_DIR / "heuristic.json"  # the tuned weights (wsim tune)
 HANDSET_FILE = DATA_DIR / "heuristic-handset.json"  # where wsim tune starts
 ROLLOUT_PLAYOUTS = 16

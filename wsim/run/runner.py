@@ -27,7 +27,7 @@ from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_COINS, RES_COUNT, RES
                                  RES_TOTAL, kernel_tables)
 from wsim.kernels.policy import P_COUNT, POLICY_ROLLOUT
 from wsim.movelog import EVENT_COLUMNS
-from wsim.settings import MAX_CHUNK, Settings, SettingsError, check_board_pool
+from wsim.run.settings import MAX_CHUNK, Settings, SettingsError, check_board_pool
 from wsim.tables import Tables
 
 

@@ -2,7 +2,7 @@
 
 Exit statuses: 0 done; 2 a user or environment error (`Error: ...` as the last line on stderr,
 no traceback); 1 findings of `wsim check`, or a bug in wsim; 130, 143 and 129 after Ctrl-C,
-SIGTERM and SIGHUP (wsim.entry, wsim.signals); 141 when stdout is a closed pipe.
+SIGTERM and SIGHUP (wsim.cli.entry, wsim.signals); 141 when stdout is a closed pipe.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from pathlib import Path
 import click
 
 from wsim import RULES_VERSION, __version__, codes, scenario, signals, tables
-from wsim.compiling import FAMILIES
+from wsim.run.compiling import FAMILIES
 from wsim.describe import cards_json
 from wsim.errors import WsimError
-from wsim.positions import city_label, score_json, trade_json
+from wsim.reference.positions import city_label, score_json, trade_json
 
 
 class UserError(click.ClickException):
@@ -30,14 +30,14 @@ class UserError(click.ClickException):
 
 
 class PipeClosed(BaseException):
-    """stdout is a closed pipe (`wsim replay ... | head`): end quietly (wsim.entry)."""
+    """stdout is a closed pipe (`wsim replay ... | head`): end quietly (wsim.cli.entry)."""
 
 
 class WsimGroup(click.Group):
     """The one place that maps the project's errors to exit statuses."""
 
     def invoke(self, ctx: click.Context):
-        from wsim.compiling import CompileWatch
+        from wsim.run.compiling import CompileWatch
 
         try:
             with CompileWatch(on_first=_announce_compile) as ctx.meta["wsim.compile_watch"]:
@@ -249,14 +249,14 @@ def _run_options(f):
 def _threads_for(threads, dask):
     """Check --threads: this machine's kernel threads, or with --dask each task's (checked by the
     worker, whose cores this machine does not know)."""
-    from wsim.run import set_threads
+    from wsim.run.runner import set_threads
 
     if dask is None:
         set_threads(threads)
     elif threads is not None and threads < 1:
         raise UserError(f"--threads: must be at least 1, got {threads}")
     if dask is not None:
-        from wsim.cluster import parse_address
+        from wsim.run.cluster import parse_address
 
         parse_address(dask)
         if find_spec("distributed") is None:
@@ -266,7 +266,7 @@ def _threads_for(threads, dask):
 def _run_settings(t, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
                   chunk_size):
     """The checked Settings of the _run_options."""
-    from wsim.settings import build_settings
+    from wsim.run.settings import build_settings
 
     if policy is not None and policies is not None:
         raise UserError("--policy and --policies: give one or the other, not both")
@@ -298,7 +298,7 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wond
     """
     from click.core import ParameterSource
 
-    from wsim.simulate import Request, simulate
+    from wsim.run.batch import Request, simulate
 
     if out == "":
         raise UserError("--out: must name a folder, got ''")
@@ -371,8 +371,8 @@ def replay_cmd(ctx, directory, game, as_json):
     from wsim.dataset import parts
     from wsim.logtext import log_text
     from wsim.reference.replay import ReplayError, replay
-    from wsim.run import Runner, game_log
-    from wsim.settings import SettingsError, settings_from_metadata
+    from wsim.run.runner import Runner, game_log
+    from wsim.run.settings import SettingsError, settings_from_metadata
     from wsim.dataset.manifest import tables_of_dataset
 
     path = Path(directory)
@@ -428,7 +428,7 @@ def ladder_cmd(ctx, policies, players, games, seed, policy_param, threads, dask,
     Wilson 95% CI, mean points and margin) and DIR/ratings.csv (one openskill rating per policy
     over all games), and prints both.
     """
-    from wsim.ladder import parse_entries, run_ladder
+    from wsim.agents.ladder import parse_entries, run_ladder
 
     if out == "":
         raise UserError("--out: must name a folder, got ''")
@@ -508,7 +508,7 @@ def balance_cmd(ctx, directory, baseline, overwrite, out):
     if out == "":
         raise UserError("--out: must name a folder, got ''")
     _analysis_extra()
-    from wsim.balance.report import build, owns
+    from wsim.analysis.balance.report import build, owns
 
     for option, read in (("DIR", directory), ("--baseline", baseline)):
         # the report folder is locked while the datasets are read: it cannot be one of them
@@ -539,8 +539,8 @@ def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param,
     if out == "":
         raise UserError("--out: must name a folder, got ''")
     _analysis_extra()
-    from wsim.ablate import precheck, refuse_edits_out_of_play, run_ablate
-    from wsim.edits import apply_edits
+    from wsim.analysis.ablate import precheck, refuse_edits_out_of_play, run_ablate
+    from wsim.analysis.edits import apply_edits
 
     t = load_tables(ctx)
     edited = apply_edits(t, list(edits))
@@ -584,8 +584,8 @@ def tune_cmd(ctx, policy, players, generations, population, games, seed, threads
     current mean) and, in self-play, must leave no wonder stage or way of scoring unused; the
     same options give the same file, which `--policy-param heuristic.weights=FILE` then uses.
     """
-    from wsim.run import set_threads
-    from wsim.tune import document_text, out_file, tune
+    from wsim.run.runner import set_threads
+    from wsim.agents.tune import document_text, out_file, tune
 
     t = load_tables(ctx)
     set_threads(threads)
@@ -620,7 +620,7 @@ def compile_cmd(ctx, families):
     """
     import time
 
-    from wsim.compiling import DEFAULT_FAMILIES, CompileWatch, warm
+    from wsim.run.compiling import DEFAULT_FAMILIES, CompileWatch, warm
 
     ctx.meta["wsim.compile_watch"].silence()  # this command says what it compiled
     t = load_tables(ctx)

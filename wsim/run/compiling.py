@@ -4,7 +4,7 @@
 The kernels are compiled on first use and cached on disk (kernels/__init__.py says where). A
 run compiles only its policy family (kernels/game.py): `games` for random, greedy and
 heuristic seats, `rollout` when a seat searches. Two more families serve other callers: `step`,
-the step-level API driven from Python (wsim.stepgame: tests, agents), and `profile`, the
+the step-level API driven from Python (wsim.run.stepgame: tests, agents), and `profile`, the
 instrumented game loop of `wsim bench`.
 
 CompileWatch listens to numba's event API ("numba:compile" fires once per specialisation that
@@ -75,15 +75,15 @@ class CompileWatch(event.Listener):
 
 def warm(family: str, tables) -> None:
     """Load one family's kernels from the cache, or compile them (playing as little as it takes)."""
-    from wsim.run import Runner
-    from wsim.settings import Settings
+    from wsim.run.runner import Runner
+    from wsim.run.settings import Settings
 
     if family == "games":
         Runner(tables, Settings(players=3, policies=("random", "greedy", "heuristic"))).load()
     elif family == "rollout":
         Runner(tables, Settings(players=3, policies=("rollout", "random", "random"))).load()
     elif family == "step":
-        from wsim.stepgame import KernelGame
+        from wsim.run.stepgame import KernelGame
 
         for policy in ("random", "heuristic"):
             game = KernelGame(tables, players=3, seed=0, game=0, policy=policy)
