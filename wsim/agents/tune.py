@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from wsim.dataset.folder import held_file
+from wsim.dataset.folder import held_file, write_durably
 from wsim.errors import WsimError
 from wsim.kernels.heuristic import HEURISTIC_KEYS
 from wsim.agents.ladder import Entry, play_pair, table
@@ -158,12 +158,7 @@ def out_file(out: str, overwrite: bool, generations: int):
 
 def _commit(fd: int, tmp: Path, target: Path, data: bytes, overwrite: bool):
     try:
-        os.lseek(fd, 0, os.SEEK_SET)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.ftruncate(fd, len(data))
-        os.fsync(fd)
+        write_durably(fd, data)
         if overwrite:
             os.replace(tmp, target)
         else:

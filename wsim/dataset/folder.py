@@ -82,6 +82,16 @@ def os_problem(e: OSError) -> str:
     return e.strerror or str(e)
 
 
+def write_durably(fd: int, data: bytes):
+    """Make `data` the whole content of the file open (for writing) as `fd`, on disk (fsync)."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.ftruncate(fd, len(data))
+    os.fsync(fd)
+
+
 def fsync_dir(path: Path):
     """Make the renames inside `path` durable (a power loss keeps them)."""
     fd = os.open(path, os.O_RDONLY)
@@ -314,10 +324,7 @@ class OutputFolder:
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                os.fsync(fd)
+                write_durably(fd, data)
             finally:
                 os.close(fd)
             os.replace(tmp, self.target / name)
@@ -385,10 +392,9 @@ class OutputFolder:
     # -- the commit's steps (see the module docstring) ------------------------------------------
     def _write_journal(self, old: list, new: list):
         tmp = self.staging / temp_name(JOURNAL)
-        tmp.write_text(json.dumps({"old": old, "new": new}))
-        fd = os.open(tmp, os.O_RDONLY)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
-            os.fsync(fd)
+            write_durably(fd, json.dumps({"old": old, "new": new}).encode())
         finally:
             os.close(fd)
         os.replace(tmp, self.staging / JOURNAL)
