@@ -84,8 +84,8 @@ def test_an_interrupted_cluster_run_cancels_its_tasks_while_the_client_is_open(t
     to the garbage collector, the cancel would meet a closed event loop and print a traceback
     after wsim's last line (it did, in about one SIGTERM run in ten)."""
     from wsim.dataset.folder import OutputFolder
+    from wsim.run.batch import Request, write_dataset
     from wsim.run.settings import Settings
-    from wsim.run.batch import Request, simulate
     from wsim.tables import load
 
     lc, _ = cluster
@@ -99,7 +99,7 @@ def test_an_interrupted_cluster_run_cancels_its_tasks_while_the_client_is_open(t
     settings = Settings(players=4, policies=("random",) * 4, games=20_000, chunk_size=1_000, seed=3)
     request = Request(load(), settings, "new", dask=lc.scheduler_address)
     with pytest.raises(KeyboardInterrupt) as caught:
-        simulate(request, tmp_path / "d", progress=False)
+        write_dataset(request, tmp_path / "d", progress=False)
     del caught  # its traceback holds the frames that hold a generator left open
     gc.collect()
     assert [u.exc_value for u in unraisable] == []
@@ -202,7 +202,7 @@ def test_a_task_that_fails_for_good_stops_the_run(tmp_path, cluster):
 
 
 def test_bad_dask_options(tmp_path, monkeypatch):
-    from wsim.cli import app as cli
+    from wsim.cli import options
     from wsim.run import cluster
 
     monkeypatch.setattr(cluster, "CONNECT_SECONDS", 2)  # nobody listens on port 9: no need to wait 20 s
@@ -213,7 +213,7 @@ def test_bad_dask_options(tmp_path, monkeypatch):
         result = run_cli("simulate", "--games", "10", "--dask", value, "--out", str(tmp_path / "d"))
         assert result.exit_code == 2 and message in last_error_line(result), result.output
         assert not (tmp_path / "d").exists()
-    monkeypatch.setattr(cli, "find_spec", lambda name: None)
+    monkeypatch.setattr(options, "find_spec", lambda name: None)
     result = run_cli("simulate", "--games", "10", "--dask", "local:1", "--out", str(tmp_path / "d"))
     assert result.exit_code == 2 and "pip install 'wsim[dask]'" in last_error_line(result)
 

@@ -124,7 +124,7 @@ def test_two_player_bad_input(tmp_path, args, message):
 
 def test_fixed_wonders_at_two_players_name_the_free_city(tables):
     runner = Runner(tables, Settings(players=2, seed=0, policies=("random", "random"),
-                                     wonders="fixed:giza/A,rhodes/B,manneken_pis/A", manneken_pis=True))
+                                     wonders=(("giza", "A"), ("rhodes", "B"), ("manneken_pis", "A")), manneken_pis=True))
     res = runner.play(0, 5).res
     names = [tables.board_ids[b] for b in res[0, :, RES_BOARD]]
     assert names == ["giza", "rhodes", "manneken_pis"] and res[0, :, RES_SIDE].tolist() == [0, 1, 0]

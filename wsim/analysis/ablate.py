@@ -18,7 +18,7 @@ from wsim.dataset.folder import OutputFolder, precheck_output
 from wsim.analysis.edits import EditError, apply_edits
 from wsim.errors import brief
 from wsim.run.settings import Settings
-from wsim.run.batch import Request, simulate
+from wsim.run.batch import Request, write_dataset
 from wsim.tables import Tables
 
 DATA = "data"
@@ -79,14 +79,12 @@ class _Dealt:
             return f"{t.card_names[e]} is not in play in these games (no copy in a {settings.cities}-player deck)"
         board, side = self.stages[e]
         wid = t.board_ids[board]
-        fixed = settings.wonders[len("fixed:"):].split(",") if settings.wonders != "random" else []
+        fixed = dict(settings.wonders)  # wonder id -> its side, "" when --sides decides
         if board not in self.sides:
-            how = (f"--wonders fixed: deals {', '.join(f.partition('/')[0] for f in fixed)}" if fixed
+            how = (f"--wonders fixed: deals {', '.join(fixed)}" if fixed
                    else "add --manneken-pis, or name it in --wonders fixed:")
             return f"{wid} is not in play in these games ({how})"
-        entry = next((f for f in fixed if f.partition("/")[0] == wid), "")
-        how = (f"--wonders fixed: deals {wid} side {entry.partition('/')[2]}" if "/" in entry
-               else f"--sides {settings.sides}")
+        how = f"--wonders fixed: deals {wid} side {fixed[wid]}" if fixed.get(wid) else f"--sides {settings.sides}"
         return f"{wid}/{'AB'[side]} is not in play in these games ({how})"
 
 
@@ -122,7 +120,7 @@ def _run(base: Tables, edited: Tables, settings: Settings, out: Path, overwrite:
             staged = folder.target / DATA
             results = []
             for name, t in zip(RUNS, (base, edited)):
-                result = simulate(Request(t, settings, "new", threads=threads), staged / name, progress, cluster)
+                result = write_dataset(Request(t, settings, "new", threads=threads), staged / name, progress, cluster)
                 results.append(result)
                 if on_run is not None:
                     on_run(name, result)

@@ -9,7 +9,7 @@ It is written last, so its presence means the run completed.
 manifest or a footer is trusted: the manifest must have its form and types; the run's settings
 must pass the checks of command-line options (`settings_from_metadata`, as for replay and
 --resume); the parts listed must be the run's grid, each once, by its bare name in DIR
-(`part_range`, which --resume applies to the parts it keeps); every part must have its
+(`Settings.part`, which --resume applies to the parts it keeps); every part must have its
 checksum, rows and footer.
 """
 
@@ -85,18 +85,6 @@ def _entry_form(entry) -> bool:
     return (isinstance(entry, dict) and set(entry) >= {"file", "sha256", *_COUNTS}
             and isinstance(entry["file"], str) and isinstance(entry["sha256"], str)
             and all(type(entry[k]) is int and entry[k] >= 0 for k in _COUNTS))
-
-
-def part_count(settings: Settings) -> int:
-    """The number of parts of a run."""
-    return -(-settings.games // settings.chunk_size)
-
-
-def part_range(settings: Settings, index: int) -> tuple:
-    """(first game, games) of part `index` of a run: part i holds the chunk_size games from
-    i * chunk_size, the last part the rest (games <= 0: past the run's end)."""
-    first = index * settings.chunk_size
-    return first, min(settings.chunk_size, settings.games - first)
 
 
 def tables_of_dataset(where: Path, data_text, recorded, installed: Tables) -> Tables:
@@ -228,8 +216,8 @@ def _check_part(p: Path, entry: dict, expected: dict, problems: list) -> int:
 
 def _grid_problems(where: Path, listed: dict, settings: Settings) -> list:
     """How the listed parts differ from the run's: part i, named part_name(i), holds
-    part_range(i), for i in 0..part_count-1, each exactly once (the listed names are distinct)."""
-    count = part_count(settings)
+    settings.part(i), for i in 0..settings.part_count-1, each exactly once (the listed names are distinct)."""
+    count = settings.part_count
     problems, present = [], []
     for name in sorted(listed, key=part_index):
         index, entry = part_index(name), listed[name]
@@ -238,13 +226,13 @@ def _grid_problems(where: Path, listed: dict, settings: Settings) -> list:
                             f"{part_name(count - 1)})")
             continue
         present.append(index)
-        first, games = part_range(settings, index)
+        first, games = settings.part(index)
         if (entry["first_game"], entry["games"]) != (first, games):
             problems.append(f"{where}: says {name} holds games {entry['first_game']}.. ({entry['games']}); "
                             f"in this run it holds games {first}.. ({games})")
     if len(present) < count:  # present is sorted and distinct: the first gap is the first missing part
         gap = next((i for i, index in enumerate(present) if i != index), len(present))
-        first, games = part_range(settings, gap)
+        first, games = settings.part(gap)
         more = count - len(present) - 1
         problems.append(f"{where}: does not list {part_name(gap)} (games {first}..{first + games - 1})"
                         + (f" nor {more} other parts" if more else ""))

@@ -27,8 +27,8 @@ from wsim.kernels.layout import (RES_BOARD, RES_CIVILIAN, RES_COINS, RES_COMMERC
 from wsim.dataset.folder import DatasetError
 from wsim.errors import brief
 from wsim.inputfile import NotRegularFile, open_regular
-from wsim.run.runner import Chunk
-from wsim.run.settings import Settings
+from wsim.run.chunk import Chunk
+from wsim.run.settings import Settings, wonders_text
 from wsim.tables import Tables
 
 SCHEMA_VERSION = 1
@@ -44,8 +44,8 @@ _VP_COLUMNS = (
 )
 
 
-def metadata(tables: Tables, settings: Settings, first_game: int, games: int) -> dict:
-    """The `wsim` key-value metadata of a part."""
+def run_meta(tables: Tables, settings: Settings) -> dict:
+    """The `wsim` metadata every part of a run shares (a part's adds `part`, last)."""
     return {
         "schema_version": SCHEMA_VERSION,
         "wsim_version": __version__,
@@ -55,13 +55,17 @@ def metadata(tables: Tables, settings: Settings, first_game: int, games: int) ->
         "players": settings.players,
         "policies": [_policy_entry(p, label, row, sha) for p, label, row, sha in
                      zip(settings.policies, settings.labels, settings.params, settings.weights_files)],
-        "wonders": settings.wonders,
+        "wonders": wonders_text(settings.wonders),
         "sides": settings.sides,
         "manneken_pis": settings.manneken_pis,
         "games": settings.games,
         "chunk_size": settings.chunk_size,
-        "part": {"first_game": first_game, "games": games},
     }
+
+
+def metadata(tables: Tables, settings: Settings, first_game: int, games: int) -> dict:
+    """The `wsim` key-value metadata of a part."""
+    return {**run_meta(tables, settings), "part": {"first_game": first_game, "games": games}}
 
 
 def _policy_entry(name: str, label: str, row, weights_sha256: str) -> dict:

@@ -105,16 +105,14 @@ def load_kernels(data_text: bytes, run_meta: dict) -> tuple:
 def play_part(data_text: bytes, run_meta: dict, index: int, threads: int) -> bytes:
     """Play part `index` of the run described by `run_meta` (a part's metadata without `part`)
     and return the part file's bytes, as a local run would write them."""
-    from wsim.dataset import parts
+    from wsim.run import part
     from wsim.run.settings import settings_from_metadata
 
     tables = _tables(data_text)
     settings = settings_from_metadata(run_meta, tables)
-    first = index * settings.chunk_size
-    games = min(settings.chunk_size, settings.games - first)
-    chunk = _play(tables, settings, first, games, threads)
-    table = parts.chunk_table(tables, settings, chunk)
-    return parts.encode(table, parts.metadata(tables, settings, first, games), data_text)
+    blob, _, _ = part.play_part(tables, settings, index, data_text,
+                                lambda first, games: _play(tables, settings, first, games, threads))
+    return blob
 
 
 def carried(value):

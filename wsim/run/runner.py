@@ -15,7 +15,6 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,19 +26,9 @@ from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_COINS, RES_COUNT, RES
                                  RES_TOTAL, kernel_tables)
 from wsim.kernels.policy import P_COUNT, POLICY_ROLLOUT
 from wsim.movelog import EVENT_COLUMNS
+from wsim.run.chunk import Chunk
 from wsim.run.settings import MAX_CHUNK, Settings, SettingsError, check_board_pool
 from wsim.tables import Tables
-
-
-@dataclass
-class Chunk:
-    """The kernel's output for games first_game .. first_game + games - 1."""
-
-    first_game: int
-    res: np.ndarray  # int16[games, cities, RES_COUNT] (wsim.kernels.layout RES_*)
-    cards: np.ndarray  # int16[games, cities, MAX_CITY]
-    log: np.ndarray  # int16[games, MAX_EVENTS, 9] or empty
-    n_log: np.ndarray  # int32[games] or empty
 
 
 class Runner:

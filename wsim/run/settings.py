@@ -39,7 +39,7 @@ class Settings:
     weights_files: tuple = ()  # per player, the sha256 of the weights file it plays ("" none); () = none
     seed: int = 0
     games: int = 100_000
-    wonders: str = "random"  # "random" or "fixed:ID/SIDE,..." as given by the user
+    wonders: tuple = ()  # () random boards, else one (wonder id, "A" | "B" | "" = --sides) per city
     sides: str = "random"  # random | A | B
     manneken_pis: bool = False
     chunk_size: int = 100_000
@@ -65,14 +65,22 @@ class Settings:
     def board_spec(self, tables: Tables) -> tuple:
         """(board per city or -1, side per city or -1) from --wonders and --sides."""
         default_side = {"random": -1, "A": 0, "B": 1}[self.sides]
-        if self.wonders == "random":
+        if not self.wonders:
             return (-1,) * self.cities, (default_side,) * self.cities
-        boards, sides = [], []
-        for entry in self.wonders[len("fixed:"):].split(","):
-            wid, _, side = entry.strip().partition("/")
-            boards.append(tables.board_id(wid))
-            sides.append(default_side if side == "" else "AB".index(side.upper()))
-        return tuple(boards), tuple(sides)
+        boards = tuple(tables.board_id(wid) for wid, _ in self.wonders)
+        sides = tuple(default_side if side == "" else "AB".index(side) for _, side in self.wonders)
+        return boards, sides
+
+    @property
+    def part_count(self) -> int:
+        """How many parts (of chunk_size games, the last one the rest) the run's games make."""
+        return -(-self.games // self.chunk_size)
+
+    def part(self, index: int) -> tuple:
+        """(first game, games) of part `index`: part i holds the chunk_size games from
+        i * chunk_size, the last part the rest (games <= 0: past the run's end)."""
+        first = index * self.chunk_size
+        return first, min(self.chunk_size, self.games - first)
 
     def promo_in_pool(self) -> bool:
         return self.manneken_pis
@@ -89,10 +97,11 @@ def cities_of(players: int) -> int:
     return codes.FC_CITIES if players == codes.FC_PLAYERS else players
 
 
-def parse_wonders(value: str, players: int, tables: Tables) -> str:
-    """Check a --wonders value; returns it normalised ("random" or "fixed:id/S,...")."""
+def parse_wonders(value: str, players: int, tables: Tables) -> tuple:
+    """A --wonders value ("random" or "fixed:ID/SIDE,...") as Settings.wonders: () for random,
+    else one (wonder id, side) per city, the side "A", "B" or "" (then --sides decides)."""
     if value == "random":
-        return value
+        return ()
     if not value.startswith("fixed:"):
         raise SettingsError(f"--wonders: expected 'random' or 'fixed:ID/SIDE,...', got {brief(value)}")
     entries = [e.strip() for e in value[len("fixed:"):].split(",")]
@@ -100,20 +109,26 @@ def parse_wonders(value: str, players: int, tables: Tables) -> str:
     if len(entries) != cities:
         what = "seats 0 and 1, then the Free City" if cities != players else "one per seat"
         raise SettingsError(f"--wonders: 'fixed:' needs exactly {cities} entries ({what}), got {len(entries)}")
-    seen = set()
     out = []
     for entry in entries:
         wid, slash, side = entry.partition("/")
-        wid = wid.strip().lower()
+        wid, side = wid.strip().lower(), side.strip().upper()
         if wid not in tables.board_ids:
             raise SettingsError(f"--wonders: unknown wonder {brief(wid)} (one of: {' '.join(tables.board_ids)})")
-        if wid in seen:
+        if any(wid == w for w, _ in out):
             raise SettingsError(f"--wonders: {wid!r} is named twice (entries must be distinct)")
-        seen.add(wid)
-        if slash and side.strip().upper() not in ("A", "B"):
+        if slash and side not in ("A", "B"):
             raise SettingsError(f"--wonders: side of {wid!r} must be A or B, got {brief(side)}")
-        out.append(wid + (f"/{side.strip().upper()}" if slash else ""))
-    return "fixed:" + ",".join(out)
+        out.append((wid, side))
+    return tuple(out)
+
+
+def wonders_text(wonders: tuple) -> str:
+    """Settings.wonders as the text of --wonders and of the metadata: "random" or
+    "fixed:id/S,..." (an entry without a side follows --sides)."""
+    if not wonders:
+        return "random"
+    return "fixed:" + ",".join(wid + (f"/{side}" if side else "") for wid, side in wonders)
 
 
 _LABEL = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -284,7 +299,7 @@ def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, 
     if type(manneken_pis) is not bool:
         raise SettingsError(f"--manneken-pis: must be true or false, got {brief(manneken_pis)}")
     # naming manneken_pis in a fixed list puts it in play: the metadata says so too
-    in_play = manneken_pis or "manneken_pis" in wonders[len("fixed:"):].replace("/", ",").split(",")
+    in_play = manneken_pis or any(wid == "manneken_pis" for wid, _ in wonders)
     if params is not None and policy_params:
         raise SettingsError("--policy-param: not with recorded parameters")
     if params is not None:
