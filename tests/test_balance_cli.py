@@ -270,9 +270,9 @@ def test_ablate_interrupted_leaves_the_old_report(planted, tables, monkeypatch):
 
 
 def test_without_the_analysis_extra_the_commands_name_it(dataset, tmp_path, monkeypatch):
-    from wsim.cli import app as cli
+    from wsim.cli import analysis
 
-    monkeypatch.setattr(cli, "ANALYSIS_LIBRARIES", cli.ANALYSIS_LIBRARIES + ("wsim_no_such_library",))
+    monkeypatch.setattr(analysis, "ANALYSIS_LIBRARIES", analysis.ANALYSIS_LIBRARIES + ("wsim_no_such_library",))
     for args in (["balance", str(dataset)], ["ablate", "--edit", "Altar=neutral", "--games", "10"]):
         result = run_cli(*args, "--out", str(tmp_path / "r"))
         assert result.exit_code == 2 and "pip install 'wsim[analysis]'" in last_error_line(result)

@@ -1,0 +1,103 @@
+"""`wsim ladder` and `wsim tune`: ranking policies, and fitting the heuristic's weights."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from wsim import codes
+from wsim.cli.options import SEED, load_tables, out_folder, out_option, overwrite_option, threads_for
+from wsim.cli.render import aligned
+
+
+@click.command("ladder")
+@click.option("--policies", required=True, metavar="A,B,...",
+              help="The policies to rank (NAME or NAME:LABEL), at least two.")
+@click.option("--players", type=int, default=4, show_default=True, help="Players per game, 2..7.")
+@click.option("--games", type=click.IntRange(1, 10**9), default=10_000, show_default=True,
+              help="Games per ordered pair of policies.")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="The seed: every pair plays the same deals.")
+@click.option("--policy-param", "policy_param", multiple=True, metavar="NAME.KEY=VALUE",
+              help="A parameter of a policy or label (repeatable).")
+@click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores].")
+@click.option("--dask", default=None, metavar="tcp://HOST:PORT|local:W",
+              help="Play the games as tasks on a Dask cluster (see simulate). Needs wsim[dask].")
+@overwrite_option("ladder")
+@out_option("Folder for ladder.csv and ratings.csv.")
+@click.pass_context
+def ladder_cmd(ctx, policies, players, games, seed, policy_param, threads, dask, overwrite, out):
+    """Every ordered pair (X, Y) of the policies: N games of one X seat against P-1 Y seats, X's
+    seat rotating, the same deals for every pair. Writes DIR/ladder.csv (win share with its
+    Wilson 95% CI, mean points and margin) and DIR/ratings.csv (one openskill rating per policy
+    over all games), and prints both.
+    """
+    from wsim.agents.ladder import parse_entries, run_ladder
+
+    folder = out_folder(out)
+    t = load_tables(ctx)
+    entries = parse_entries(policies.split(","), policy_param)
+    threads_for(threads, dask)
+    total = games * len(entries) * (len(entries) - 1)
+    done = [0]
+
+    def on_progress(n):
+        done[0] += n
+        if sys.stderr.isatty():
+            sys.stderr.write(f"\r  {done[0]:,} / {total:,} games")
+            sys.stderr.flush()
+
+    ladder_text, ratings_text = run_ladder(t, entries, players, games, seed, folder, overwrite, on_progress,
+                                           dask, threads)
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+    click.echo(aligned(ladder_text))
+    click.echo("")
+    click.echo(aligned(ratings_text))
+    click.echo(f"\nladder: {folder / 'ladder.csv'}, ratings: {folder / 'ratings.csv'}")
+
+
+@click.command("tune")
+@click.option("--policy", type=click.Choice(["heuristic"]), default="heuristic", show_default=True,
+              help="The policy whose weights are fitted.")
+@click.option("--players", type=click.IntRange(codes.MIN_SIMULATED_PLAYERS, codes.MAX_PLAYERS), default=4,
+              show_default=True, help="Players per game.")
+@click.option("--generations", type=click.IntRange(1, 10_000), default=20, show_default=True,
+              help="CMA-ES generations.")
+@click.option("--population", type=click.IntRange(4, 1_000), default=12, show_default=True,
+              help="Candidates per generation.")
+@click.option("--games", type=click.IntRange(1, 10**7), default=200, show_default=True,
+              help="Games per candidate and pool opponent, each generation.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="The seed.")
+@click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores].")
+@click.option("--overwrite", is_flag=True, help="Replace an existing --out file once the new one is complete.")
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="The weights file to write (JSON).")
+@click.pass_context
+def tune_cmd(ctx, policy, players, generations, population, games, seed, threads, overwrite, out):
+    """Fit a policy's weights by self-play (CMA-ES): each candidate plays one seat against the
+    others of a pool (greedy, the shipped weights, the three shipped specialists, the search's
+    current mean) and, in self-play, must leave no wonder stage or way of scoring unused; the
+    same options give the same file, which `--policy-param heuristic.weights=FILE` then uses.
+    """
+    from wsim.run.runner import set_threads
+    from wsim.agents.tune import document_text, out_file, tune
+
+    t = load_tables(ctx)
+    set_threads(threads)
+
+    def on_generation(entry):
+        if sys.stderr.isatty():
+            sys.stderr.write(f"\r  generation {entry['generation'] + 1} / {generations}: best {entry['best']:.3f}, "
+                             f"mean {entry['mean']:.3f}")
+            sys.stderr.flush()
+
+    with out_file(out, overwrite, generations) as write:
+        doc = tune(t, players, generations, population, games, seed, on_generation)
+        if sys.stderr.isatty():
+            sys.stderr.write("\n")
+        write(document_text(doc))
+    for entry in doc["tune"]["log"]:
+        click.echo(f"generation {entry['generation']}: best fitness {entry['best']:.4f}, mean {entry['mean']:.4f}")
+    click.echo(f"weights: {Path(out)}")

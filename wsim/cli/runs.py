@@ -1,0 +1,168 @@
+"""`wsim simulate`, `check`, `replay`, `compile` and `bench`: batch runs, their datasets and the
+kernels (INTERFACES §2, §3)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from wsim import RULES_VERSION, signals
+from wsim.cli.options import (UserError, data_given, load_tables, out_folder, out_option, overwrite_option,
+                              run_options, run_settings, threads_for)
+from wsim.cli.render import summary_text
+from wsim.run.compiling import FAMILIES
+
+
+@click.command("simulate")
+@run_options
+@overwrite_option("dataset")
+@click.option("--resume", is_flag=True,
+              help="Complete an interrupted run in --out (options left out are taken from the dataset).")
+@out_option("Dataset folder (created if missing).")
+@click.pass_context
+def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis, threads,
+                 chunk_size, dask, overwrite, resume, out):
+    """Play many games and write one Parquet row per (game, seat) to --out.
+
+    The same settings give the same values whatever --threads and --chunk-size. A summary
+    (games/s, mean points by category, win rate by wonder and side) is printed at the end.
+    """
+    from click.core import ParameterSource
+
+    from wsim.run.batch import Request, write_dataset
+
+    folder = out_folder(out)
+    if overwrite and resume:
+        raise UserError("--overwrite and --resume: give one or the other, not both")
+    t = load_tables(ctx)
+    settings = run_settings(t, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
+                            chunk_size)
+    threads_for(threads, dask)
+    given = {name for name in ("games", "players", "seed", "wonders", "sides", "manneken_pis", "chunk_size")
+             if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)}
+    if policy is not None or policies is not None:
+        given.add("policy" if policy is not None else "policies")
+    if policy_param:
+        given.add("policy_param")
+    if data_given(ctx):
+        given.add("data")
+    mode = "overwrite" if overwrite else "resume" if resume else "new"
+    try:
+        result = write_dataset(Request(t, settings, mode, frozenset(given), dask, threads), folder,
+                               progress=sys.stderr.isatty())
+    except (KeyboardInterrupt, signals.Terminated) as e:
+        done = getattr(e, "wsim_complete", False)
+        click.echo(f"\ninterrupted after the run completed: the dataset in {out} is whole" if done
+                   else "\ninterrupted: temporary files removed", err=True)
+        raise
+    if result.foreign:
+        kept = result.foreign
+        click.echo(f"warning: {out} holds files that are not part of a wsim dataset; they are kept: "
+                   f"{', '.join(kept[:5])}{' …' if len(kept) > 5 else ''}", err=True)
+    click.echo(summary_text(result.summary, result.tables))
+    click.echo(f"\ndataset: {out}")
+
+
+@click.command("check")
+@click.argument("directory", type=click.Path())
+@click.pass_context
+def check_cmd(ctx, directory):
+    """Verify a dataset against its manifest: parts present, rows, checksums, settings.
+
+    Prints `ok: N games, M rows` (exit 0), or one line per problem and `damaged: K problems`
+    or `incomplete: G of N games` (exit 1).
+    """
+    from wsim.dataset.manifest import check
+
+    report = check(Path(directory), load_tables(ctx))
+    for line in report.problems:
+        click.echo(line)
+    click.echo(report.closing)
+    if not report.ok:
+        sys.exit(1)
+
+
+@click.command("replay")
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option("--game", "game", type=click.IntRange(min=0), required=True, help="Game index in the dataset.")
+@click.option("--json", "as_json", is_flag=True, help="Print the move log itself (JSON).")
+@click.pass_context
+def replay_cmd(ctx, directory, game, as_json):
+    """The readable log of one game of a dataset, played again from the dataset's settings.
+
+    The game is re-played by the kernels with logging on and checked move by move by the
+    reference engine before it is shown. The card data is the one the dataset carries (an
+    explicit --data must be the same file).
+    """
+    from wsim.dataset import parts
+    from wsim.dataset.plan import dataset_tables
+    from wsim.logtext import log_text
+    from wsim.reference.replay import ReplayError, replay
+    from wsim.run.runner import Runner, game_log
+    from wsim.run.settings import SettingsError, settings_from_metadata
+
+    path = Path(directory)
+    header = parts.read_metadata(path)
+    meta = header.meta
+    if meta["rules_version"] != RULES_VERSION:
+        raise UserError(f"{directory}: dataset written under rules version {str(meta['rules_version']):.20}, "
+                        f"this wsim plays rules version {RULES_VERSION}")
+    # a dataset from before the data text travelled is replayed with the installed data, if it is its own
+    t = dataset_tables(path / header.name, header, load_tables(ctx), data_given(ctx) or header.data_text is None,
+                       f"{directory}: dataset written with other card data (sha256 {{recorded}}…, "
+                       "installed {given}…)")
+    try:
+        settings = settings_from_metadata(meta, t)
+    except SettingsError as e:
+        raise UserError(f"{path / header.name}: its metadata holds invalid settings ({e})") from None
+    if game >= settings.games:
+        raise UserError(f"--game: the dataset has games 0..{settings.games - 1}, got {game}")
+    doc = game_log(Runner(t, settings), game)
+    try:
+        replay(t, doc)
+    except ReplayError as e:
+        raise click.ClickException(f"internal error: the reference engine rejects this game: {e}") from None
+    click.echo(json.dumps(doc, indent=1) if as_json else log_text(doc, list(settings.labels)))
+
+
+@click.command("compile")
+@click.argument("families", nargs=-1, type=click.Choice(FAMILIES))
+@click.pass_context
+def compile_cmd(ctx, families):
+    """Fill numba's cache with the kernels, so that later runs start warm.
+
+    FAMILIES: games (random, greedy and heuristic seats), rollout (runs with a searching seat),
+    step (the step-level API driven from Python), profile (the instrumented loop of `wsim
+    bench`); default: games rollout. Run it where the cache lives (a CI image, each Dask
+    worker's machine) with the same NUMBA_CACHE_DIR and wsim; a family already cached only
+    loads.
+    """
+    from wsim.run.compiling import DEFAULT_FAMILIES, CompileWatch, warm
+
+    ctx.meta["wsim.compile_watch"].silence()  # this command says what it compiled
+    t = load_tables(ctx)
+    for family in families or DEFAULT_FAMILIES:
+        started = time.perf_counter()
+        with CompileWatch() as watch:
+            warm(family, t)
+        seconds = time.perf_counter() - started
+        how = (f"compiled {sum(watch.kernels().values())} kernel functions" if watch.compiled
+               else "loaded from the cache")
+        click.echo(f"{family}: {how} in {seconds:.1f} s")
+
+
+@click.command("bench")
+@click.option("--quick", is_flag=True, help="Fewer games per measurement (a rough check, under a minute).")
+@click.option("--save/--no-save", default=True, show_default=True, help="Record the results in bench/results/.")
+@click.pass_context
+def bench_cmd(ctx, quick, save):
+    """Benchmarks: games/s by players, policy and threads; compile and start-up time; memory of a
+    1,000,000-game run; trading solver calls/s; the reference engine's games/s."""
+    from wsim.bench import run_benchmarks
+
+    load_tables(ctx)  # a data error is an Error: line here too, before any benchmark
+    run_benchmarks(quick=quick, save=save, echo=click.echo, data=ctx.obj.get("data"))
