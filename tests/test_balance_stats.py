@@ -151,17 +151,19 @@ def test_perfect_separation_gives_nan_without_exception():
 def test_paired_mean_ci_covers_the_mean_at_the_nominal_rate():
     mu, n = 0.02, 10_000
     d = np.random.default_rng(6).normal(mu, 0.3, size=(500, n))
-    covered = [lo <= mu <= hi for _, lo, hi in
+    covered = [lo <= mu <= hi for _, lo, hi, _ in
                (paired_mean_ci(n, s, s2) for s, s2 in zip(d.sum(axis=1), (d * d).sum(axis=1)))]
     assert 0.93 <= np.mean(covered) <= 0.97
 
 
 def test_paired_mean_ci_small_example_by_hand():
     # d = 1, 2, 3, 6: mean 3, sample variance (50 − 12²/4) / 3 = 14/3, se² = (14/3) / 4
-    mean, lo, hi = paired_mean_ci(4, 12.0, 50.0)
+    mean, lo, hi, p = paired_mean_ci(4, 12.0, 50.0)
     assert mean == 3.0
     assert lo == pytest.approx(3 - Z95 * math.sqrt(14 / 12), abs=1e-12)
     assert hi == pytest.approx(3 + Z95 * math.sqrt(14 / 12), abs=1e-12)
+    # the normal test the CI inverts: z = 3 / sqrt(14/12) = 2.7775, two-sided p = 0.0054786
+    assert p == pytest.approx(0.0054786, abs=1e-7)
     assert paired_mean_ci(1, 0.5, 0.25)[0] == 0.5
     assert all(math.isnan(x) for x in paired_mean_ci(1, 0.5, 0.25)[1:])
     assert all(math.isnan(x) for x in paired_mean_ci(0, 0.0, 0.0))

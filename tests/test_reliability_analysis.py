@@ -151,7 +151,7 @@ def test_a_paired_report_of_one_game_gives_no_interval_and_no_traceback(tmp_path
     assert listing(tmp_path / "report") == PAIRED_REPORT
     effects = [line.split(",") for line in (tmp_path / "report" / "paired.csv").read_text().splitlines()
                if line.startswith("effect,")]
-    assert effects and all(row[5:] == ["", "", "", ""] for row in effects)  # no CI of any kind
+    assert effects and all(row[5:] == ["", "", "", "", ""] for row in effects)  # no CI (nor q) of any kind
     ablated = run_cli("ablate", "--edit", "Altar.points=+3", "--games", "1", "--threads", "1",
                       "--out", str(tmp_path / "ab"))
     assert ablated.exit_code == 0, ablated.output

@@ -30,6 +30,7 @@ from statsmodels.genmod.families import Binomial
 from statsmodels.genmod.generalized_linear_model import GLM
 from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 
+from wsim.analysis.significance import normal_test_p, t_test_p
 from wsim.analysis.stats import Z95
 
 # Below ~100 seats on either side the standard error of a win rate is 4 points or more
@@ -45,9 +46,9 @@ MIN_RCOND = 1e-10
 
 FACTORS = ["wonder_side", "seat", "policy"]
 EFFECT_COLUMNS = ["players", "card", "seats", "seats_built", "build_rate", "win_rate_built",
-                  "win_rate_not_built", "effect", "ci_low", "ci_high", "se", "se_delta"]
+                  "win_rate_not_built", "effect", "ci_low", "ci_high", "se", "se_delta", "p_value"]
 PAIRED_COLUMNS = ["players", "card", "baseline", "value", "diff", "ci_low", "ci_high",
-                  "ci_low_independent", "ci_high_independent"]
+                  "ci_low_independent", "ci_high_independent", "p_value"]
 BUILT = 1  # column of `built` in the design matrix (after the intercept)
 
 
@@ -244,6 +245,7 @@ def card_effects(cells: pd.DataFrame, min_seats: int = MIN_SEATS, fitted: dict |
             "win_rate_not_built": _rate(c["wins_not_built"], not_built),
             "effect": effect, "ci_low": effect - _t95(len(groups)) * se,
             "ci_high": effect + _t95(len(groups)) * se, "se": se, "se_delta": se_delta,
+            "p_value": t_test_p(effect, se, len(groups) - 1),
         })
     return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
 
@@ -276,7 +278,8 @@ def _left_out_effect(design: _Design, full: _Effect, group: int) -> float:
 
 
 def _paired_row(base: tuple | None, edited: tuple | None, groups: np.ndarray) -> dict:
-    """Baseline, value, their difference and its paired and independent-runs CIs."""
+    """Baseline, value, their difference, its paired and independent-runs CIs, and the p-value
+    of the paired test."""
     b = base[1] if base else None
     e = edited[1] if edited else None
     row = dict.fromkeys(PAIRED_COLUMNS[2:], math.nan)
@@ -287,10 +290,12 @@ def _paired_row(base: tuple | None, edited: tuple | None, groups: np.ndarray) ->
         loo_b = np.array([_jackknife(*base, groups)[int(g)] for g in groups])
         loo_e = np.array([_jackknife(*edited, groups)[int(g)] for g in groups])
         # NaN (a failed refit) propagates to a NaN CI, as it should
-        half = _t95(len(groups)) * _jackknife_se(loo_e - loo_b)
+        se = _jackknife_se(loo_e - loo_b)
+        half = _t95(len(groups)) * se
         half_indep = _t95(len(groups)) * math.hypot(_jackknife_se(loo_b), _jackknife_se(loo_e))
         row.update(diff=diff, ci_low=diff - half, ci_high=diff + half,
-                   ci_low_independent=diff - half_indep, ci_high_independent=diff + half_indep)
+                   ci_low_independent=diff - half_indep, ci_high_independent=diff + half_indep,
+                   p_value=t_test_p(diff, se, len(groups) - 1))
     return row
 
 
@@ -312,16 +317,16 @@ def paired_effects(base: pd.DataFrame, edited: pd.DataFrame, min_seats: int = MI
     return pd.DataFrame(rows, columns=PAIRED_COLUMNS)
 
 
-def paired_mean_ci(n: int, sum_d: float, sum_d2: float) -> tuple[float, float, float]:
+def paired_mean_ci(n: int, sum_d: float, sum_d2: float) -> tuple[float, float, float, float]:
     """Mean of n paired differences from Σd and Σd², with its normal-approximation 95% CI
-    (sample sd, n − 1); the CI is NaN below 2 differences."""
+    (sample sd, n − 1) and the p-value of that normal test against 0; the CI and p are NaN
+    below 2 differences."""
     if n < 2:
-        return (sum_d / n if n else math.nan), math.nan, math.nan
+        return (sum_d / n if n else math.nan), math.nan, math.nan, math.nan
     mean = sum_d / n
     # rounding can push a zero variance slightly negative
-    var = max((sum_d2 - sum_d * mean) / (n - 1), 0.0)
-    half = Z95 * math.sqrt(var / n)
-    return mean, mean - half, mean + half
+    se = math.sqrt(max((sum_d2 - sum_d * mean) / (n - 1), 0.0) / n)
+    return mean, mean - Z95 * se, mean + Z95 * se, normal_test_p(mean, se)
 
 
 def independent_diff_ci(p0: float, n0: int, p1: float, n1: int) -> tuple[float, float]:

@@ -11,16 +11,18 @@ from pathlib import Path
 import pandas as pd
 
 from wsim.analysis.balance import effects, plots, read
+from wsim.analysis.significance import FINDING_Q, q_values, score_test_p
 from wsim.dataset.folder import DatasetError
 from wsim.analysis.stats import wilson_interval
 from wsim.tables import Tables
 
 WONDERS_CSV, CARDS_CSV, PAIRED_CSV, INDEX_HTML = "wonders.csv", "cards.csv", "paired.csv", "index.html"
 REPORT_FILES = (INDEX_HTML, WONDERS_CSV, CARDS_CSV, PAIRED_CSV)
-WONDER_COLUMNS = ("players", "wonder", "side", "seats", "wins", "win_rate", "ci_low", "ci_high", "mean_points")
+WONDER_COLUMNS = ("players", "wonder", "side", "seats", "wins", "win_rate", "ci_low", "ci_high", "q_value",
+                  "mean_points")
 CARD_COLUMNS = ("players", "card", "seats_built", "build_rate", "win_rate_built", "win_rate_not_built",
-                "effect", "ci_low", "ci_high")
-PAIRED_COLUMNS = ("metric", "key", "baseline", "value", "diff", "ci_low", "ci_high",
+                "effect", "ci_low", "ci_high", "q_value")
+PAIRED_COLUMNS = ("metric", "key", "baseline", "value", "diff", "ci_low", "ci_high", "q_value",
                   "ci_low_independent", "ci_high_independent")
 # the settings that decide which games a dataset holds: a baseline must share them all
 _SAME_GAMES = ("rules_version", "seed", "games", "players", "policies", "wonders", "sides", "manneken_pis")
@@ -53,7 +55,9 @@ def _board_key(wonder: str) -> int:
 
 
 def wonders_table(raw: pd.DataFrame) -> pd.DataFrame:
-    """wonders.csv: win rate with its Wilson 95% CI and mean points, by players, wonder, side."""
+    """wonders.csv: win rate with its Wilson 95% CI, the q-value of its score test against the
+    fair share (the player count's mean win rate per seat: 1/P when no victory is shared) and
+    mean points, by players, wonder, side."""
     rows = []
     for r in raw.itertuples(index=False):
         lo, hi = wilson_interval(int(r.wins), int(r.seats))
@@ -62,8 +66,18 @@ def wonders_table(raw: pd.DataFrame) -> pd.DataFrame:
                      "mean_points": float(r.mean_points),
                      **{c: float(getattr(r, c)) for c in read.CATEGORY_COLUMNS}})
     table = pd.DataFrame(rows)
+    by_players = table.groupby("players")
+    table["fair_share"] = by_players.wins.transform("sum") / by_players.seats.transform("sum")
+    table["p_value"] = [score_test_p(w, s, f) for w, s, f in zip(table.wins, table.seats, table.fair_share)]
+    table["q_value"] = q_values(table)
     order = table.wonder.map(_board_key)
     return table.assign(_o=order).sort_values(["players", "_o", "side"]).drop(columns="_o").reset_index(drop=True)
+
+
+def cards_table(cards: pd.DataFrame) -> pd.DataFrame:
+    """cards.csv: the card effects with the q-value of each effect's t test (one family per
+    player count; cards without an estimate stay out)."""
+    return cards.assign(q_value=q_values(cards))
 
 
 def check_pairable(base: read.Dataset, edited: read.Dataset):
@@ -90,15 +104,18 @@ def paired_table(con, base: read.Dataset, edited: read.Dataset, base_cells: pd.D
     for r in read.paired_wonders(con, base, edited).itertuples(index=False):
         n = int(r.seats)
         p0, p1 = r.wins_base / n, r.wins_edited / n
-        diff, lo, hi = effects.paired_mean_ci(n, float(r.wins_edited - r.wins_base), float(r.sum_d2))
+        diff, lo, hi, p = effects.paired_mean_ci(n, float(r.wins_edited - r.wins_base), float(r.sum_d2))
         lo_i, hi_i = effects.independent_diff_ci(p0, n, p1, n)
         rows.append({"metric": "win_rate", "key": f"{r.wonder}/{r.side}@{int(r.players)}", "baseline": p0,
                      "value": p1, "diff": diff, "ci_low": lo, "ci_high": hi,
-                     "ci_low_independent": lo_i, "ci_high_independent": hi_i, "_o": _board_key(r.wonder)})
+                     "ci_low_independent": lo_i, "ci_high_independent": hi_i, "p_value": p,
+                     "players": int(r.players), "_o": _board_key(r.wonder)})
     wonders = pd.DataFrame(rows).sort_values(["_o", "key"]).drop(columns="_o")
     cards = effects.paired_effects(base_cells, edited_cells, fitted=fitted)
     cards = cards.assign(metric="effect", key=cards.card + "@" + cards.players.astype(str))
-    return pd.concat([wonders, cards[list(PAIRED_COLUMNS)]], ignore_index=True)[list(PAIRED_COLUMNS)]
+    columns = [c for c in PAIRED_COLUMNS if c != "q_value"] + ["p_value", "players"]
+    paired = pd.concat([wonders[columns], cards[columns]], ignore_index=True)
+    return paired.assign(q_value=q_values(paired))  # win rates and effects: one family per player count
 
 
 def csv_bytes(table: pd.DataFrame, columns: tuple) -> bytes:
@@ -124,10 +141,35 @@ def _pct(x) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"
 
 
+def _q(x) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return ""
+    return "<0.0001" if x < 1e-4 else f"{x:.4f}"
+
+
+def _finding(q) -> str:
+    """The mark of a finding: a row whose q-value is below FINDING_Q."""
+    return "★" if isinstance(q, float) and q < FINDING_Q else ""
+
+
+# the q-value and finding columns every table of the page ends with
+_Q_COLUMNS = {"q_value": ("q", _q), "finding": (f"finding (q < {FINDING_Q})", _finding)}
+
+
+def _family_note(table: pd.DataFrame) -> str:
+    """How many comparisons one family made and how many of them are findings."""
+    tested = int(table.q_value.notna().sum())
+    found = int((table.q_value < FINDING_Q).sum())
+    return (f"<p>{tested} comparisons with an estimate in this family, corrected together "
+            f"(Benjamini–Hochberg): {found} finding{'s' if found != 1 else ''} with q &lt; {FINDING_Q}, marked ★; "
+            "the other intervals may exclude the reference value by chance alone.</p>")
+
+
 def _html_table(table: pd.DataFrame, columns: dict) -> str:
     """An HTML table of `columns` {column: (heading, formatter)}."""
     head = "".join(f"<th>{html.escape(h)}</th>" for h, _ in columns.values())
     body = []
+    table = table.assign(finding=table.q_value) if "q_value" in table else table
     for r in table.to_dict("records"):
         cells = "".join(f"<td>{html.escape(fmt(r[c]))}</td>" for c, (_, fmt) in columns.items())
         body.append(f"<tr>{cells}</tr>")
@@ -149,13 +191,17 @@ def _wonder_section(wonders: pd.DataFrame) -> list:
         labels = [f"{w} {s}" for w, s in zip(t.wonder, t.side)]
         out.append(f"<h3>{players} players</h3><p>Win rate of the seats holding each wonder side, with its "
                    f"Wilson 95% interval; the dashed line is the fair share 1/{players}. Shared victories "
-                   "count for every winner.</p>")
+                   "count for every winner. q: the score test against this player count's mean win rate per "
+                   f"seat ({100 * t.fair_share.iloc[0]:.2f}%, 1/{players} but for shared victories), "
+                   "corrected for the family of the table's rows.</p>")
         out.append("<figure>" + plots.forest(labels, t.win_rate, t.ci_low, t.ci_high, "win rate", fair,
                                              f"fair share 1/{players}") + "</figure>")
         out.append(_html_table(t, {
             "wonder": ("wonder", str), "side": ("side", str), "seats": ("seats", lambda v: f"{v:,}"),
             "wins": ("wins", lambda v: f"{v:,}"), "win_rate": ("win %", _pct), "ci_low": ("95% CI low", _pct),
-            "ci_high": ("95% CI high", _pct), "mean_points": ("mean points", lambda v: f"{v:.1f}")}))
+            "ci_high": ("95% CI high", _pct), "mean_points": ("mean points", lambda v: f"{v:.1f}"),
+            **_Q_COLUMNS}))
+        out.append(_family_note(t))
         out.append("<p>Mean points by category:</p><figure>" + plots.stacked(
             labels, {c[3:]: t[c] for c in read.CATEGORY_COLUMNS}, "mean points per seat") + "</figure>")
     return out
@@ -181,7 +227,8 @@ def _card_section(cards: pd.DataFrame) -> list:
             "card": ("card", str), "seats_built": ("seats built", lambda v: f"{v:,}"),
             "build_rate": ("built %", _pct), "win_rate_built": ("win % built", _pct),
             "win_rate_not_built": ("win % not built", _pct), "effect": ("effect (pp)", _pct),
-            "ci_low": ("95% CI low", _pct), "ci_high": ("95% CI high", _pct)}))
+            "ci_low": ("95% CI low", _pct), "ci_high": ("95% CI high", _pct), **_Q_COLUMNS}))
+        out.append(_family_note(t))
     return out
 
 
@@ -213,7 +260,9 @@ def _paired_section(paired: pd.DataFrame, base_name: str, name: str) -> list:
         "metric": ("metric", str), "key": ("key", str), "baseline": ("baseline %", _pct),
         "value": ("value %", _pct), "diff": ("diff (pp)", _pct), "ci_low": ("paired CI low", _pct),
         "ci_high": ("paired CI high", _pct), "ci_low_independent": ("independent CI low", _pct),
-        "ci_high_independent": ("independent CI high", _pct)}))
+        "ci_high_independent": ("independent CI high", _pct), **_Q_COLUMNS}))
+    for players, t in paired.groupby("players", sort=True):
+        out.append(f"<h3>{players} players</h3>" + _family_note(t))
     return out
 
 
@@ -246,7 +295,7 @@ def build(path: Path, installed: Tables, baseline_path: Path | None = None, name
     wonders = wonders_table(read.wonder_table(con, ds))
     cells = read.card_cells(con, ds)
     fitted = effects.fit_cells(cells)
-    cards = effects.card_effects(cells, fitted=fitted)
+    cards = cards_table(effects.card_effects(cells, fitted=fitted))
     paired = None
     if base is not None:
         base_cells = read.card_cells(con, base)
