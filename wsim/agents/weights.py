@@ -24,6 +24,9 @@ DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 DEFAULT_FILE = DATA_DIR / "heuristic.json"  # the tuned weights (wsim tune)
 HANDSET_FILE = DATA_DIR / "heuristic-handset.json"  # where wsim tune starts
 ROLLOUT_PLAYOUTS = 16
+# weights files shipped with wsim, by the name `weights=NAME` takes for them
+SHIPPED = {"tuned": DEFAULT_FILE, "handset": HANDSET_FILE,
+           **{name: DATA_DIR / f"heuristic-{name}.json" for name in ("science", "military", "civilian")}}
 
 
 class WeightsError(WsimError):
@@ -31,7 +34,10 @@ class WeightsError(WsimError):
 
 
 def read_weights(path, policy: str = "heuristic") -> tuple:
-    """(row, sha256 of the file) of a weights file for `policy` (WeightsError if unusable)."""
+    """(row, sha256 of the file) of a weights file for `policy` (WeightsError if unusable).
+    A name of SHIPPED (`science`, ...) is that shipped file: a file of such a bare name in the
+    current folder is `./science`."""
+    path = SHIPPED.get(str(path), path)
     try:
         raw = read_bytes(path, "weights file")
     except YamlFileError as e:
