@@ -1,5 +1,6 @@
-"""`wsim balance` and `wsim ablate`: balance reports of datasets, and the paired experiment of
-card edits (INTERFACES §5). Their libraries (the analysis extra) load only when they run."""
+"""`wsim balance`, `wsim ablate` and `wsim survey`: balance reports of datasets, the paired
+experiment of card edits, and populations side by side (INTERFACES §5, §6). Their libraries
+(the analysis extra) load only when they run."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from pathlib import Path
 import click
 
 from wsim import signals
-from wsim.cli.options import (UserError, load_tables, out_folder, out_option, overwrite_option, run_options,
+from wsim.analysis.populations import builtin_help
+from wsim.cli.options import (SEED, UserError, load_tables, out_folder, out_option, overwrite_option, run_options,
                               run_settings, threads_for)
-from wsim.cli.render import paired_text
+from wsim.cli.render import duration, paired_text, population_line, verdict_text
+from wsim.run.settings import MAX_CHUNK, MAX_GAMES
 
 ANALYSIS_LIBRARIES = ("duckdb", "statsmodels", "matplotlib")
 
@@ -93,3 +96,74 @@ def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param,
         raise
     click.echo(paired_text(report))
     click.echo(f"report: {folder / 'index.html'}; datasets: {folder / 'data'}")
+
+
+@click.command("survey")
+@click.option("--population", "populations", multiple=True, metavar="NAME=POLICIES[@GAMES]",
+              help="A population: the policies of every seat (as --policies takes them, or one for all seats), on "
+                   "the first GAMES games (repeatable) [the built-in set: " + builtin_help() + "].")
+@click.option("--players", type=int, default=4, show_default=True, help="Players per game, 2..7.")
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=20_000, show_default=True,
+              help="Games of every population (the same deals for all); @GAMES gives a population fewer.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="The seed of the deals.")
+@click.option("--policy-param", "policy_param", multiple=True, metavar="NAME.KEY=VALUE",
+              help="A parameter of a policy or label, in every population that has it (repeatable); "
+                   "heuristic.weights=NAME takes a shipped weights file: tuned, handset, science, military, civilian.")
+@click.option("--wonders", default="random", show_default=True, metavar="random|fixed:ID/SIDE,...",
+              help="As for simulate.")
+@click.option("--sides", type=click.Choice(["random", "A", "B"]), default="random", show_default=True,
+              help="Wonder sides.")
+@click.option("--manneken-pis", "manneken_pis", is_flag=True, help="Put the Manneken Pis promo board in the pool.")
+@click.option("--chunk-size", type=click.IntRange(1, MAX_CHUNK), default=100_000, show_default=True,
+              help="Games per Parquet part of each population's dataset.")
+@click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores].")
+@click.option("--dask", default=None, metavar="tcp://HOST:PORT|local:W",
+              help="Play the parts as tasks on a Dask cluster (see simulate). Needs wsim[dask].")
+@click.option("--reference", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Your own games: CSV players,wonder,side,seats,wins (side A, B or * for both), held against "
+                   "every population.")
+@overwrite_option("survey")
+@click.option("--resume", is_flag=True, help="Complete an interrupted survey in --out (give its options again).")
+@out_option("Report folder (created if missing); each population's dataset goes to REPORT/data/NAME/.")
+@click.pass_context
+def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, sides, manneken_pis, chunk_size,
+               threads, dask, reference, overwrite, resume, out):
+    """The same deals played by several populations of players, side by side: win rates by wonder
+    side, card effects, and a verdict on each (robust, depends on population, not resolved).
+    Writes REPORT/index.html, survey.csv, verdicts.csv, card_verdicts.csv, pairs.csv (and
+    reference.csv with --reference)."""
+    folder = out_folder(out)
+    if overwrite and resume:
+        raise UserError("--overwrite and --resume: give one or the other, not both")
+    _analysis_extra()
+    from wsim.analysis.playtest import read_reference
+    from wsim.analysis.populations import build_populations, builtin_specs, parse_population
+    from wsim.analysis.survey import estimate_seconds, precheck, run_survey
+
+    t = load_tables(ctx)
+    specs = [(*parse_population(p), ()) for p in populations] or builtin_specs(players, games)
+    pops = build_populations(t, specs, policy_param, players=players, games=games, seed=seed, wonders=wonders,
+                             sides=sides, manneken_pis=manneken_pis, chunk_size=chunk_size)
+    people = read_reference(reference, t, players) if reference is not None else None
+    threads_for(threads, dask)
+    mode = "overwrite" if overwrite else "resume" if resume else "new"
+    precheck(folder, mode)
+    if dask is None:
+        estimates = estimate_seconds(t, pops)
+        for pop, seconds in estimates:
+            click.echo(f"  {population_line(pop, seconds)}", err=True)
+        total = sum(s for _, s in estimates)
+        click.echo(f"estimated play: {duration(total)} for {len(pops)} populations, then the analysis", err=True)
+
+    def on_run(pop, result):
+        s = result.summary
+        click.echo(f"{pop.name}: {s.games:,} games in {s.seconds:.1f} s", err=True)
+
+    try:
+        survey = run_survey(t, pops, folder, mode, people, sys.stderr.isatty(), on_run, dask, threads)
+    except (KeyboardInterrupt, signals.Terminated):
+        click.echo("\ninterrupted: whole parts are kept (complete the survey with --resume)" if mode != "overwrite"
+                   else "\ninterrupted: the survey folder is as it was", err=True)
+        raise
+    click.echo(verdict_text(survey))
+    click.echo(f"survey: {folder / 'index.html'} ({', '.join(n for n in survey.files if n.endswith('.csv'))})")

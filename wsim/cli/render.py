@@ -137,3 +137,30 @@ def paired_text(report, limit: int = 8) -> str:
 def _points(x: float) -> str:
     """A difference in percentage points; `none` where there is no estimate (too few games)."""
     return "   none" if math.isnan(x) else f"{100 * x:+7.2f}"
+
+
+def duration(seconds: float) -> str:
+    """A time to wait, e.g. "2 min 05 s" or "3.4 s"."""
+    if seconds < 60:
+        return f"{max(seconds, 0.1):.1f} s"
+    return f"{int(seconds // 60)} min {int(round(seconds % 60)):02d} s"
+
+
+def population_line(pop, seconds: float) -> str:
+    """A survey population: its name, seats, games and estimated play time."""
+    return f"{pop.name}: {', '.join(pop.settings.labels)} on {pop.games:,} games, about {duration(seconds)}"
+
+
+def verdict_text(survey) -> str:
+    """The survey's verdicts at a glance: how many of each, and the wonder sides that are not
+    `not resolved`."""
+    lines = []
+    for what, table, key in (("wonder sides", survey.verdicts, ("wonder", "side")),
+                             ("cards", survey.card_verdicts, ("card",))):
+        counts = table.verdict.value_counts()
+        lines.append(f"{what}: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
+        if what == "wonder sides":
+            for r in table[table.verdict != "not resolved"].itertuples(index=False):
+                lines.append(f"  {r.wonder} {r.side} @{r.players}: {r.verdict} "
+                             f"(win rate {100 * r.min_rate:.1f}–{100 * r.max_rate:.1f}% over {r.populations})")
+    return "\n".join(lines)

@@ -102,3 +102,36 @@ def paired(labels: list, diff, low, high, low_independent, high_independent, xla
         ax.grid(axis="x", lw=0.4, alpha=0.5)
         ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, frameon=False)
         return _svg(fig)
+
+
+_SERIES = ("#1f4e79", "#c0504d", "#4f8a3c", "#8064a2", "#e36c09", "#4bacc6", "#7f7f7f", "#b8860b")
+
+
+def forest_groups(labels: list, series: list, xlabel: str, reference=None, notes: list | None = None) -> str:
+    """Several estimates per row, each with its 95% interval: `series` is a list of (name,
+    value, low, high), one marker per series in each row (NaN: none), `reference` a vertical
+    line (a number, or one per row: drawn as a short tick on each), `notes` a text at the right
+    of each row (e.g. its verdict)."""
+    with plt.rc_context(_STYLE):
+        fig, ax = _rows_figure(len(labels) * max(1, len(series)) / 2.5)
+        y = np.arange(len(labels))[::-1].astype(float)
+        step = 0.7 / max(len(series), 1)
+        for i, (name, value, low, high) in enumerate(series):
+            value, low, high = (np.asarray(a, dtype=float) for a in (value, low, high))
+            yy = y + 0.35 - step / 2 - i * step
+            ax.errorbar(value, yy, xerr=_arms(value, low, high), fmt="o", ms=3, capsize=1.5, lw=0.9,
+                        color=_SERIES[i % len(_SERIES)], label=name)
+        if np.ndim(reference) == 0 and reference is not None:
+            ax.axvline(float(reference), color="#999999", ls="--", lw=0.8)
+        elif reference is not None:
+            for yi, ref in zip(y, reference):
+                ax.plot([ref, ref], [yi - 0.4, yi + 0.4], color="#999999", ls="--", lw=0.8)
+        if notes:
+            for yi, note in zip(y, notes):
+                ax.text(1.01, yi, note, transform=ax.get_yaxis_transform(), va="center", fontsize=8)
+        ax.set_yticks(y, labels)
+        ax.set_ylim(-0.7, len(labels) - 0.3)
+        ax.set_xlabel(xlabel)
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(len(series), 6), frameon=False)
+        ax.grid(axis="x", lw=0.4, alpha=0.5)
+        return _svg(fig)

@@ -75,16 +75,19 @@ def connect() -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _rows(con, ds: Dataset, columns: list) -> str:
-    """A SQL table of the players' rows of a dataset, `columns` only. At 2 players the Free City's
-    row is the one its `free_city` column marks, whatever its `policy` says."""
+def _rows(con, ds: Dataset, columns: list, games: int | None = None) -> str:
+    """A SQL table of the players' rows of a dataset, `columns` only; with `games`, of games
+    0..games−1 only. At 2 players the Free City's row is the one its `free_city` column marks,
+    whatever its `policy` says."""
     fc = ds.settings.free_city
     name = f"rows_{next(_streams)}"  # a stream is read once: every query gets its own
-    con.register(name, _stream(ds, columns + (["free_city"] if fc else [])))
-    return f"(SELECT {', '.join(columns)} FROM {name} WHERE {'NOT free_city' if fc else 'true'})"
+    read = columns + (["free_city"] if fc else []) + (["game"] if games is not None and "game" not in columns else [])
+    con.register(name, _stream(ds, read, games))
+    where = ["NOT free_city" if fc else "true"] + ([f"game < {int(games)}"] if games is not None else [])
+    return f"(SELECT {', '.join(columns)} FROM {name} WHERE {' AND '.join(where)})"
 
 
-def _stream(ds: Dataset, columns: list) -> pa.RecordBatchReader:
+def _stream(ds: Dataset, columns: list, games: int | None = None) -> pa.RecordBatchReader:
     """The rows of exactly the dataset's part files, `columns` only, a batch at a time. Read by
     pyarrow, not by DuckDB's read_parquet, which takes `*`, `?` and `[...]` in a path (and a
     leading `~`) as a pattern: it read the folder `h1` for a folder named `h[12]` (INTERFACES §0:
@@ -95,8 +98,11 @@ def _stream(ds: Dataset, columns: list) -> pa.RecordBatchReader:
     except (OSError, KeyError, pa.ArrowException) as e:
         raise DatasetError(f"{ds.files[0]}: cannot be read ({str(e).splitlines()[0]})") from None
 
+    # parts hold consecutive games: those past `games` are not opened at all
+    files = ds.files[:-(-games // ds.settings.chunk_size)] if games is not None else ds.files
+
     def batches():
-        for path in ds.files:
+        for path in files:
             with pq.ParquetFile(path) as f:
                 yield from f.iter_batches(batch_size=BATCH_ROWS, columns=columns)
 
@@ -126,19 +132,19 @@ def wonder_table(con, ds: Dataset) -> pd.DataFrame:
     return _query(con, sql, ds)
 
 
-def card_cells(con, ds: Dataset) -> pd.DataFrame:
+def card_cells(con, ds: Dataset, games: int | None = None) -> pd.DataFrame:
     """The cell table of wsim.analysis.balance.effects: per players, card, built (0/1), wonder, side, seat,
-    policy and game block, the seats and their wins. Built cells come from the `cards` lists;
-    not-built cells are each key's totals less its built cells."""
+    policy and game block, the seats and their wins (of games 0..games−1 only, if given). Built
+    cells come from the `cards` lists; not-built cells are each key's totals less its built cells."""
     keys = "players, wonder, side, seat, policy, game % {g} AS \"group\"".format(g=GROUPS)
     keep = "players, wonder, side, seat, policy, \"group\""
     columns = ["players", "wonder", "side", "seat", "policy", "game", "win"]
     totals = _query(con, f"""
         SELECT {keys}, count(*) AS seats, sum(win::INTEGER) AS wins
-        FROM {_rows(con, ds, columns)} GROUP BY ALL""", ds)
+        FROM {_rows(con, ds, columns, games)} GROUP BY ALL""", ds)
     built = _query(con, f"""
         SELECT card, {keep}, count(*) AS seats, sum(win::INTEGER) AS wins
-        FROM (SELECT unnest(cards) AS card, win, {keys} FROM {_rows(con, ds, columns + ["cards"])})
+        FROM (SELECT unnest(cards) AS card, win, {keys} FROM {_rows(con, ds, columns + ["cards"], games)})
         GROUP BY ALL""", ds)
     on = ["players", "wonder", "side", "seat", "policy", "group"]
     cards = built[["players", "card"]].drop_duplicates()
@@ -154,17 +160,18 @@ def card_cells(con, ds: Dataset) -> pd.DataFrame:
                          "seats": "int64", "wins": "int64"}).reset_index(drop=True)
 
 
-def paired_wonders(con, base: Dataset, edited: Dataset) -> pd.DataFrame:
+def paired_wonders(con, base: Dataset, edited: Dataset, games: int | None = None) -> pd.DataFrame:
     """Per players, wonder, side: seats n, wins in each dataset, and Σd² of the per-seat
-    differences d = win_edited − win_base (the seats are the same games' same seats). A seat
-    whose wonder differs between the two means that the deals differ: DatasetError."""
+    differences d = win_edited − win_base (the seats are the same games' same seats), over
+    games 0..games−1 if given. A seat whose wonder differs between the two means that the deals
+    differ: DatasetError."""
     sql = f"""
         SELECT b.players, b.wonder, b.side, count(*) AS seats,
                sum(b.win::INTEGER) AS wins_base, sum(e.win::INTEGER) AS wins_edited,
                sum((e.win::INTEGER - b.win::INTEGER) * (e.win::INTEGER - b.win::INTEGER)) AS sum_d2,
                sum((b.wonder <> e.wonder OR b.side <> e.side)::INTEGER) AS mismatched
-        FROM {_rows(con, base, ["game", "seat", "players", "wonder", "side", "win"])} b
-        JOIN {_rows(con, edited, ["game", "seat", "wonder", "side", "win"])} e
+        FROM {_rows(con, base, ["game", "seat", "players", "wonder", "side", "win"], games)} b
+        JOIN {_rows(con, edited, ["game", "seat", "wonder", "side", "win"], games)} e
         USING (game, seat)
         GROUP BY ALL ORDER BY b.players, b.wonder, b.side"""
     table = _query(con, sql, edited)

@@ -126,7 +126,7 @@ def csv_bytes(table: pd.DataFrame, columns: tuple) -> bytes:
 # ---------------------------------------------------------------------------------------------
 # The page
 
-_CSS = """
+CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
 h1 { font-size: 1.6rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #ccc; }
 table { border-collapse: collapse; font-size: 12px; margin: 0.8rem 0; }
@@ -137,7 +137,7 @@ figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
 """
 
 
-def _pct(x) -> str:
+def pct(x) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"
 
 
@@ -153,10 +153,10 @@ def _finding(q) -> str:
 
 
 # the q-value and finding columns every table of the page ends with
-_Q_COLUMNS = {"q_value": ("q", _q), "finding": (f"finding (q < {FINDING_Q})", _finding)}
+Q_COLUMNS = {"q_value": ("q", _q), "finding": (f"finding (q < {FINDING_Q})", _finding)}
 
 
-def _family_note(table: pd.DataFrame) -> str:
+def family_note(table: pd.DataFrame) -> str:
     """How many comparisons one family made and how many of them are findings."""
     tested = int(table.q_value.notna().sum())
     found = int((table.q_value < FINDING_Q).sum())
@@ -165,7 +165,7 @@ def _family_note(table: pd.DataFrame) -> str:
             "the other intervals may exclude the reference value by chance alone.</p>")
 
 
-def _html_table(table: pd.DataFrame, columns: dict) -> str:
+def html_table(table: pd.DataFrame, columns: dict) -> str:
     """An HTML table of `columns` {column: (heading, formatter)}."""
     head = "".join(f"<th>{html.escape(h)}</th>" for h, _ in columns.values())
     body = []
@@ -196,12 +196,12 @@ def _wonder_section(wonders: pd.DataFrame) -> list:
                    "corrected for the family of the table's rows.</p>")
         out.append("<figure>" + plots.forest(labels, t.win_rate, t.ci_low, t.ci_high, "win rate", fair,
                                              f"fair share 1/{players}") + "</figure>")
-        out.append(_html_table(t, {
+        out.append(html_table(t, {
             "wonder": ("wonder", str), "side": ("side", str), "seats": ("seats", lambda v: f"{v:,}"),
-            "wins": ("wins", lambda v: f"{v:,}"), "win_rate": ("win %", _pct), "ci_low": ("95% CI low", _pct),
-            "ci_high": ("95% CI high", _pct), "mean_points": ("mean points", lambda v: f"{v:.1f}"),
-            **_Q_COLUMNS}))
-        out.append(_family_note(t))
+            "wins": ("wins", lambda v: f"{v:,}"), "win_rate": ("win %", pct), "ci_low": ("95% CI low", pct),
+            "ci_high": ("95% CI high", pct), "mean_points": ("mean points", lambda v: f"{v:.1f}"),
+            **Q_COLUMNS}))
+        out.append(family_note(t))
         out.append("<p>Mean points by category:</p><figure>" + plots.stacked(
             labels, {c[3:]: t[c] for c in read.CATEGORY_COLUMNS}, "mean points per seat") + "</figure>")
     return out
@@ -223,12 +223,12 @@ def _card_section(cards: pd.DataFrame) -> list:
             out.append("<figure>" + plots.forest(list(est.card), est.effect * 100, est.ci_low * 100,
                                                  est.ci_high * 100, "effect on the chance of winning "
                                                  "(percentage points)", 0.0) + "</figure>")
-        out.append(_html_table(t.sort_values("effect", ascending=False, na_position="last"), {
+        out.append(html_table(t.sort_values("effect", ascending=False, na_position="last"), {
             "card": ("card", str), "seats_built": ("seats built", lambda v: f"{v:,}"),
-            "build_rate": ("built %", _pct), "win_rate_built": ("win % built", _pct),
-            "win_rate_not_built": ("win % not built", _pct), "effect": ("effect (pp)", _pct),
-            "ci_low": ("95% CI low", _pct), "ci_high": ("95% CI high", _pct), **_Q_COLUMNS}))
-        out.append(_family_note(t))
+            "build_rate": ("built %", pct), "win_rate_built": ("win % built", pct),
+            "win_rate_not_built": ("win % not built", pct), "effect": ("effect (pp)", pct),
+            "ci_low": ("95% CI low", pct), "ci_high": ("95% CI high", pct), **Q_COLUMNS}))
+        out.append(family_note(t))
     return out
 
 
@@ -256,13 +256,13 @@ def _paired_section(paired: pd.DataFrame, base_name: str, name: str) -> list:
         out.append(f"<h3>{title}: edited − baseline (percentage points)</h3><figure>" + plots.paired(
             list(t.key), t["diff"] * 100, t.ci_low * 100, t.ci_high * 100, t.ci_low_independent * 100,
             t.ci_high_independent * 100, "difference (percentage points)") + "</figure>")
-    out.append(_html_table(paired, {
-        "metric": ("metric", str), "key": ("key", str), "baseline": ("baseline %", _pct),
-        "value": ("value %", _pct), "diff": ("diff (pp)", _pct), "ci_low": ("paired CI low", _pct),
-        "ci_high": ("paired CI high", _pct), "ci_low_independent": ("independent CI low", _pct),
-        "ci_high_independent": ("independent CI high", _pct), **_Q_COLUMNS}))
+    out.append(html_table(paired, {
+        "metric": ("metric", str), "key": ("key", str), "baseline": ("baseline %", pct),
+        "value": ("value %", pct), "diff": ("diff (pp)", pct), "ci_low": ("paired CI low", pct),
+        "ci_high": ("paired CI high", pct), "ci_low_independent": ("independent CI low", pct),
+        "ci_high_independent": ("independent CI high", pct), **Q_COLUMNS}))
     for players, t in paired.groupby("players", sort=True):
-        out.append(f"<h3>{players} players</h3>" + _family_note(t))
+        out.append(f"<h3>{players} players</h3>" + family_note(t))
     return out
 
 
@@ -270,7 +270,7 @@ def page(ds: read.Dataset, report: Report, baseline: read.Dataset | None, names:
     """The report as one self-contained HTML document (plots inline as SVG, no external resource).
     `names`: how the page names the dataset and the baseline."""
     parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
-             "<title>wsim balance report</title>", f"<style>{_CSS}</style></head><body>",
+             "<title>wsim balance report</title>", f"<style>{CSS}</style></head><body>",
              "<h1>wsim balance report</h1>", f"<p>{html.escape(_describe(ds, names[0]))}.</p>"]
     if baseline is not None:
         parts.append(f"<p>Baseline: {html.escape(_describe(baseline, names[1]))}.</p>")

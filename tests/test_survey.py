@@ -1,0 +1,221 @@
+"""`wsim survey`: the verdict logic on data with a known answer, the people's reference, and the
+command's output rules (INTERFACES §0, §6)."""
+
+import csv
+import io
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import last_error_line, run_cli
+from wsim.analysis import playtest
+from wsim.analysis.balance.effects import paired_mean_ci
+from wsim.analysis.significance import q_values, score_test_p
+from wsim.analysis.verdicts import (DEPENDS, NOT_RESOLVED, ROBUST, games_needed, normal_critical, verdicts)
+
+FAIR = 0.25
+WONDERS = [f"w{i}" for i in range(12)]
+
+
+def _planted(rates: dict, seats: dict, seed: int = 5) -> tuple:
+    """Survey rows and pairs of planted win rates: rates[population][wonder] (default the fair
+    share), seats[population] seats per wonder; the populations' seats are the same seats, the
+    first of them shared by the smaller population."""
+    rng = np.random.default_rng(seed)
+    wins = {p: {w: rng.random(seats[p]) < rates[p].get(w, FAIR) for w in WONDERS} for p in rates}
+    rows = [{"players": 4, "wonder": w, "population": p, "seats": seats[p], "wins": int(wins[p][w].sum()),
+             "games": seats[p]} for p in rates for w in WONDERS]
+    table = pd.DataFrame(rows)
+    table["value"] = table.wins / table.seats
+    table["deviation"] = table.value - FAIR
+    table["se"] = np.sqrt(table.value * (1 - table.value) / table.seats)
+    table["p_value"] = [score_test_p(w, s, FAIR) for w, s in zip(table.wins, table.seats)]
+    table["q_value"] = q_values(table)
+    pairs = []
+    names = list(rates)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            n = min(seats[a], seats[b])
+            for w in WONDERS:
+                d = wins[a][w][:n].astype(float) - wins[b][w][:n]
+                diff, lo, hi, p = paired_mean_ci(n, d.sum(), (d * d).sum())
+                pairs.append({"players": 4, "wonder": w, "population_a": a, "population_b": b, "games": n,
+                              "diff": diff, "se": (hi - lo) / (2 * 1.959963984540054), "p_value": p})
+    pairs = pd.DataFrame(pairs)
+    pairs["q_value"] = q_values(pairs)
+    return table, pairs
+
+
+def test_planted_effects_get_their_verdicts():
+    rates = {"a": {"w0": 0.33, "w1": 0.33, "w2": 0.27}, "b": {"w0": 0.33, "w1": 0.25, "w2": 0.27},
+             "c": {"w0": 0.33, "w1": 0.25, "w2": 0.27}}
+    rows, pairs = _planted(rates, {"a": 4000, "b": 4000, "c": 300})
+    got = verdicts(rows, pairs, ["players", "wonder"], normal_critical).set_index("wonder")
+    # w0: 8 points above the fair share in every population, even the small one
+    assert got.loc["w0", "verdict"] == ROBUST
+    # w1: only population a plays it better; its difference from b is clear on their shared seats
+    assert got.loc["w1", "verdict"] == DEPENDS
+    # w2: 2 points above everywhere: seen in the large populations, not in c's 300 seats
+    assert got.loc["w2", "verdict"] == NOT_RESOLVED
+    c = rows[(rows.population == "c") & (rows.wonder == "w2")].iloc[0]
+    m = int(rows.q_value.notna().sum())
+    assert got.loc["w2", "games_needed"] == games_needed(c.deviation, c.se, 300, normal_critical(m))
+    assert got.loc["w2", "games_needed"] > 300
+    # the fair wonders: no population tells them from fair, nothing to decide
+    assert set(got.loc[WONDERS[3:], "verdict"]) == {NOT_RESOLVED}
+    assert got.loc["w0", "populations"] == "a b c"
+    assert got.loc["w0", "min"] <= got.loc["w0", "max"]
+
+
+def test_games_needed_by_hand():
+    # a 2-point deviation with se 0.01 at 1,000 games, threshold 1.96: (1.96 + 0.8416)^2 / 4
+    assert games_needed(0.02, 0.01, 1000, 1.959964) == math.ceil(1000 * (2.801585 * 0.5) ** 2)
+    assert math.isinf(games_needed(0.0, 0.01, 1000, 1.96))
+
+
+def test_without_any_effect_no_verdict_says_robust_or_depends():
+    """The corrected tests' coverage: 12 fair wonders, three populations, 50 surveys: a wrong
+    `robust` or `depends on population` would need false findings (q < 0.05)."""
+    wrong = 0
+    for seed in range(50):
+        rows, pairs = _planted({"a": {}, "b": {}, "c": {}}, {"a": 2000, "b": 2000, "c": 2000}, seed)
+        got = verdicts(rows, pairs, ["players", "wonder"], normal_critical)
+        wrong += int((got.verdict != NOT_RESOLVED).sum())
+    assert wrong <= 0.05 * 50 * len(WONDERS)
+
+
+def _survey_rows():
+    return pd.DataFrame([
+        {"population": "bots", "players": 4, "wonder": "rhodes", "side": "A", "seats": 4000, "wins": 1000},
+        {"population": "bots", "players": 4, "wonder": "rhodes", "side": "B", "seats": 4000, "wins": 1400},
+        {"population": "bots", "players": 4, "wonder": "giza", "side": "A", "seats": 4000, "wins": 900},
+        {"population": "bots", "players": 4, "wonder": "giza", "side": "B", "seats": 4000, "wins": 1000}])
+
+
+def test_a_reference_equal_to_a_population_agrees_and_a_shifted_one_is_flagged():
+    survey = _survey_rows()
+    same = survey.drop(columns="population").copy()
+    out = playtest.compare(same, survey)
+    assert list(out.disagrees) == ["false"] * 4 and list(out["diff"]) == [0.0] * 4
+    shifted = same.copy()
+    shifted.loc[1, "wins"] = 1400 - 600  # the people win 20 points less with Rhodes B
+    out = playtest.compare(shifted, survey).set_index(["wonder", "side"])
+    assert out.loc[("rhodes", "B"), "disagrees"] == "true"
+    assert out.loc[("rhodes", "B"), "diff"] == pytest.approx(0.15)
+    assert (out.drop(index=[("rhodes", "B")]).disagrees == "false").all()
+    # side *: both sides pooled on the population's side
+    pooled = pd.DataFrame([{"players": 4, "wonder": "giza", "side": "*", "seats": 8000, "wins": 1900}])
+    row = playtest.compare(pooled, survey).iloc[0]
+    assert row.rate == pytest.approx(1900 / 8000) and row.disagrees == "false"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("players,wonder,side,seats\n4,giza,A,10\n", "the first line must be"),
+    ("players,wonder,side,seats,wins\n4,giza,C,10,3\n", "line 2: side must be A, B or *"),
+    ("players,wonder,side,seats,wins\n4,atlantis,A,10,3\n", "line 2: unknown wonder"),
+    ("players,wonder,side,seats,wins\n4,giza,A,10,11\n", "line 2: needs 1 or more seats"),
+    ("players,wonder,side,seats,wins\n4,giza,A,ten,3\n", "line 2: seats must be a whole number"),
+    ("players,wonder,side,seats,wins\n4,giza,A,10,3\n4,giza,a,5,1\n", "line 3: 4 players, giza A is given twice"),
+    ("players,wonder,side,seats,wins\n5,giza,A,10,3\n", "holds no row for 4 players"),
+    ("players,wonder,side,seats,wins\n4,giza,A,10\n", "line 2: expected 5 fields"),
+])
+def test_bad_reference_files_are_refused_before_anything_is_written(tmp_path, text, message):
+    ref = tmp_path / "people.csv"
+    ref.write_text(text)
+    result = run_cli("survey", "--players", "4", "--games", "10", "--population", "r=random", "--reference", str(ref),
+                     "--out", str(tmp_path / "r"))
+    assert result.exit_code == 2 and message in last_error_line(result), result.output
+    assert not (tmp_path / "r").exists()
+
+
+def test_bad_populations_are_refused(tmp_path):
+    for args, message in ((["--population", "x"], "expected NAME=POLICIES[@GAMES]"),
+                          (["--population", "a b=random"], "must be 1 to 40 letters"),
+                          (["--population", "r=random", "--population", "r=greedy"], "'r' is named twice"),
+                          (["--population", "r=random@0"], "@GAMES must be a whole number from 1 to --games"),
+                          (["--population", "r=random@11"], "@GAMES must be a whole number from 1 to --games"),
+                          (["--population", "r=dice"], "--population r: --policies: unknown policy"),
+                          (["--population", "r=random", "--policy-param", "greedy.coin=3"],
+                           "names no policy or label of any population")):
+        result = run_cli("survey", "--players", "3", "--games", "10", *args, "--out", str(tmp_path / "r"))
+        assert result.exit_code == 2 and message in last_error_line(result), (args, result.output)
+        assert not (tmp_path / "r").exists()
+
+
+SMALL = ["--players", "3", "--games", "600", "--seed", "4", "--threads", "1", "--chunk-size", "200",
+         "--population", "r=random", "--population", "g=greedy", "--population", "few=greedy@200"]
+
+
+def _interrupted(monkeypatch, population: str, *args):
+    """`wsim survey ARGS` with a Ctrl-C as population `population`'s dataset starts."""
+    from wsim.analysis import survey as survey_mod
+
+    real = survey_mod.write_dataset
+
+    def interrupted(req, path, *rest):
+        if path.name == population:
+            raise KeyboardInterrupt
+        return real(req, path, *rest)
+
+    with monkeypatch.context() as m:
+        m.setattr(survey_mod, "write_dataset", interrupted)
+        return run_cli("survey", *args)
+
+
+def _files(folder):
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and p.name != "index.html"}
+
+
+@pytest.mark.slow
+def test_a_small_survey_its_files_and_its_resume(tmp_path, monkeypatch):
+    ref = tmp_path / "people.csv"
+    ref.write_text("players,wonder,side,seats,wins\n3,giza,*,300,100\n3,rhodes,B,200,90\n7,giza,A,5,1\n")
+    whole = run_cli("survey", *SMALL, "--reference", str(ref), "--out", str(tmp_path / "whole"))
+    assert whole.exit_code == 0, whole.output
+    out = tmp_path / "whole"
+    assert sorted(p.name for p in out.iterdir() if p.name != ".wsim-lock") == ["card_verdicts.csv", "data", "index.html", "pairs.csv",
+                                                                           "reference.csv", "survey.csv", "verdicts.csv"]
+    assert sorted(p.name for p in (out / "data").iterdir()) == ["few", "g", "r"]
+    survey = list(csv.DictReader(io.StringIO((out / "survey.csv").read_text())))
+    assert {r["population"] for r in survey} == {"r", "g", "few", "people"}
+    verdict_rows = list(csv.DictReader(io.StringIO((out / "verdicts.csv").read_text())))
+    assert verdict_rows and {r["verdict"] for r in verdict_rows} <= {ROBUST, DEPENDS, NOT_RESOLVED}
+    assert all((r["games_needed"] != "") == (r["verdict"] == NOT_RESOLVED) for r in verdict_rows)
+    pairs = list(csv.DictReader(io.StringIO((out / "pairs.csv").read_text())))
+    assert {(r["population_a"], r["population_b"], r["games"]) for r in pairs} == {
+        ("r", "g", "600"), ("r", "few", "200"), ("g", "few", "200")}
+    assert len(list(csv.DictReader(io.StringIO((out / "reference.csv").read_text())))) == 2 * 3
+    # a population is an ordinary dataset: `wsim check` passes it
+    assert run_cli("check", str(out / "data" / "g")).exit_code == 0
+    # an existing survey is not overwritten without --overwrite
+    again = run_cli("survey", *SMALL, "--out", str(out))
+    assert again.exit_code == 2 and "not empty" in last_error_line(again)
+
+    # interrupted at the third population: whole parts kept, the folder refused to a new survey
+    cut = _interrupted(monkeypatch, "few", *SMALL, "--reference", str(ref), "--out", str(tmp_path / "cut"))
+    assert cut.exit_code == 130 and "--resume" in cut.stderr
+    assert not (tmp_path / "cut" / "survey.csv").exists()
+    refused = run_cli("survey", *SMALL, "--out", str(tmp_path / "cut"))
+    assert refused.exit_code == 2 and "unfinished survey" in last_error_line(refused)
+    other = run_cli("survey", *SMALL[:-2], "--population", "few=greedy@300", "--resume", "--out", str(tmp_path / "cut"))
+    assert other.exit_code == 0  # `few` was never written: its new games count is no conflict
+    done = run_cli("survey", *SMALL, "--reference", str(ref), "--resume", "--out", str(tmp_path / "cut"))
+    assert done.exit_code == 2 and "games 300, this survey gives it 200" in last_error_line(done)
+    redo = run_cli("survey", *SMALL, "--reference", str(ref), "--overwrite", "--out", str(tmp_path / "cut"))
+    assert redo.exit_code == 0
+    assert _files(tmp_path / "cut") == _files(out)
+
+
+@pytest.mark.slow
+def test_resume_completes_an_interrupted_survey_to_the_same_tables(tmp_path, monkeypatch):
+    whole = run_cli("survey", *SMALL, "--out", str(tmp_path / "whole"))
+    assert whole.exit_code == 0
+    assert _interrupted(monkeypatch, "g", *SMALL, "--out", str(tmp_path / "cut")).exit_code == 130
+    done = run_cli("survey", *SMALL, "--resume", "--out", str(tmp_path / "cut"))
+    assert done.exit_code == 0, done.output
+    assert _files(tmp_path / "cut") == _files(tmp_path / "whole")
+    # resuming a complete survey plays nothing and rewrites the same tables
+    assert run_cli("survey", *SMALL, "--resume", "--out", str(tmp_path / "cut")).exit_code == 0
+    assert _files(tmp_path / "cut") == _files(tmp_path / "whole")

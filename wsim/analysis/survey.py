@@ -1,0 +1,279 @@
+"""`wsim survey` (INTERFACES §6): the same deals played by several populations of players, their
+win rates and card effects side by side, and a verdict on each: is it a property of the game,
+or of the players?
+
+REPORT/data/NAME holds each population's dataset, written in place: an interrupted survey keeps
+its whole parts and `--resume` completes it. The tables and the page are written last; with
+`--overwrite`, the whole survey is staged and swapped in at the end (the old one stays until then).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from wsim.analysis.balance import effects, read
+from wsim.analysis.balance.report import csv_bytes, wonders_table
+from wsim.analysis.playtest import PEOPLE, compare, people_rows
+from wsim.analysis.significance import q_values
+from wsim.analysis.stats import Z95
+from wsim.analysis.verdicts import normal_critical, t_critical, verdicts
+from wsim.dataset import parts
+from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target
+from wsim.run.batch import Request, write_dataset
+from wsim.run.settings import SettingsError, settings_from_metadata, wonders_text
+from wsim.tables import Tables
+
+DATA = "data"
+SURVEY_CSV, VERDICTS_CSV, CARD_VERDICTS_CSV, PAIRS_CSV, REFERENCE_CSV, INDEX_HTML = (
+    "survey.csv", "verdicts.csv", "card_verdicts.csv", "pairs.csv", "reference.csv", "index.html")
+FILES = (INDEX_HTML, SURVEY_CSV, VERDICTS_CSV, CARD_VERDICTS_CSV, PAIRS_CSV, REFERENCE_CSV)
+SURVEY_COLUMNS = ("population", "players", "wonder", "side", "seats", "wins", "win_rate", "ci_low", "ci_high",
+                  "q_value")
+VERDICT_COLUMNS = ("players", "wonder", "side", "verdict", "min_rate", "max_rate", "populations", "games_needed")
+CARD_VERDICT_COLUMNS = ("players", "card", "verdict", "min_effect", "max_effect", "populations", "games_needed")
+PAIR_COLUMNS = ("players", "wonder", "side", "population_a", "population_b", "games", "diff", "ci_low", "ci_high",
+                "q_value")
+REFERENCE_COLUMNS = ("players", "wonder", "side", "population", "rate", "people_rate", "diff", "ci_low", "ci_high",
+                     "q_value", "disagrees")
+
+
+def owns(name: str) -> bool:
+    """The entries `wsim survey` writes (and replaces with --overwrite)."""
+    return name in FILES or name == DATA
+
+
+@dataclass
+class Survey:
+    """A survey's tables and the files that hold them."""
+
+    survey: pd.DataFrame
+    verdicts: pd.DataFrame
+    card_verdicts: pd.DataFrame
+    pairs: pd.DataFrame
+    reference: pd.DataFrame | None
+    files: dict = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------------------------
+# Playing
+
+def precheck(out: Path, mode: str):
+    """Refusals that need no lock (a refused survey writes nothing); _run checks again under it."""
+    if check_target(out) == "dir" and mode == "new":
+        _refuse_existing(out, [n for n in os.listdir(out) if n not in (LOCK, STAGING)])
+
+
+def _refuse_existing(out: Path, names: list):
+    """A new survey goes to an empty folder; an interrupted one is completed with --resume."""
+    if not names:
+        return
+    if DATA in names and INDEX_HTML not in names:
+        raise DatasetError(f"--out: {out} holds an unfinished survey (use --resume to complete it, or --overwrite "
+                           "to replace it)")
+    raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the survey in it)")
+
+
+def estimate_seconds(tables: Tables, populations: list) -> list:
+    """(population, seconds) of play for each population, from a short timed pilot of its first
+    games on this machine (the kernels are loaded, or compiled, first and not counted)."""
+    from wsim.run.runner import Runner
+
+    out = []
+    for pop in populations:
+        runner = Runner(tables, pop.settings)
+        runner.load()
+        games, seconds = 1, 0.0
+        while seconds < 0.25 and games < pop.games:
+            games = min(pop.games, games * 4)
+            started = time.perf_counter()
+            runner.play(0, games)
+            seconds = time.perf_counter() - started
+        out.append((pop, pop.games * seconds / games))
+    return out
+
+
+def run_survey(tables: Tables, populations: list, out: Path, mode: str, reference: pd.DataFrame | None,
+               progress: bool, on_run=None, dask: str | None = None, threads: int | None = None) -> Survey:
+    """Play every population (mode "new", "overwrite" or "resume") and write the survey."""
+    precheck(out, mode)
+    cluster = None
+    if dask is not None:  # one cluster for every population, connected before the folder is touched
+        from wsim.run.cluster import connect
+
+        cluster = connect(dask, threads or 1)
+    try:
+        with OutputFolder(out, owns=owns) as folder:
+            return _run(tables, populations, folder, mode, reference, progress, on_run, cluster, threads)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _run(tables, populations, folder: OutputFolder, mode, reference, progress, on_run, cluster, threads) -> Survey:
+    present = folder.entries()
+    if mode == "new":
+        _refuse_existing(folder.path, present)
+    old = folder.replaced(True, "survey", folders=(DATA,)) if mode == "overwrite" else []
+    if mode == "resume":
+        _check_resumable(folder.path / DATA, populations, tables)
+    if old:
+        folder.begin_replacement()  # everything staged: the old survey stays whole until the end
+    try:
+        data = folder.target / DATA
+        for pop in populations:
+            here = data / pop.name
+            resume = mode == "resume" and here.is_dir() and parts.part_files(here)
+            result = write_dataset(Request(tables, pop.settings, "resume" if resume else "new", threads=threads),
+                                   here, progress, cluster)
+            if on_run is not None:
+                on_run(pop, result)
+        survey = build(data, populations, tables, reference, folder.path / DATA)
+        stale = [n for n in present if n in FILES and n not in survey.files] if mode == "resume" else []
+        replacing = [n for n in present if n in survey.files] if mode == "resume" else []
+        if (replacing or stale) and not old:
+            folder.begin_replacement()  # the new tables and page replace the old ones at once
+        for name, blob in survey.files.items():
+            folder.write(name, blob)
+        folder.sync()
+        if old:
+            folder.commit(old, [DATA] + list(survey.files))
+        elif replacing or stale:
+            folder.commit(replacing + stale, list(survey.files))
+    except BaseException:
+        folder.abort()
+        raise
+    return survey
+
+
+def _check_resumable(data: Path, populations: list, tables: Tables):
+    """--resume: every dataset already in REPORT/data must be a population of this survey, played
+    with the settings this survey gives it (the options of the interrupted survey)."""
+    if not data.is_dir():
+        return
+    names = {p.name: p for p in populations}
+    for entry in sorted(data.iterdir()):
+        if entry.name not in names:
+            raise DatasetError(f"--resume: {entry} is not a population of this survey (populations: "
+                               f"{', '.join(names)}); give the --population options of the interrupted survey")
+        files = parts.part_files(entry)
+        if not files:
+            continue
+        header = parts.read_header(files[0])
+        if header.meta.get("data_sha256") != tables.data_sha256:
+            raise DatasetError(f"--resume: {entry} was played with other card data than this survey's")
+        try:
+            recorded = settings_from_metadata(header.meta, tables)
+        except SettingsError as e:
+            raise DatasetError(f"--resume: {files[0]}: its metadata holds invalid settings ({e})") from None
+        wanted = names[entry.name].settings
+        for name in ("players", "policies", "labels", "params", "seed", "games", "wonders", "sides", "manneken_pis",
+                     "chunk_size"):
+            a, b = getattr(recorded, name), getattr(wanted, name)
+            if a != b:
+                shown = (wonders_text(a), wonders_text(b)) if name == "wonders" else (a, b)
+                raise DatasetError(f"--resume: {entry} was played with {name} {shown[0]}, this survey gives it "
+                                   f"{shown[1]}; give the options of the interrupted survey")
+
+
+# ---------------------------------------------------------------------------------------------
+# The tables
+
+def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame | None,
+          shown: Path | None = None) -> Survey:
+    """Read every population's dataset in `data` and make the survey's tables and files
+    (`shown`: where the page says the datasets are)."""
+    con = read.connect()
+    datasets = {p.name: read.open_dataset(data / p.name, tables) for p in populations}
+    rates, cards, fits = [], [], {}
+    for pop in populations:
+        ds = datasets[pop.name]
+        w = wonders_table(read.wonder_table(con, ds))
+        rates.append(w.assign(population=pop.name, games=pop.games))
+        cells = read.card_cells(con, ds)
+        fits[pop.name] = (cells, effects.fit_cells(cells))
+        c = effects.card_effects(cells, fitted=fits[pop.name][1])
+        cards.append(c.assign(population=pop.name, games=pop.games))
+    survey = pd.concat(rates, ignore_index=True)
+    survey["q_value"] = q_values(survey)
+    card_rows = pd.concat(cards, ignore_index=True)
+    card_rows["q_value"] = q_values(card_rows)
+    pairs, card_pairs = _pairs(con, populations, datasets, fits)
+    wonder_verdicts = verdicts(
+        survey.assign(value=survey.win_rate, deviation=survey.win_rate - survey.fair_share,
+                      se=np.sqrt(survey.win_rate * (1 - survey.win_rate) / survey.seats)),
+        pairs.assign(se=(pairs.ci_high - pairs.ci_low) / (2 * Z95)), ["players", "wonder", "side"], normal_critical)
+    card_verdicts = verdicts(card_rows.assign(value=card_rows.effect, deviation=card_rows.effect),
+                             card_pairs, ["players", "card"], t_critical(read.GROUPS - 1))
+    people = comparison = None
+    if reference is not None:
+        people = people_rows(reference)
+        comparison = compare(reference, survey)
+    result = Survey(survey, _whole_games(wonder_verdicts.rename(columns={"min": "min_rate", "max": "max_rate"})),
+                    _whole_games(card_verdicts.rename(columns={"min": "min_effect", "max": "max_effect"})),
+                    pairs, comparison)
+    shown_rows = pd.concat([survey] + ([people] if people is not None else []), ignore_index=True)
+    from wsim.analysis.survey_page import page
+
+    result.files[INDEX_HTML] = page(result, shown_rows, populations, datasets, shown or data).encode()
+    result.files[SURVEY_CSV] = csv_bytes(shown_rows, SURVEY_COLUMNS)
+    result.files[VERDICTS_CSV] = csv_bytes(result.verdicts, VERDICT_COLUMNS)
+    result.files[CARD_VERDICTS_CSV] = csv_bytes(result.card_verdicts, CARD_VERDICT_COLUMNS)
+    result.files[PAIRS_CSV] = csv_bytes(pairs, PAIR_COLUMNS)
+    if comparison is not None:
+        result.files[REFERENCE_CSV] = csv_bytes(comparison, REFERENCE_COLUMNS)
+    return result
+
+
+def _whole_games(table: pd.DataFrame) -> pd.DataFrame:
+    """games_needed as a whole number in the CSV (not 1.2e+06), "inf" for a deviation of 0, empty
+    unless `not resolved`."""
+    def text(x):
+        return "" if pd.isna(x) else "inf" if np.isinf(x) else str(int(x))
+
+    return table.assign(games_needed=table.games_needed.map(text))
+
+
+def _pairs(con, populations: list, datasets: dict, fits: dict) -> tuple:
+    """pairs.csv (every two populations' win rates compared game by game on the games they
+    share, diff = a − b) and the same for card effects (paired jackknife), each with q-values
+    (one family per player count)."""
+    rows, card_rows = [], []
+    for a, b in itertools.combinations(populations, 2):
+        shared = min(a.games, b.games)
+        for r in read.paired_wonders(con, datasets[b.name], datasets[a.name], shared).itertuples(index=False):
+            n = int(r.seats)
+            diff, lo, hi, p = effects.paired_mean_ci(n, float(r.wins_edited - r.wins_base), float(r.sum_d2))
+            rows.append({"players": int(r.players), "wonder": r.wonder, "side": r.side, "population_a": a.name,
+                         "population_b": b.name, "games": shared, "diff": diff, "ci_low": lo, "ci_high": hi,
+                         "p_value": p})
+        fitted = tuple(fits[x.name] if x.games == shared else _restricted(con, datasets[x.name], shared)
+                       for x in (b, a))
+        paired = effects.paired_effects(fitted[0][0], fitted[1][0], fitted=(fitted[0][1], fitted[1][1]))
+        paired = paired.assign(population_a=a.name, population_b=b.name, games=shared,
+                               se=(paired.ci_high - paired.ci_low) / (2 * _t95()))
+        card_rows.append(paired)
+    pairs = pd.DataFrame(rows, columns=[*PAIR_COLUMNS[:-1], "p_value"])
+    pairs["q_value"] = q_values(pairs)
+    card_pairs = pd.concat(card_rows, ignore_index=True) if card_rows else pd.DataFrame(
+        columns=["players", "card", "population_a", "population_b", "games", "diff", "se", "p_value"])
+    card_pairs["q_value"] = q_values(card_pairs)
+    return pairs, card_pairs
+
+
+def _restricted(con, ds, games: int) -> tuple:
+    """(cells, fits) of the first `games` games of a dataset."""
+    cells = read.card_cells(con, ds, games)
+    return cells, effects.fit_cells(cells)
+
+
+def _t95() -> float:
+    from scipy import stats as sps
+
+    return float(sps.t.ppf(0.975, read.GROUPS - 1))

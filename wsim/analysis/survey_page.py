@@ -1,0 +1,99 @@
+"""The survey's self-contained HTML page: one forest plot per player count with a marker per
+population (and the people's games), the verdict beside each row, and the tables."""
+
+from __future__ import annotations
+
+import html
+import math
+
+import pandas as pd
+
+from wsim.analysis.balance import plots
+from wsim.analysis.balance.report import CSS, Q_COLUMNS, family_note, html_table, pct
+from wsim.analysis.playtest import PEOPLE
+from wsim.analysis.significance import FINDING_Q
+from wsim.analysis.verdicts import DEPENDS, NOT_RESOLVED, ROBUST
+
+VERDICT_TEXT = (
+    f"<p><b>{ROBUST}</b>: every population's win rate (or effect) is on the same side of the fair share "
+    f"(or of 0) with q &lt; {FINDING_Q}: a property of the game for these players, whatever their habits. "
+    f"<b>{DEPENDS}</b>: two populations disagree (one above, the other below or level) and their difference "
+    f"on the games they share has q &lt; {FINDING_Q} (pairs.csv): a habit of the players as much as the game. "
+    f"<b>{NOT_RESOLVED}</b>: neither; <i>games needed</i> is how many games would make the least-resolved "
+    "population's observed deviation significant after correction, with 80% power. The fair share is each "
+    "population's mean win rate per seat (1/P unless victories are shared). q-values are Benjamini–Hochberg "
+    "within each table and player count.</p>")
+
+
+def _games(x: str) -> str:
+    """games_needed as the CSV holds it ("", "inf" or a whole number), for reading."""
+    return "never (no deviation)" if x == "inf" else f"{int(x):,}" if x else ""
+
+
+def page(survey, rows: pd.DataFrame, populations: list, datasets: dict, data_path) -> str:
+    """The page of a survey (`rows`: survey.csv's rows, the people's included)."""
+    first = populations[0].settings
+    out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">', "<title>wsim survey</title>",
+           f"<style>{CSS}</style></head><body>", "<h1>wsim survey</h1>",
+           f"<p>The same deals (seed {first.seed}; wonders {html.escape(datasets[populations[0].name].meta['wonders'])}, "
+           f"sides {first.sides}{', Manneken Pis in the pool' if first.manneken_pis else ''}) played by "
+           f"{len(populations)} populations; the datasets are in {html.escape(str(data_path))}:</p><ul>"]
+    for pop in populations:
+        out.append(f"<li><b>{html.escape(pop.name)}</b> ({html.escape(pop.spec)}): seats "
+                   f"{html.escape(', '.join(pop.settings.labels))}, games 0..{pop.games - 1:,}</li>")
+    out.append("</ul>" + VERDICT_TEXT)
+    for players, verdicts in survey.verdicts.groupby("players", sort=True):
+        here = rows[rows.players == players]
+        out.append(f"<h2>{players} players: wonders</h2>")
+        keys = list(verdicts[["wonder", "side"]].itertuples(index=False, name=None))
+        people = here[here.population == PEOPLE]
+        keys += [(w, s) for w, s in people[["wonder", "side"]].itertuples(index=False, name=None) if (w, s) not in keys]
+        series = []
+        for name in list(dict.fromkeys(here.population)):
+            mine = here[here.population == name].set_index(["wonder", "side"])
+            pick = [mine.loc[k] if k in mine.index else None for k in keys]
+            series.append((name, *([math.nan if r is None else 100 * r[c] for r in pick]
+                                   for c in ("win_rate", "ci_low", "ci_high"))))
+        by_key = verdicts.set_index(["wonder", "side"]).verdict
+        notes = [by_key.get(k, "") for k in keys]
+        out.append("<figure>" + plots.forest_groups([f"{w} {s}" for w, s in keys], series, "win rate (%)",
+                                                     100 / players, notes) + "</figure>")
+        out.append(html_table(verdicts, {
+            "wonder": ("wonder", str), "side": ("side", str), "verdict": ("verdict", str),
+            "min_rate": ("min win %", pct), "max_rate": ("max win %", pct),
+            "populations": ("populations", str), "games_needed": ("games needed", _games)}))
+        out.append("<h3>Win rates by population</h3>")
+        for name, t in here.groupby("population", sort=False):
+            out.append(f"<p><b>{html.escape(name)}</b></p>" + html_table(t, {
+                "wonder": ("wonder", str), "side": ("side", str), "seats": ("seats", lambda v: f"{v:,}"),
+                "wins": ("wins", lambda v: f"{v:,}"), "win_rate": ("win %", pct), "ci_low": ("95% CI low", pct),
+                "ci_high": ("95% CI high", pct), **Q_COLUMNS}))
+        out.append(family_note(here[here.population != PEOPLE]))
+        pairs = survey.pairs[survey.pairs.players == players]
+        out.append("<h3>Populations against each other (the games they share; diff = a − b)</h3>")
+        out.append(html_table(pairs, {
+            "wonder": ("wonder", str), "side": ("side", str), "population_a": ("a", str), "population_b": ("b", str),
+            "games": ("games", lambda v: f"{v:,}"), "diff": ("diff (pp)", pct), "ci_low": ("95% CI low", pct),
+            "ci_high": ("95% CI high", pct), **Q_COLUMNS}))
+        out.append(family_note(pairs))
+        cards = survey.card_verdicts[survey.card_verdicts.players == players]
+        out.append(f"<h2>{players} players: cards</h2><p>Each population's card effect (the mean change in a "
+                   "seat's chance of winning when it builds the card, adjusted for wonder, side, seat and policy: "
+                   "an association, see <code>wsim balance</code>), and the verdict over the populations.</p>")
+        out.append(html_table(cards, {
+            "card": ("card", str), "verdict": ("verdict", str), "min_effect": ("min effect (pp)", pct),
+            "max_effect": ("max effect (pp)", pct), "populations": ("populations", str),
+            "games_needed": ("games needed", _games)}))
+    if survey.reference is not None:
+        ref = survey.reference
+        out.append("<h2>Your games against the populations</h2><p>Each population's win rate against the "
+                   "people's, wonder side by wonder side (side * pools both sides), with a two-sample 95% CI "
+                   "(the games are not the same ones). <i>disagrees</i>: q &lt; 0.05.</p>")
+        out.append(html_table(ref, {
+            "wonder": ("wonder", str), "side": ("side", str), "population": ("population", str),
+            "rate": ("win %", pct), "people_rate": ("people's win %", pct), "diff": ("diff (pp)", pct),
+            "ci_low": ("95% CI low", pct), "ci_high": ("95% CI high", pct), **Q_COLUMNS,
+            "disagrees": ("disagrees", str)}))
+        out.append(family_note(ref))
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
