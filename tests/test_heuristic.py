@@ -97,3 +97,12 @@ def test_rollout_games_replay_and_playouts_are_checked(tmp_path):
     greedy = list(default_params("greedy"))
     greedy[3] = 0
     assert row == [2, 1] + greedy[:len(row) - 2]
+
+
+def test_shipped_weights_by_name():
+    from wsim.agents.weights import DATA_DIR, SHIPPED, read_weights
+
+    assert set(SHIPPED) == {"tuned", "handset", "science", "military", "civilian"}
+    for name, path in SHIPPED.items():
+        assert path.parent == DATA_DIR and read_weights(name) == read_weights(path)
+    assert read_weights("science") != read_weights("military")
