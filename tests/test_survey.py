@@ -219,3 +219,16 @@ def test_resume_completes_an_interrupted_survey_to_the_same_tables(tmp_path, mon
     # resuming a complete survey plays nothing and rewrites the same tables
     assert run_cli("survey", *SMALL, "--resume", "--out", str(tmp_path / "cut")).exit_code == 0
     assert _files(tmp_path / "cut") == _files(tmp_path / "whole")
+
+
+def test_a_survey_folder_being_written_is_refused(tmp_path):
+    from wsim.analysis.survey import owns
+    from wsim.dataset.folder import OutputFolder
+
+    out = tmp_path / "s"
+    with OutputFolder(out, owns=owns):  # another writer holds the folder
+        for mode in ([], ["--resume"], ["--overwrite"]):
+            result = run_cli("survey", "--players", "3", "--games", "10", "--population", "r=random", *mode,
+                             "--out", str(out))
+            assert result.exit_code == 2 and last_error_line(result) == f"Error: {out} is being written by another wsim run"
+    assert not (out / "data").exists()
