@@ -8,6 +8,8 @@ and the random keys — written with five forms of the state:
   flat     one int32 buffer with the regions at fixed offsets, indexed directly, plus the keys
   views    the same buffer, each function taking 2-D views of its regions at entry
   record   one numpy record (a structured scalar) holding the five arrays as fields
+  aliased  the record, each function naming its arrays at entry (`seat = st.seat`, ...), so that
+           the bodies stay as they are
 
 Run: python bench/handle_forms.py [--calls N] [--repeat R]; prints ns per outer call, best of R.
 The workload's loop is not the game: the numbers say what the form costs per call, not what a
@@ -173,6 +175,34 @@ def r_top(arr, calls):
     return t
 
 
+# -- record, aliased: each function names the record's arrays at entry, its body as today -------
+@njit(cache=False)
+def ra_leaf(r, s):
+    seat, keys, pile, gs, dealt = r.seat, r.keys, r.pile, r.gs, r.dealt
+    seat[s, CTR] += 1
+    return seat[s, COINS] + seat[(s + 1) % gs[G_N], SHIELDS] + pile[s] + dealt[0, s, 0] + np.int64(keys[s] & 7)
+
+
+@njit(cache=False)
+def ra_mid(r, s):
+    gs = r.gs
+    t = 0
+    for i in range(3):
+        t += ra_leaf(r, (s + i) % gs[G_N])
+    return t
+
+
+@njit(cache=False)
+def ra_top(arr, calls):
+    r = arr[0]
+    gs = r.gs
+    t = 0
+    for c in range(calls):
+        gs[G_TURN] = c & 7
+        t += ra_mid(r, c % gs[G_N])
+    return t
+
+
 def _forms():
     seat = np.zeros((SEATS, F), np.int32)
     keys = np.arange(SEATS, dtype=np.uint64)
@@ -188,7 +218,8 @@ def _forms():
             "tuple": lambda n: t_top((seat, keys, pile, gs, dealt), n),
             "flat": lambda n: f_top(st, keys, n),
             "views": lambda n: v_top(st, keys, n),
-            "record": lambda n: r_top(rec, n)}
+            "record": lambda n: r_top(rec, n),
+            "aliased": lambda n: ra_top(rec, n)}
 
 
 def main():

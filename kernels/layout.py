@@ -1,8 +1,9 @@
 """The kernels' data layout: every offset constant, derived from kernels/schema.py.
 
-Kernels take a handful of plain 2-D integer arrays, passed as separate arguments. (A tuple of
-arrays would be simpler to pass around, but numba pays about 8 ns per member at every call that
-receives one, which on the hot path cost more than the rules themselves.)
+A game's state travels as one numpy record (STATE), a game loop's scratch as another (SCRATCH):
+numba passes a record by reference, and a kernel names its arrays at entry (`seat = st.seat`),
+which costs less than passing the arrays one by one (bench/handle_forms.py measures the forms).
+The tables stay plain 2-D integer arrays.
 
 Each packed row of schema.py gives this module one constant per field, the prefix and the
 field's name in capitals (ENTITY "coin_cost" -> E_COIN_COST, SEAT "hand_n" -> F_HAND_N), and
@@ -10,19 +11,22 @@ PREFIX_COUNT, the row's width; the limits (MAX_*, DEAL_*) are schema.py's. The a
 
   ent   int32[E, E_COUNT]   the compiled tables' entities (Tables.ent), read-only
   board int32[B, B_COUNT]   the boards (Tables.board), read-only
-  seat  int32[7, F_COUNT]   one game's seats; with keys uint64[7] (policy streams), pile int32[C]
-        (discard pile: copies of each card id), gs int32[G_COUNT] (game header) and
-        dealt int16[3, 7, 7] (the three ages' hands: later ages are hidden information), the
-        whole state of a game (kernels/step.py)
-  moves int32[MAX_MOVES, M_COUNT]  the legal options of one decision; opts int32[2 * MAX_OPTIONS,
-        2] the trading solver's output (cards, then the stage); deck int16[DEAL_DECK], pool
-        int8[DEAL_POOL] and bs int8[2, 7] (boards, sides): the deal's scratch
+  st    a STATE record: seat int32[7, F_COUNT] (one game's seats), keys uint64[7] (policy
+        streams), pile int32[MAX_CARDS] (discard pile: copies of each card id), gs int32[G_COUNT]
+        (game header) and dealt int16[3, 7, 7] (the three ages' hands: later ages are hidden
+        information), the whole state of a game (kernels/step.py)
+  sc    a SCRATCH record: moves int32[MAX_MOVES, M_COUNT] (the legal options of one decision),
+        opts int32[2 * MAX_OPTIONS, 2] (the trading solver's output: cards, then the stage),
+        todo int32[7, 3] (pending decisions), deck int16[DEAL_DECK], pool int8[DEAL_POOL] and
+        bs int8[2, 7] (boards, sides): the deal's scratch
   res   int16[game, seat, RES_COUNT] results; cards[game, seat, MAX_CITY] int16 card ids in
         build order; log[game, MAX_EVENTS, 9] int16 events (wsim.movelog columns) and
         n_log[game] their number (a log with zero rows turns logging off)
 
 {schema}
 """
+
+import numpy as np
 
 from wsim.kernels import schema
 
@@ -33,6 +37,9 @@ __doc__ = __doc__.format(schema=schema.describe())
 for _row in schema.ROWS:
     globals().update(_row.constants())
 globals().update({k: v for k, v in vars(schema).items() if k.startswith(("MAX_", "DEAL_"))})
+
+STATE = np.dtype([(name, dtype, shape) for name, dtype, shape, _ in schema.STATE], align=True)
+SCRATCH = np.dtype([(name, dtype, shape) for name, dtype, shape, _ in schema.SCRATCH], align=True)
 
 DECLINE = -1  # M_ACTION of the row that declines a 7th card; M_CARD of the one that declines a discard build
 

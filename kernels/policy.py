@@ -34,7 +34,7 @@ from wsim.kernels.city import coins_when_built, points_now, stage_source, stage_
 from wsim.kernels.heuristic import HEURISTIC_KEYS, decide_heuristic
 from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHOICE, E_PROD, E_SCIENCE,
                                  E_SHIELDS, F_CTR, F_STAGES, G_AGE, G_N, M_ACTION, M_CARD,
-                                 M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT)
+                                 M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT, MAX_SEATS)
 from wsim.kernels.rng import draw_below
 from wsim.kernels.score import science_with
 from wsim.kernels.step import apply, legal
@@ -54,6 +54,12 @@ PARAM_KEYS = {"random": (), "greedy": ("point", "shield", "unit", "coin", "stage
 # a rollout row: its playouts, its base policy's id, then the base policy's own row
 R_PLAYOUTS, R_BASE_ID, R_BASE = range(3)
 P_COUNT = R_BASE + max(len(k) for k in PARAM_KEYS.values())
+# A run's settings as the kernels take them (one record, game.new_run): the players (2 for the
+# Free City variant), the seed, the data's card count, whether the promo boards are in the pool,
+# the fixed boards and sides (-1: dealt), and every seat's policy and parameter row.
+RUN = np.dtype([("n", np.int64), ("seed", np.uint64), ("n_cards", np.int64), ("promo", np.bool_),
+                ("board_spec", np.int8, (MAX_SEATS,)), ("side_spec", np.int8, (MAX_SEATS,)),
+                ("policies", np.int32, (MAX_SEATS,)), ("params", np.int32, (MAX_SEATS, P_COUNT))], align=True)
 
 
 @njit(cache=True, inline="always")
@@ -132,10 +138,12 @@ def _nth_default(moves, n_moves, j):
 
 
 @njit(cache=True, inline="always")
-def decide(ent, board, seat, keys, gs, s, who, kind, moves, n_moves, policies, params):
-    """The policy of seat who (s itself, or the Free City's controller: step.decider) picks one
-    of the n_moves legal options of seat s's decision `kind`; returns its index. Reads only what
-    seat who observes (module docstring)."""
+def decide(ent, board, st, s, who, kind, moves, n_moves, run):
+    """The policy of seat who (s itself, or the Free City's controller: step.decider; its
+    policy and parameters in the run record) picks one of the n_moves legal options of seat s's
+    decision `kind`; returns its index. Reads only what seat who observes (module docstring)."""
+    seat, keys, gs = st.seat, st.keys, st.gs
+    policies, params = run.policies, run.params
     n = gs[G_N]
     age = gs[G_AGE]
     if policies[who] == POLICY_HEURISTIC:
@@ -166,10 +174,11 @@ def decide(ent, board, seat, keys, gs, s, who, kind, moves, n_moves, policies, p
 
 
 @njit(cache=True, _nrt=False)
-def take_decision(ent, board, seat, keys, pile, gs, dealt, moves, opts, s, kind, who, policies, params, log, g,
-                  n_log):
-    """List, decide and apply seat s's decision `kind` for decider who, whose policy is not
-    rollout: the step every game loop takes (kernels/game.py, a rollout's playouts)."""
-    m = legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases(policies, who))
-    j = decide(ent, board, seat, keys, gs, s, who, kind, moves, m, policies, params)
-    apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, g, n_log)
+def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log):
+    """List (into the scratch record sc), decide and apply seat s's decision `kind` for decider
+    who, whose policy is not rollout: the step every game loop takes (kernels/game.py, a
+    rollout's playouts)."""
+    moves = sc.moves
+    m = legal(ent, board, st, s, kind, moves, sc.opts, all_purchases(run.policies, who))
+    j = decide(ent, board, st, s, who, kind, moves, m, run)
+    apply(ent, board, st, s, kind, moves, j, log, g, n_log)

@@ -36,6 +36,7 @@ MAX_HAND = codes.HAND_SIZE + 1  # the Free City's controller holds its hand and 
 DEAL_POOL = 16  # boards one deal shuffles (every board of the data)
 DEAL_DECK = 7 * MAX_SEATS + 16  # cards of one age's deck, or every guild (N + 2 of them are drawn)
 N_COPIES = MAX_SEATS + 1  # card copies are indexed by player count 0..7
+MAX_CARDS = 128  # card ids of one data file: the state's discard pile keeps a count per id (checked)
 
 
 class Row:
@@ -170,6 +171,7 @@ GAME = Row("G_", "Game header (kernels/step.py)", [
     ("nbuilt", 1, "stages built this turn"),
     ("dbq_n", 1, "discard builds owed this turn"),
     ("dbq_pos", 1, "the next one"),
+    ("ncards", 1, "card ids of the data file (the discard pile's used length)"),
     ("built", 2 * MAX_BUILT, "(seat, stage index) of each stage built this turn"),
     ("dbq", MAX_BUILT, "seats owed a discard build, in resolution order"),
 ])
@@ -188,7 +190,32 @@ RESULT = Row("RES_", "Results: one int16 row per (game, seat)", [
 
 ROWS = (ENTITY, BOARD, CHOSEN, SEAT, MOVE, GAME, RESULT)
 
+# -- one game's state, and a game loop's scratch: the regions of one record each -----------------
+# (name, numpy dtype, shape, meaning). layout.py makes each a numpy record type (layout.STATE,
+# layout.SCRATCH), and a kernel takes the record: a new field goes into a row above, a new
+# region here, and neither changes a signature.
+STATE = (
+    ("seat", "int32", (MAX_SEATS, SEAT.count), "the seats' rows (F_*)"),
+    ("keys", "uint64", (MAX_SEATS,), "each seat's policy stream key (kernels/rng.py)"),
+    ("pile", "int32", (MAX_CARDS,), "the discard pile: copies of each card id"),
+    ("gs", "int32", (GAME.count,), "the game header (G_*)"),
+    ("dealt", "int16", (3, MAX_SEATS, codes.HAND_SIZE), "the three ages' hands (later ages are hidden)"),
+)
+SCRATCH = (
+    ("moves", "int32", (MAX_MOVES, MOVE.count), "the legal options of one decision (M_*)"),
+    ("opts", "int32", (2 * MAX_OPTIONS, 2), "the trading solver's options (cards, then the stage)"),
+    ("todo", "int32", (MAX_SEATS, 3), "the pending decisions (seat, kind, decider)"),
+    ("deck", "int16", (DEAL_DECK,), "the deal's deck"),
+    ("pool", "int8", (DEAL_POOL,), "the deal's board pool"),
+    ("bs", "int8", (2, MAX_SEATS), "the dealt boards and sides"),
+)
+
 
 def describe() -> str:
-    """The layout text of every packed row (appended to the layout.py and tables.py docstrings)."""
-    return "\n\n".join(r.describe() for r in ROWS)
+    """The layout text of every packed row and record (appended to the layout.py and tables.py
+    docstrings)."""
+    records = [f"{title} record\n" + "\n".join(f"  {name:<6} {dtype}{list(shape)}  {meaning}"
+                                                for name, dtype, shape, meaning in regions)
+               for title, regions in (("State (layout.STATE): one game", STATE),
+                                      ("Scratch (layout.SCRATCH): a game loop's", SCRATCH))]
+    return "\n\n".join([r.describe() for r in ROWS] + records)

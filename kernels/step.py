@@ -7,12 +7,14 @@
                 run the game on to the next decision point, or to the end of a turn 6
     end_age     after a turn 6 (phase PH_AGE_END, nothing pending): military, then the next
                 age's deal, or the end of the game
-    clone_state copy a state into other arrays (search: play a copy out, keep the original)
+    clone_state copy a state into another (search: play a copy out, keep the original)
     final       the results row of every seat once the game is over
 
-A game's state is five arrays (layout.py documents every field): seat[7, F_COUNT], keys[7]
-(policy streams), pile[C] (discard pile), gs[G_COUNT] (age, turn, phase, this turn's built
-stages and discard-build queue) and dealt[3, 7, 7] (the three ages' hands).
+A game's state is one record `st` (layout.STATE; layout.py documents every field): st.seat[7,
+F_COUNT], st.keys[7] (policy streams), st.pile[MAX_CARDS] (discard pile), st.gs[G_COUNT] (age,
+turn, phase, this turn's built stages and discard-build queue) and st.dealt[3, 7, 7] (the three
+ages' hands). The step functions take the record and name its arrays at entry; the helpers
+below them take the arrays they use.
 
 Decisions follow RULES.md §9: every seat's turn move is decided on the state at the start of the
 turn (pending lists them all; none is resolved until the last is applied), a Manneken Pis A
@@ -33,7 +35,7 @@ from wsim.kernels.deal import deal_game
 from wsim.kernels.layout import (DECLINE, PH_AGE_END, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_NEEDS3, C_ON, C_RIGHT,
                                  C_SLOT, E_NAME_ID, E_POWER, F_BOARD, F_CARDS, F_CHOSEN, F_COINS, F_HAND, F_HAND2,
                                  F_HAND_N, F_NCARDS, F_POWERS, F_SHIELDS, F_SIDE, F_STAGES, G_AGE, G_BUILT,
-                                 G_COUNT, G_DBQ, G_FC, G_DBQ_N, G_DBQ_POS, G_N, G_NBUILT, G_OPEN, G_PHASE, G_TURN, M_ACTION,
+                                 G_COUNT, G_DBQ, G_FC, G_DBQ_N, G_DBQ_POS, G_N, G_NBUILT, G_NCARDS, G_OPEN, G_PHASE, G_TURN, M_ACTION,
                                  M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT, M_SLOT, DEC_COPY3,
                                  DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, PH_DISCARD, PH_MOVE, PH_OVER, PH_SEVENTH,
                                  RES_BOARD, RES_COINS, RES_NCARDS, RES_SHIELDS, RES_SIDE, RES_STAGES)
@@ -71,21 +73,22 @@ def _start_turn(seat, gs, dealt, turn):
 
 
 @njit(cache=True, _nrt=False)
-def init_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo, seat, keys, pile, gs, dealt,
-              deck, pool, bs):
-    """Deal game (seed, game) of n players and set the state at the first decision point (Age
-    I, turn 1). Two players play the Free City variant (RULES.md §10): three cities, dealt as
-    for three players, the Free City at seat codes.FC_SEAT with the third hand as its pile.
-
-    deck, pool and bs are the deal's scratch buffers (layout.py: DEAL_DECK, DEAL_POOL, [2, 7]).
+def init_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo, st, sc):
+    """Deal game (seed, game) of n players into state st and set it at the first decision
+    point (Age I, turn 1). Two players play the Free City variant (RULES.md §10): three cities,
+    dealt as for three players, the Free City at seat codes.FC_SEAT with the third hand as its
+    pile. The deal uses the scratch record sc (its deck, pool and bs).
     """
+    seat, keys, pile, gs, dealt = st.seat, st.keys, st.pile, st.gs, st.dealt
+    bs = sc.bs
     cities = FC_CITIES if n == FC_PLAYERS else n
-    deal_game(ent, board, n_cards, cities, seed, game, board_spec, side_spec, promo, bs[0], bs[1], dealt, deck,
-              pool)
+    deal_game(ent, board, n_cards, cities, seed, game, board_spec, side_spec, promo, bs[0], bs[1], dealt, sc.deck,
+              sc.pool)
     reset_state(board, seat, keys, pile, bs, cities, seed, game)
     for i in range(G_COUNT):
         gs[i] = 0
     gs[G_N] = cities
+    gs[G_NCARDS] = n_cards
     gs[G_FC] = FC_SEAT if n == FC_PLAYERS else -1
     _start_age(seat, gs, dealt, 1)
 
@@ -104,10 +107,11 @@ def decider(gs, s):
 
 
 @njit(cache=True, inline="always")
-def pending(seat, gs, out):
+def pending(st, out):
     """Fill out[i] = (seat, decision kind, deciding seat) for every decision the game waits
     for; returns how many (0 once the game is over). The Free City's move is pending once its
     controller's own move is complete (it is chosen from the cards the controller has left)."""
+    seat, gs = st.seat, st.gs
     k = 0
     phase = gs[G_PHASE]
     if phase == PH_DISCARD:
@@ -149,11 +153,11 @@ def _add_option(moves, m, card, action, copy3):
 
 
 @njit(cache=True, _nrt=False)
-def _discard_options(ent, seat, pile, s, moves):
+def _discard_options(ent, seat, pile, n_cards, s, moves):
     """The buildings seat s may take from the pile, once each (the Age I and Age II Loom are one
     building: the lower card id stands for it), card ids ascending; then the decline."""
     m = 0
-    for c in range(pile.shape[0]):
+    for c in range(n_cards):
         if pile[c] > 0 and not owns_name(ent, seat, s, c):
             listed = False
             for i in range(m):
@@ -165,7 +169,7 @@ def _discard_options(ent, seat, pile, s, moves):
 
 
 @njit(cache=True, inline="always")
-def legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases):
+def legal(ent, board, st, s, kind, moves, opts, all_purchases):
     """The legal options of seat s's decision `kind` into moves (rows M_*); returns how many.
 
     DEC_MOVE / DEC_SEVENTH: (card, action, purchase) moves, one default purchase per (card,
@@ -174,6 +178,7 @@ def legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases):
     then COPY_RIGHT. DEC_DISCARD: one row per building in the pile (M_CARD, its lowest card id), then the decline
     (M_CARD = DECLINE).
     """
+    seat, gs = st.seat, st.gs
     if kind == DEC_MOVE or kind == DEC_SEVENTH:
         # one call site: the seat's own hand, or the Free City's from its controller's hand
         holder = np.int64(s)
@@ -188,17 +193,18 @@ def legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases):
     if kind == DEC_COPY3:
         m = _add_option(moves, 0, -1, 0, COPY_LEFT)
         return _add_option(moves, m, -1, 0, COPY_RIGHT)
-    return _discard_options(ent, seat, pile, s, moves)
+    return _discard_options(ent, seat, st.pile, np.int64(gs[G_NCARDS]), s, moves)
 
 
 @njit(cache=True, inline="always")
-def apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, g, n_log):
+def apply(ent, board, st, s, kind, moves, j, log, g, n_log):
     """Record seat s's decision `kind`: option j of its legal list `moves`. When it is the last
     decision the game waits for, resolve and go on to the next decision point.
 
     (The option is passed as (moves, j), not as the row moves[j]: numba builds an array object
     for a row view at every call, which costs more than the whole decision.)
     """
+    seat, pile, gs, dealt = st.seat, st.pile, st.gs, st.dealt
     if kind == DEC_DISCARD:
         _take_from_pile(ent, seat, pile, gs, s, moves[j, M_CARD], log, g, n_log)
         gs[G_DBQ_POS] += 1
@@ -293,7 +299,7 @@ def _run_discard_builds(ent, seat, pile, gs, dealt, log, g, n_log):
     while gs[G_DBQ_POS] < gs[G_DBQ_N]:
         s = gs[G_DBQ + gs[G_DBQ_POS]]
         has_option = False
-        for c in range(pile.shape[0]):
+        for c in range(np.int64(gs[G_NCARDS])):
             if pile[c] > 0 and not owns_name(ent, seat, s, c):
                 has_option = True
                 break
@@ -333,8 +339,9 @@ def _end_turn(seat, gs, dealt, log, g, n_log):
 
 
 @njit(cache=True, _nrt=False)
-def end_age(seat, gs, dealt, log, g, n_log):
+def end_age(st, log, g, n_log):
     """After an age's last turn: military (RULES.md §5), then the next age's hands or the end."""
+    seat, gs, dealt = st.seat, st.gs, st.dealt
     age = gs[G_AGE]
     military(seat, gs[G_N], age, log, g, n_log)
     if age < 3:
@@ -343,20 +350,16 @@ def end_age(seat, gs, dealt, log, g, n_log):
         gs[G_PHASE] = PH_OVER
 
 
-@njit(cache=True, _nrt=True)
-def clone_state(seat, keys, pile, gs, dealt, seat2, keys2, pile2, gs2, dealt2):
-    """Copy a game's state into the second set of arrays (same shapes). It allocates nothing,
-    but numba's array copy checks for overlap through its runtime (`_nrt=True`)."""
-    seat2[:, :] = seat
-    keys2[:] = keys
-    pile2[:] = pile
-    gs2[:] = gs
-    dealt2[:, :, :] = dealt
+@njit(cache=True, _nrt=False)
+def clone_state(st, into):
+    """Copy state st into the one-record array `into` (layout.STATE): one copy."""
+    into[0] = st
 
 
 @njit(cache=True, _nrt=False)
-def final(ent, seat, gs, res, cards):
+def final(ent, st, res, cards):
     """Results of a finished game: res[n, RES_COUNT] (ranks included) and cards[n, MAX_CITY]."""
+    seat, gs = st.seat, st.gs
     n = gs[G_N]
     for s in range(n):
         score_seat(ent, seat, n, s, res[s], cards[s])  # cards[s] is scratch until filled below

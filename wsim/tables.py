@@ -33,7 +33,7 @@ import numpy as np
 from wsim import codes
 from wsim.errors import WsimError, brief
 from wsim.kernels.schema import (BOARD, CARD_ONLY, DEAL_DECK, DEAL_POOL, ENTITY, MAX_CHAIN, MAX_CHOICE,
-                                 MAX_CHOICE_SLOTS, MAX_COST_UNITS, MAX_MOVES, MAX_NAMES, MAX_SEATS, MAX_STAGES)
+                                 MAX_CARDS, MAX_CHOICE_SLOTS, MAX_COST_UNITS, MAX_NAMES, MAX_SEATS, MAX_STAGES)
 from wsim.kernels.schema import describe as describe_layout
 from wsim.yamlfile import YamlFileError, parse, read_bytes
 
@@ -599,9 +599,9 @@ class _Compiler:
         if t.n_boards > DEAL_POOL or max(n_guilds, 7 * MAX_SEATS) > DEAL_DECK:
             raise DataError(f"{self.source}: the kernels deal from at most {DEAL_POOL} boards and "
                             f"{DEAL_DECK} cards per age (guilds included)")
-        if n_cards > MAX_MOVES:
-            raise DataError(f"{self.source}: the kernels list at most {MAX_MOVES} discard-pile cards; this data "
-                            f"has {n_cards} cards")
+        if n_cards > MAX_CARDS:
+            raise DataError(f"{self.source}: the kernels' state counts at most {MAX_CARDS} card ids in the discard "
+                            f"pile; this data has {n_cards} cards")
         units = t.ent_cost.sum(axis=1)
         if int(units.max()) > MAX_COST_UNITS:
             e = int(units.argmax())
