@@ -66,29 +66,29 @@ def _trading(ent, board, seat, gs, s, opts):
 
 
 @njit(cache=True, _nrt=False)
-def profile_games(ent, board, n_cards, n, seed, games, board_spec, side_spec, promo, policies, params, res,
-                  cards, acc, seat, keys, pile, gs, dealt, moves, opts, todo, deck, pool, bs, log, n_log):
-    """Play games 0..games-1 of random, greedy or heuristic seats on one thread, on the state
-    and scratch arrays given (game.new_state, game.new_scratch; log with zero rows);
+def profile_games(ent, board, run, games, res, cards, acc, st, sc, log, n_log):
+    """Play games 0..games-1 of the run (random, greedy or heuristic seats) on one thread, on
+    the state and scratch records given (game.new_state, game.new_scratch; log with zero rows);
     acc[component] receives the cycles spent in each (COMPONENTS order) and acc[len(COMPONENTS)]
     the cycles of the whole run, less the second timing of the trading calls;
     acc[len(COMPONENTS) + 1] the raw cycles of the run, which measured against the wall clock
     gives the counter's rate."""
     acc[:] = 0
+    seat, gs = st.seat, st.gs
+    moves, opts, todo = sc.moves, sc.opts, sc.todo
     rerun = np.uint64(0)  # the trading calls timed a second time: not part of a real game
     start = cycles()
     for game in range(games):
         t0 = cycles()
-        init_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo, seat, keys, pile, gs, dealt,
-                  deck, pool, bs)
+        init_game(ent, board, run.n_cards, run.n, run.seed, game, run.board_spec, run.side_spec, run.promo, st, sc)
         acc[DEAL] += cycles() - t0
         while True:
-            k = pending(seat, gs, todo)
+            k = pending(st, todo)
             if k == 0:
                 if gs[G_PHASE] != PH_AGE_END:
                     break
                 t0 = cycles()
-                end_age(seat, gs, dealt, log, 0, n_log)
+                end_age(st, log, 0, n_log)
                 acc[RESOLUTION] += cycles() - t0
                 continue
             for i in range(k):
@@ -96,7 +96,7 @@ def profile_games(ent, board, n_cards, n, seed, games, board_spec, side_spec, pr
                 kind = todo[i, 1]
                 who = todo[i, 2]
                 t0 = cycles()
-                m = legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases(policies, who))
+                m = legal(ent, board, st, s, kind, moves, opts, all_purchases(run.policies, who))
                 t1 = cycles()
                 acc[LEGAL] += t1 - t0
                 if kind == DEC_MOVE or kind == DEC_SEVENTH:
@@ -106,13 +106,13 @@ def profile_games(ent, board, n_cards, n, seed, games, board_spec, side_spec, pr
                     acc[LEGAL] -= t2 - t1
                     rerun += t2 - t1
                     t1 = t2
-                j = decide(ent, board, seat, keys, gs, s, who, kind, moves, m, policies, params)
+                j = decide(ent, board, st, s, who, kind, moves, m, run)
                 t2 = cycles()
                 acc[POLICY] += t2 - t1
-                apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, 0, n_log)
+                apply(ent, board, st, s, kind, moves, j, log, 0, n_log)
                 acc[RESOLUTION] += cycles() - t2
         t0 = cycles()
-        final(ent, seat, gs, res, cards)
+        final(ent, st, res, cards)
         acc[SCORING] += cycles() - t0
     raw = cycles() - start
     acc[len(COMPONENTS) + 1] = raw

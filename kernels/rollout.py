@@ -29,11 +29,11 @@ from numba import njit
 
 from wsim.codes import HAND_SIZE, PURPLE, TURNS_PER_AGE
 from wsim.kernels.layout import (C_COPY3, C_NEEDS3, C_ON, DEC_MOVE, E_AGE, E_COPIES, E_KIND, F_CARDS, F_CHOSEN,
-                                 F_CTR, F_HAND, F_HAND_N, F_NCARDS, G_AGE, G_FC, G_N, G_OPEN, G_PHASE, G_TURN,
-                                 DEAL_DECK, MAX_CITY, MAX_MOVES, M_DEFAULT, PH_AGE_END, RES_COUNT, RES_RANK, RES_TOTAL)
-from wsim.kernels.schema import MAX_OPTIONS
+                                 F_CTR, F_HAND, F_HAND_N, F_NCARDS, G_AGE, G_FC, G_N, G_NCARDS, G_OPEN, G_PHASE, G_TURN,
+                                 DEAL_DECK, MAX_CITY, MAX_SEATS, M_DEFAULT, PH_AGE_END, RES_COUNT, RES_RANK, RES_TOTAL,
+                                 SCRATCH, STATE)
 from wsim.kernels.deal import shuffle
-from wsim.kernels.policy import (POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, all_purchases, take_decision,
+from wsim.kernels.policy import (POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, RUN, all_purchases, take_decision,
                                  decide as decide_simple)
 from wsim.kernels.step import apply, clone_state, decider, end_age, final, legal, pending
 
@@ -62,9 +62,11 @@ def _unseen(ent, n_cards, seat, n, age, count):
 
 
 @njit(cache=True, _nrt=False)
-def determinise(ent, n_cards, seat, keys, pile, gs, dealt, who, real_seat, real_keys, count, buf):
-    """Deal again, in the copy (seat, pile, gs, dealt), every card seat who cannot see (module
-    docstring). Draws from who's stream in the real state (real_seat, real_keys)."""
+def determinise(ent, n_cards, st, who, real, count, buf):
+    """Deal again, in the copy st, every card seat who cannot see (module docstring). Draws
+    from who's stream in the real state `real`."""
+    seat, pile, gs, dealt = st.seat, st.pile, st.gs, st.dealt
+    real_seat, real_keys = real.seat, real.keys
     n = gs[G_N]
     age = gs[G_AGE]
     fc = gs[G_FC]
@@ -168,45 +170,45 @@ def _outcome(res, n, fc, who):
 
 
 @njit(cache=True, _nrt=False)
-def _play_out(ent, board, seat, keys, pile, gs, dealt, moves, opts, todo, policies, params, log, n_log):
+def _play_out(ent, board, st, sc, run, log, n_log):
     """The game loop of kernels/game.play_game with the base policies' decide: numba cannot
     compile a loop that would reach decide_rollout again (recursion), so this one stops short."""
+    todo = sc.todo
     while True:
-        k = pending(seat, gs, todo)
+        k = pending(st, todo)
         if k == 0:
-            if gs[G_PHASE] != PH_AGE_END:
+            if st.gs[G_PHASE] != PH_AGE_END:
                 return
-            end_age(seat, gs, dealt, log, NO_GAME, n_log)
+            end_age(st, log, NO_GAME, n_log)
             continue
         for i in range(k):
-            take_decision(ent, board, seat, keys, pile, gs, dealt, moves, opts, todo[i, 0], todo[i, 1], todo[i, 2],
-                          policies, params, log, NO_GAME, n_log)
+            take_decision(ent, board, st, sc, todo[i, 0], todo[i, 1], todo[i, 2], run, log, NO_GAME, n_log)
 
 
 @njit(cache=True, _nrt=True)
-def _base_of(params, who, n):
-    """(policies, params) of n seats all playing seat who's base policy with the row its rollout
-    row carries (n cities: at 2 players one row more than there are players)."""
-    base = np.full(n, params[who, R_BASE_ID], np.int32)
-    rows = np.zeros((n, params.shape[1]), np.int32)
-    for t in range(n):
+def _base_of(run, who):
+    """A run record (a one-record array) whose every seat plays seat who's base policy with the
+    row its rollout row carries."""
+    base = np.zeros(1, RUN)
+    b = base[0]
+    params = run.params
+    for t in range(MAX_SEATS):
+        b.policies[t] = params[who, R_BASE_ID]
         for f in range(params.shape[1] - R_BASE):
-            rows[t, f] = params[who, R_BASE + f]
-    return base, rows
+            b.params[t, f] = params[who, R_BASE + f]
+    return base
 
 
 @njit(cache=True, _nrt=True)
-def decide_rollout(ent, board, seat, keys, pile, gs, dealt, s, who, moves, n_moves, params):
+def decide_rollout(ent, board, st, s, who, moves, n_moves, run):
     """The rollout policy's turn move for seat s, decided by seat who (module docstring)."""
+    seat, gs = st.seat, st.gs
     n = gs[G_N]
-    n_cards = pile.shape[0]
-    playouts = max(1, params[who, R_PLAYOUTS])
-    base, base_params = _base_of(params, who, n)
-    seat2, keys2, pile2, gs2, dealt2 = (np.empty_like(seat), np.empty_like(keys), np.empty_like(pile),
-                                        np.empty_like(gs), np.empty_like(dealt))
-    moves2 = np.zeros((MAX_MOVES, moves.shape[1]), np.int32)  # moves may hold only this decision's rows
-    opts2 = np.zeros((2 * MAX_OPTIONS, 2), np.int32)
-    todo = np.zeros((n, 3), np.int32)
+    n_cards = np.int64(gs[G_NCARDS])
+    playouts = max(1, run.params[who, R_PLAYOUTS])
+    base = _base_of(run, who)
+    copy = np.zeros(1, STATE)
+    scratch = np.zeros(1, SCRATCH)  # the playouts' own: moves may hold only this decision's rows
     count = np.zeros(n_cards, np.int32)
     buf = np.zeros(DEAL_DECK + n_cards, np.int16)
     res = np.zeros((n, RES_COUNT), np.int16)
@@ -219,14 +221,14 @@ def decide_rollout(ent, board, seat, keys, pile, gs, dealt, s, who, moves, n_mov
         for i in range(n_moves):
             if moves[i, M_DEFAULT] != 1:
                 continue
-            clone_state(seat, keys, pile, gs, dealt, seat2, keys2, pile2, gs2, dealt2)
+            clone_state(st, copy)
+            st2 = copy[0]
             seat[who, F_CTR] = start + 1000 * k  # playout k: the same deal for every pair
-            determinise(ent, n_cards, seat2, keys2, pile2, gs2, dealt2, who, seat, keys, count, buf)
-            _forget_others(seat2, gs2, s, who)
-            apply(ent, board, seat2, keys2, pile2, gs2, dealt2, s, DEC_MOVE, moves, i, log, NO_GAME, n_log)
-            _play_out(ent, board, seat2, keys2, pile2, gs2, dealt2, moves2, opts2, todo, base, base_params, log,
-                      n_log)
-            final(ent, seat2, gs2, res, cards)
+            determinise(ent, n_cards, st2, who, st, count, buf)
+            _forget_others(st2.seat, st2.gs, s, who)
+            apply(ent, board, st2, s, DEC_MOVE, moves, i, log, NO_GAME, n_log)
+            _play_out(ent, board, st2, scratch[0], base[0], log, n_log)
+            final(ent, st2, res, cards)
             totals[i] += _outcome(res, n, gs[G_FC], who)
     seat[who, F_CTR] = start + 1000 * playouts
     best_i = -1
@@ -237,23 +239,23 @@ def decide_rollout(ent, board, seat, keys, pile, gs, dealt, s, who, moves, n_mov
 
 
 @njit(cache=True, inline="always")
-def decide(ent, board, seat, keys, pile, gs, dealt, s, who, kind, moves, n_moves, policies, params):
+def decide(ent, board, st, s, who, kind, moves, n_moves, run):
     """The option seat who's policy picks for seat s's decision `kind` (index into moves):
     rollout search for a rollout policy's turn moves, else kernels/policy.decide (a rollout
     policy's other decisions are its base policy's)."""
-    if policies[who] == POLICY_ROLLOUT:
+    if run.policies[who] == POLICY_ROLLOUT:
         if kind == DEC_MOVE:
-            return decide_rollout(ent, board, seat, keys, pile, gs, dealt, s, who, moves, n_moves, params)
-        base, row = _base_of(params, who, gs[G_N])
-        return decide_simple(ent, board, seat, keys, gs, s, who, kind, moves, n_moves, base, row)
-    return decide_simple(ent, board, seat, keys, gs, s, who, kind, moves, n_moves, policies, params)
+            return decide_rollout(ent, board, st, s, who, moves, n_moves, run)
+        base = _base_of(run, who)
+        return decide_simple(ent, board, st, s, who, kind, moves, n_moves, base[0])
+    return decide_simple(ent, board, st, s, who, kind, moves, n_moves, run)
 
 
 @njit(cache=True, _nrt=True)
-def take_search_decision(ent, board, seat, keys, pile, gs, dealt, moves, opts, s, kind, who, policies, params, log,
-                         g, n_log):
+def take_search_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log):
     """policy.take_decision for a decider whose policy is rollout: its search allocates, so it
     runs with numba's runtime (kernels/__init__.py), and only runs that play rollout compile it."""
-    m = legal(ent, board, seat, pile, gs, s, kind, moves, opts, all_purchases(policies, who))
-    j = decide(ent, board, seat, keys, pile, gs, dealt, s, who, kind, moves, m, policies, params)
-    apply(ent, board, seat, keys, pile, gs, dealt, s, kind, moves, j, log, g, n_log)
+    moves = sc.moves
+    m = legal(ent, board, st, s, kind, moves, sc.opts, all_purchases(run.policies, who))
+    j = decide(ent, board, st, s, who, kind, moves, m, run)
+    apply(ent, board, st, s, kind, moves, j, log, g, n_log)

@@ -1,6 +1,6 @@
 """A game as a state machine of decision points, at kernel speed: the step-level API.
 
-    init_game   deal and set up game (seed, game) in the state arrays
+    init_game   deal and set up game (seed, game) in a state record
     pending     which seats owe which decision now (DEC_MOVE, DEC_SEVENTH, DEC_COPY3, DEC_DISCARD)
     legal       the legal options of one seat's decision (moves rows, layout.M_*)
     apply       record one decision; when the last one the game waits for is in, resolve and

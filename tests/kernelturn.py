@@ -21,7 +21,7 @@ from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, 
 from wsim.kernels.step import apply, end_age, legal, pending
 from wsim.movelog import EVENT_COLUMNS, MILITARY
 from wsim.reference.engine import Game, IllegalMove, Move
-from wsim.run.stepgame import state_of_position
+from wsim.run.stepgame import regions, state_of_position
 
 
 def rows_to_moves(rows) -> list:
@@ -54,14 +54,14 @@ class KernelTurnGame(Game):
             hands[codes.FC_SEAT] = []
         state = state_of_position(self.t, self.pos, hands, self.discard, self.age, self.turn)
         if self.free_city:
-            gs, dealt = state[3], state[4]
+            _, _, _, gs, dealt = regions(state)
             gs[G_FC] = codes.FC_SEAT
             dealt[self.age - 1, codes.FC_SEAT, self.turn - 1:self.turn - 1 + len(pile)] = pile
         return state
 
     def _store(self, state):
         """Read the kernels' state back into the reference position, hands, pile and log."""
-        seat, keys, pile, gs, dealt = state
+        seat, keys, pile, gs, dealt = regions(state)
         for s, city in enumerate(self.pos.cities):
             city.coins = int(seat[s, F_COINS])
             city.cards = [int(c) for c in seat[s, F_CARDS:F_CARDS + seat[s, F_NCARDS]]]
@@ -76,8 +76,7 @@ class KernelTurnGame(Game):
 
     def _decide(self, state, s, kind, moves, opts, chosen) -> int:
         """The test's policy decides among the kernels' options; returns the row index."""
-        seat, keys, pile, gs, dealt = state
-        m = legal(self.ent, self.board, seat, pile, gs, s, kind, moves, opts, True)
+        m = legal(self.ent, self.board, state[0], s, kind, moves, opts, True)
         rows = moves[:m]
         if kind == DEC_COPY3:
             return 0 if chosen[s].copy3 == codes.COPY_LEFT else 1
@@ -108,23 +107,24 @@ class KernelTurnGame(Game):
         self.hands[seat] = list(hand)
         state = self._load()
         self.hands = saved
-        s_arr, keys, pile, gs, dealt = state
-        moves, opts, _, _, _, _ = new_scratch()
-        m = legal(self.ent, self.board, s_arr, pile, gs, seat, DEC_MOVE, moves, opts, True)
+        scratch = new_scratch()
+        moves = scratch["moves"][0]
+        m = legal(self.ent, self.board, state[0], seat, DEC_MOVE, moves, scratch["opts"][0], True)
         return rows_to_moves(moves[:m])
 
     def play_turn(self):
         """One turn of RULES.md section 9, steps 1 to 7, played by the kernels."""
         fc_pile = self.hands[codes.FC_SEAT] if self.free_city else []
         state = self._load()
-        seat, keys, pile, gs, dealt = state
-        moves, opts, todo, _, _, _ = new_scratch()
+        gs = regions(state)[3]
+        scratch = new_scratch()
+        moves, opts, todo = scratch["moves"][0], scratch["opts"][0], scratch["todo"][0]
         chosen = {}
         while gs[G_TURN] == self.turn and gs[G_PHASE] not in (PH_AGE_END, PH_OVER):
-            for i in range(pending(seat, gs, todo)):
+            for i in range(pending(state[0], todo)):
                 s, kind = int(todo[i, 0]), int(todo[i, 1])
                 j = self._decide(state, s, kind, moves, opts, chosen)
-                apply(self.ent, self.board, seat, keys, pile, gs, dealt, s, kind, moves, j, self.log, 0, self.n_log)
+                apply(self.ent, self.board, state[0], s, kind, moves, j, self.log, 0, self.n_log)
         assert gs[G_PHASE] in (PH_MOVE, PH_AGE_END)
         self._store(state)
         if self.free_city:  # the pile less the card drawn this turn, as the reference keeps it
@@ -135,9 +135,8 @@ class KernelTurnGame(Game):
     def military(self):
         """End of an age (RULES.md section 5), by the kernels; tokens read back from the log."""
         state = self._load()
-        seat, keys, pile, gs, dealt = state
-        gs[G_PHASE] = PH_AGE_END
-        end_age(seat, gs, dealt, self.log, 0, self.n_log)
+        regions(state)[3][G_PHASE] = PH_AGE_END
+        end_age(state[0], self.log, 0, self.n_log)
         for ev in self._store(state):
             if ev[0] == MILITARY:
                 self.pos.cities[ev[3]].tokens.extend(r for r in (ev[6], ev[7]) if r)

@@ -31,7 +31,7 @@ def test_controller_and_decision_order_each_turn(tables):
                 hand = g.seat[ctrl, F_HAND:F_HAND + g.seat[ctrl, F_HAND_N]].tolist()
                 other = g.seat[1 - ctrl, F_HAND_N]
                 assert len(hand) == other + 1 == 9 - turn
-                assert hand[-1] == int(g.state[4][age - 1, codes.FC_SEAT, turn - 1])  # the pile card drawn
+                assert hand[-1] == int(g.state["dealt"][0][age - 1, codes.FC_SEAT, turn - 1])  # the pile card drawn
         for seat, kind in g.pending():
             options = g.legal(seat, kind)
             if seat == codes.FC_SEAT and kind == DEC_MOVE:

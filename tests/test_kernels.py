@@ -9,7 +9,7 @@ from wsim.reference.scoring import score_all
 from wsim.reference.state import City, Position
 from wsim.run.runner import Runner, available_cores, game_log, set_threads
 from wsim.run.settings import Settings
-from wsim.run.stepgame import state_of_position
+from wsim.run.stepgame import regions, state_of_position
 from wsim.run.verify import verify_games
 
 # Kernel games replayed by the reference (seed 17): make check replays games 0..9 of random and
@@ -53,7 +53,7 @@ def test_heuristic_games_match_reference(tables, players):
 def _kernel_seat(tables, pos):
     """The kernel state of a reference position (cities built entity by entity)."""
     ent, _, _ = kernel_tables(tables)
-    return ent, state_of_position(tables, pos)[0]
+    return ent, regions(state_of_position(tables, pos))[0]
 
 
 def test_kernel_scoring_matches_reference_on_random_cities(tables):

@@ -216,11 +216,9 @@ def profile_run(runner: Runner, games: int, res: np.ndarray, cards: np.ndarray, 
     cards, the cycles of each component into acc (kernels/profile.py)."""
     from wsim.kernels.profile import profile_games
 
-    n = runner.settings.players
     log, n_log = np.zeros((0, 1, len(EVENT_COLUMNS)), np.int16), np.zeros(1, np.int32)
-    profile_games(runner.ent, runner.board, runner.n_cards, n, np.uint64(0), games, runner.board_spec,
-                  runner.side_spec, False, runner.policies, runner.params, res, cards, acc,
-                  *new_state(runner.n_cards), *new_scratch(), log, n_log)
+    profile_games(runner.ent, runner.board, runner.run[0], games, res, cards, acc, new_state()[0], new_scratch()[0],
+                  log, n_log)
 
 
 def _component_breakdown(t, players: int, policy: str, games: int) -> dict:

@@ -21,7 +21,7 @@ import numpy as np
 from wsim import movelog, signals
 from wsim.codes import CATEGORIES, FC_SEAT
 from wsim.kernels.deal import deal
-from wsim.kernels.game import new_scratch, new_state, play_games
+from wsim.kernels.game import new_run, new_scratch, new_state, play_games
 from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_COINS, RES_COUNT, RES_GUILD, RES_MILITARY, RES_RANK,
                                  RES_TOTAL, kernel_tables)
 from wsim.kernels.policy import P_COUNT, POLICY_ROLLOUT
@@ -47,6 +47,8 @@ class Runner:
         assert self.params.shape == (settings.players, P_COUNT)
         # the policy family (kernels/game.py): only a run with a rollout seat compiles the search
         self.search = True if (self.policies == POLICY_ROLLOUT).any() else None
+        self.run = new_run(settings.players, settings.seed, self.n_cards, settings.promo_in_pool(), self.board_spec,
+                           self.side_spec, self.policies, self.params)
 
     def load(self):
         """Load this run's game kernel from numba's cache, or compile it on a first run: a call
@@ -55,20 +57,17 @@ class Runner:
 
     def play(self, first_game: int, games: int, log: bool = False) -> Chunk:
         """Play `games` games from index first_game; with log, keep every game's move log."""
-        n = self.settings.players
         cities = self.settings.cities
         res = np.zeros((games, cities, RES_COUNT), dtype=np.int16)
         cards = np.zeros((games, cities, MAX_CITY), dtype=np.int16)
         log_rows = games if log else 0
         events = np.zeros((log_rows, MAX_EVENTS, len(EVENT_COLUMNS)), dtype=np.int16)
         n_log = np.zeros(log_rows, dtype=np.int32)
-        seed = np.uint64(self.settings.seed)
-        promo = self.settings.promo_in_pool()
 
         def block(lo: int, hi: int):
-            play_games(self.ent, self.board, self.n_cards, n, seed, first_game, lo, hi, self.board_spec,
-                       self.side_spec, promo, self.policies, self.params, res, cards, events, n_log,
-                       *_thread_arrays(self.n_cards), self.search)
+            st, sc = _thread_records()
+            play_games(self.ent, self.board, self.run[0], first_game, lo, hi, res, cards, events, n_log, st[0], sc[0],
+                       self.search)
 
         bounds = _blocks(games, _threads)
         if len(bounds) == 1:
@@ -93,12 +92,13 @@ def _blocks(games: int, threads: int) -> list:
 _local = threading.local()
 
 
-def _thread_arrays(n_cards: int) -> tuple:
-    """This thread's state and scratch arrays for play_games (allocated once per thread)."""
-    arrays = getattr(_local, "arrays", None)
-    if arrays is None or arrays[2].shape[0] != n_cards:
-        arrays = _local.arrays = new_state(n_cards) + new_scratch()
-    return arrays
+def _thread_records() -> tuple:
+    """This thread's state and scratch records for play_games (one-record arrays, allocated
+    once per thread)."""
+    records = getattr(_local, "records", None)
+    if records is None:
+        records = _local.records = (new_state(), new_scratch())
+    return records
 
 
 _executor: tuple | None = None  # (threads, ThreadPoolExecutor)

@@ -18,31 +18,37 @@ from __future__ import annotations
 import numpy as np
 
 from wsim import codes
-from wsim.kernels.city import add_card, add_entity
-from wsim.kernels.game import new_scratch, new_state
-from wsim.kernels.layout import (C_ON, F_CHOSEN, F_COINS, F_COPY3,
-                                 F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL, F_STAGE_E, F_STAGES, G_AGE, G_FC, G_N, G_OPEN,
-                                 G_PHASE, G_TURN, MAX_CITY, MAX_EVENTS, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER,
-                                 RES_COUNT, kernel_tables)
-from wsim.kernels.policy import POLICY_NAMES, POLICY_ROLLOUT, all_purchases
+from wsim.agents.weights import default_params
 from wsim.kernels import policy as simple
 from wsim.kernels import rollout
-from wsim.agents.weights import default_params
-from wsim.kernels.step import apply, clone_state, decider, end_age, final, init_game, legal, pending
+from wsim.kernels.city import add_card, add_entity
+from wsim.kernels.game import new_run, new_scratch, new_state
+from wsim.kernels.layout import (C_ON, F_CHOSEN, F_COINS, F_COPY3, F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL,
+                                 F_STAGE_E, F_STAGES, G_AGE, G_FC, G_N, G_NCARDS, G_OPEN, G_PHASE, G_TURN, MAX_CITY,
+                                 MAX_EVENTS, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER, RES_COUNT, kernel_tables)
+from wsim.kernels.policy import POLICY_NAMES, POLICY_ROLLOUT, all_purchases
+from wsim.kernels.step import apply, decider, end_age, final, init_game, legal, pending
 from wsim.kernels.turn import reset_state
 from wsim.movelog import EVENT_COLUMNS
 from wsim.tables import Tables
 
 
-def state_of_position(tables: Tables, pos, hands=(), discard=(), age: int = 1, turn: int = 1) -> tuple:
-    """The kernels' state (seat, keys, pile, gs, dealt) of a reference Position (wsim.reference
-    .state), with these hands and discard pile, at the start of turn `turn` of age `age`.
+def regions(state: np.ndarray) -> tuple:
+    """(seat, keys, pile, gs, dealt): views of a one-record state array's regions (layout.STATE)."""
+    return tuple(state[name][0] for name in ("seat", "keys", "pile", "gs", "dealt"))
+
+
+def state_of_position(tables: Tables, pos, hands=(), discard=(), age: int = 1, turn: int = 1) -> np.ndarray:
+    """The kernels' state (a one-record array, layout.STATE; `regions` gives its arrays) of a
+    reference Position (wsim.reference.state), with these hands and discard pile, at the start
+    of turn `turn` of age `age`.
 
     Cities are built entity by entity as the kernels build them in play; policy streams are
     those of (seed 0, game 0), and the later ages' deal is empty.
     """
     ent, board, n_cards = kernel_tables(tables)
-    seat, keys, pile, gs, dealt = state = new_state(n_cards)
+    state = new_state()
+    seat, keys, pile, gs, dealt = regions(state)
     n = len(pos.cities)
     bs = np.zeros((2, MAX_SEATS), np.int8)
     for s, city in enumerate(pos.cities):
@@ -71,11 +77,12 @@ def state_of_position(tables: Tables, pos, hands=(), discard=(), age: int = 1, t
     for c in discard:
         pile[c] += 1
     gs[G_N], gs[G_AGE], gs[G_TURN], gs[G_PHASE], gs[G_OPEN], gs[G_FC] = n, age, turn, PH_MOVE, n, -1
+    gs[G_NCARDS] = n_cards
     return state
 
 
 class KernelGame:
-    """The state arrays of one game and its step functions (every seat on `policy` for decide).
+    """The state of one game and its step functions (every seat on `policy` for decide).
 
     Seats and decision kinds reach the kernels as int32, as in the game loop (kernels/game.py):
     the step functions then share the game's compiled specialisations.
@@ -89,28 +96,30 @@ class KernelGame:
         pid = POLICY_NAMES.index(policy)
         self.policies = np.full(players, pid, dtype=np.int32)
         self.params = np.tile(np.array(default_params(policy), np.int32), (players, 1))
-        self.moves, self.opts, self.todo, deck, pool, bs = new_scratch()
+        spec_b = np.full(self.n, -1, np.int8) if board_spec is None else np.asarray(board_spec, np.int8)
+        spec_s = np.full(self.n, -1, np.int8) if side_spec is None else np.asarray(side_spec, np.int8)
+        if spec_b.shape != (self.n,) or spec_s.shape != (self.n,):
+            raise ValueError(f"board_spec and side_spec need one entry per city ({self.n})")
+        self.run = new_run(players, seed, self.n_cards, promo, spec_b, spec_s, self.policies, self.params)
+        self.scratch = new_scratch()
+        self.moves, self.todo = self.scratch["moves"][0], self.scratch["todo"][0]
         self.log = np.zeros((1, MAX_EVENTS, len(EVENT_COLUMNS)), dtype=np.int16)
         self.n_log = np.zeros(1, dtype=np.int32)
         if _state is not None:
             self.state = _state
             return
-        self.state = new_state(self.n_cards)
-        spec_b = np.full(self.n, -1, np.int8) if board_spec is None else np.asarray(board_spec, np.int8)
-        spec_s = np.full(self.n, -1, np.int8) if side_spec is None else np.asarray(side_spec, np.int8)
-        if spec_b.shape != (self.n,) or spec_s.shape != (self.n,):
-            raise ValueError(f"board_spec and side_spec need one entry per city ({self.n})")
+        self.state = new_state()
         init_game(self.ent, self.board, self.n_cards, players, np.uint64(seed), game, spec_b, spec_s, promo,
-                  *self.state, deck, pool, bs)
+                  self.state[0], self.scratch[0])
 
     # -- the state ------------------------------------------------------------------------------
     @property
     def seat(self) -> np.ndarray:
-        return self.state[0]
+        return self.state["seat"][0]
 
     @property
     def gs(self) -> np.ndarray:
-        return self.state[3]
+        return self.state["gs"][0]
 
     @property
     def over(self) -> bool:
@@ -125,53 +134,47 @@ class KernelGame:
         return int(self.gs[G_TURN])
 
     def clone(self) -> "KernelGame":
-        """An independent copy (its own arrays, same position)."""
-        copy = tuple(np.empty_like(a) for a in self.state)
-        clone_state(*self.state, *copy)
+        """An independent copy (its own state and scratch, same position)."""
         other = KernelGame.__new__(KernelGame)
         other.__dict__.update(self.__dict__)
-        other.state = copy
-        other.moves, other.opts, other.todo = (np.empty_like(self.moves), np.empty_like(self.opts),
-                                               np.empty_like(self.todo))
+        other.state = self.state.copy()
+        other.scratch = self.scratch.copy()
+        other.moves, other.todo = other.scratch["moves"][0], other.scratch["todo"][0]
         other.log, other.n_log = self.log.copy(), self.n_log.copy()
         return other
 
     # -- the steps ------------------------------------------------------------------------------
     def pending(self) -> list:
         """[(seat, decision kind)] the game waits for; [] once it is over."""
-        k = pending(self.state[0], self.state[3], self.todo)
+        k = pending(self.state[0], self.todo)
         return [(int(s), int(kind)) for s, kind, _ in self.todo[:k]]
 
     def legal(self, seat: int, kind: int, all_purchases: bool = True) -> np.ndarray:
         """The legal options of a decision, a copy of the kernel's rows (columns layout.M_*)."""
-        seat_arr, keys, pile, gs, dealt = self.state
-        m = legal(self.ent, self.board, seat_arr, pile, gs, np.int32(seat), np.int32(kind), self.moves, self.opts,
-                  all_purchases)
+        m = legal(self.ent, self.board, self.state[0], np.int32(seat), np.int32(kind), self.moves,
+                  self.scratch["opts"][0], all_purchases)
         return self.moves[:m].copy()
 
     def decide(self, seat: int, kind: int, options: np.ndarray) -> int:
         """What the deciding seat's policy (the seat's own, or for the Free City its
         controller's) picks among `options` (rows as `legal` returns them)."""
-        seat_arr, keys, pile, gs, dealt = self.state
-        seat, kind, who = np.int32(seat), np.int32(kind), np.int32(decider(gs, seat))
+        seat, kind, who = np.int32(seat), np.int32(kind), np.int32(decider(self.gs, seat))
         rows = np.ascontiguousarray(options)
         if self.policies[who] == POLICY_ROLLOUT:  # only games with a searching seat compile the search
-            return int(rollout.decide(self.ent, self.board, seat_arr, keys, pile, gs, dealt, seat, who, kind, rows,
-                                      len(options), self.policies, self.params))
-        return int(simple.decide(self.ent, self.board, seat_arr, keys, gs, seat, who, kind, rows, len(options),
-                                 self.policies, self.params))
+            return int(rollout.decide(self.ent, self.board, self.state[0], seat, who, kind, rows, len(options),
+                                      self.run[0]))
+        return int(simple.decide(self.ent, self.board, self.state[0], seat, who, kind, rows, len(options),
+                                 self.run[0]))
 
     def apply(self, seat: int, kind: int, options: np.ndarray, index: int):
         """Play option `index` of `options` for the seat's decision."""
-        seat_arr, keys, pile, gs, dealt = self.state
-        apply(self.ent, self.board, seat_arr, keys, pile, gs, dealt, np.int32(seat), np.int32(kind),
-              np.ascontiguousarray(options), index, self.log, 0, self.n_log)
+        apply(self.ent, self.board, self.state[0], np.int32(seat), np.int32(kind), np.ascontiguousarray(options),
+              index, self.log, 0, self.n_log)
 
     def next(self):
         """At the end of an age (nothing pending): military, then the next age or the end."""
         if int(self.gs[G_PHASE]) == PH_AGE_END:
-            seat_arr, keys, pile, gs, dealt = self.state
-            end_age(seat_arr, gs, dealt, self.log, 0, self.n_log)
+            end_age(self.state[0], self.log, 0, self.n_log)
 
     def play_out(self):
         """Every remaining decision by the seats' policies, each listed the purchases its policy
@@ -187,7 +190,7 @@ class KernelGame:
         """(res[n, RES_COUNT], cards[n, MAX_CITY]) of a finished game."""
         res = np.zeros((self.n, RES_COUNT), np.int16)
         cards = np.zeros((self.n, MAX_CITY), np.int16)
-        final(self.ent, self.state[0], self.state[3], res, cards)
+        final(self.ent, self.state[0], res, cards)
         return res, cards
 
     def events(self) -> list:

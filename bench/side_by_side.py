@@ -1,0 +1,41 @@
+"""Games per second of the wsim this Python imports, for comparing two trees side by side.
+
+Run it with each tree's own venv, interleaved, and take the best of several runs, e.g.:
+
+    for i in 1 2 3 4 5; do for t in old new; do echo $t $($t/.venv/bin/python bench/side_by_side.py 1); done; done
+
+Argument: kernel threads (default 1). Prints one JSON line: five-player games/s of random,
+greedy and heuristic self-play (8,000 games after a 200-game warm-up), and games/s of rollout
+(one searching seat, K=16, four heuristic seats; 6 games).
+"""
+
+import json
+import sys
+import time
+
+from wsim.run.runner import Runner, set_threads
+from wsim.run.settings import Settings
+from wsim.tables import load
+
+
+def main():
+    set_threads(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
+    tables = load(None)
+    out = {}
+    for policy, games in (("random", 8000), ("greedy", 8000), ("heuristic", 8000)):
+        runner = Runner(tables, Settings(players=5, policies=(policy,) * 5))
+        runner.load()
+        runner.play(0, 200)
+        started = time.perf_counter()
+        runner.play(0, games)
+        out[policy] = games / (time.perf_counter() - started)
+    runner = Runner(tables, Settings(players=5, policies=("rollout",) + ("heuristic",) * 4))
+    runner.load()
+    started = time.perf_counter()
+    runner.play(0, 6)
+    out["rollout_games"] = 6 / (time.perf_counter() - started)
+    print(json.dumps({k: round(v, 1) for k, v in out.items()}))
+
+
+if __name__ == "__main__":
+    main()
