@@ -157,15 +157,19 @@ def test_paired_mean_ci_covers_the_mean_at_the_nominal_rate():
 
 
 def test_paired_mean_ci_small_example_by_hand():
-    # d = 1, 2, 3, 6: mean 3, sample variance (50 − 12²/4) / 3 = 14/3, se² = (14/3) / 4
-    mean, lo, hi, p = paired_mean_ci(4, 12.0, 50.0)
-    assert mean == 3.0
-    assert lo == pytest.approx(3 - Z95 * math.sqrt(14 / 12), abs=1e-12)
-    assert hi == pytest.approx(3 + Z95 * math.sqrt(14 / 12), abs=1e-12)
-    # the normal test the CI inverts: z = 3 / sqrt(14/12) = 2.7775, two-sided p = 0.0054786
-    assert p == pytest.approx(0.0054786, abs=1e-7)
-    assert paired_mean_ci(1, 0.5, 0.25)[0] == 0.5
-    assert all(math.isnan(x) for x in paired_mean_ci(1, 0.5, 0.25)[1:])
+    # 40 seats: 12 won only in the edited games, 4 only in the baseline, 24 alike: mean 0.2,
+    # sample variance (16 − 8²/40) / 39 = 14.4 / 39, se² = that / 40
+    mean, lo, hi, p = paired_mean_ci(40, 8.0, 16.0)
+    assert mean == 0.2
+    se = math.sqrt(14.4 / 39 / 40)
+    assert lo == pytest.approx(0.2 - Z95 * se, abs=1e-12) and hi == pytest.approx(0.2 + Z95 * se, abs=1e-12)
+    # McNemar's exact test on the 16 discordant pairs, 12 against 4: two-sided p = 0.0768
+    # (the normal interval excludes 0, the exact test does not: few discordant pairs)
+    assert p == pytest.approx(0.076812, abs=1e-6)
+    assert lo > 0
+    # below MIN_PAIRED seats: the mean only (2 seats both won only in the edited games: no "CI [1, 1], p 0")
+    assert paired_mean_ci(2, 2.0, 2.0)[0] == 1.0
+    assert all(math.isnan(x) for x in paired_mean_ci(2, 2.0, 2.0)[1:])
     assert all(math.isnan(x) for x in paired_mean_ci(0, 0.0, 0.0))
 
 

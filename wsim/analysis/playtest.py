@@ -6,7 +6,8 @@ side (`A`, `B`, or `*` for both sides pooled), the seats that played it and how 
 Rows of other player counts than the survey's are read and checked, then left aside. The people's
 rates are tested against the fair share 1/P (a playtest log rarely records shared victories) and
 form their own family; each population is compared with them by a two-sample test (the games
-are not the same: no pairing).
+are not the same: no pairing): Fisher's exact test, which stays valid on the handful of seats a
+playtest log holds, with Newcombe's hybrid score interval of the difference.
 """
 
 from __future__ import annotations
@@ -14,12 +15,16 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
+import warnings
 
 import pandas as pd
+from scipy import stats as sps
+from statsmodels.stats.proportion import confint_proportions_2indep
 
 from wsim import codes
-from wsim.analysis.significance import FINDING_Q, normal_test_p, q_values, score_test_p
-from wsim.analysis.stats import Z95, wilson_interval
+from wsim.analysis.significance import FINDING_Q, q_values, score_test_p
+from wsim.analysis.stats import wilson_interval
 from wsim.errors import WsimError, brief
 from wsim.inputfile import read_regular
 from wsim.tables import Tables
@@ -80,7 +85,7 @@ def read_reference(path: str, tables: Tables, players: int) -> pd.DataFrame:
 
 
 def _whole(where: str, name: str, value: str) -> int:
-    if not value.isdigit() or len(value) > 12:
+    if not re.fullmatch(r"[0-9]{1,12}", value):
         raise ReferenceError(f"{where}: {name} must be a whole number, got {brief(value)}")
     return int(value)
 
@@ -100,21 +105,33 @@ def people_rows(reference: pd.DataFrame) -> pd.DataFrame:
 
 def compare(reference: pd.DataFrame, survey: pd.DataFrame) -> pd.DataFrame:
     """reference.csv: every population's rate against the people's, wonder side by wonder side
-    (side `*`: both sides pooled), the difference with its two-sample 95% CI and q-value
-    (one family per player count), and whether they disagree (q < 0.05)."""
+    (side `*`: the population's seats of both sides pooled), the difference with its 95% CI
+    (Newcombe) and the q-value of Fisher's exact test (one family per player count), and whether
+    they disagree (q < 0.05; empty where the population never held that wonder side)."""
     rows = []
     for r in reference.itertuples(index=False):
         people = r.wins / r.seats
         for population, mine in survey.groupby("population", sort=False):
             match = mine[(mine.wonder == r.wonder) & ((mine.side == r.side) | (r.side == "*"))]
             seats, wins = int(match.seats.sum()), int(match.wins.sum())
-            rate = wins / seats if seats else math.nan
-            se = math.sqrt(rate * (1 - rate) / seats + people * (1 - people) / r.seats) if seats else math.nan
-            diff = rate - people
-            rows.append({"players": r.players, "wonder": r.wonder, "side": r.side, "population": population,
-                         "rate": rate, "people_rate": people, "diff": diff, "ci_low": diff - Z95 * se,
-                         "ci_high": diff + Z95 * se, "p_value": normal_test_p(diff, se)})
+            row = {"players": r.players, "wonder": r.wonder, "side": r.side, "population": population,
+                   "rate": math.nan, "people_rate": people, "diff": math.nan, "ci_low": math.nan,
+                   "ci_high": math.nan, "p_value": math.nan}
+            if seats:
+                lo, hi = _newcombe(wins, seats, r.wins, r.seats)
+                table = [[wins, seats - wins], [r.wins, r.seats - r.wins]]
+                row.update(rate=wins / seats, diff=wins / seats - people, ci_low=lo, ci_high=hi,
+                           p_value=float(sps.fisher_exact(table).pvalue))
+            rows.append(row)
     table = pd.DataFrame(rows)
     table["q_value"] = q_values(table)
-    table["disagrees"] = (table.q_value < FINDING_Q).map({True: "true", False: "false"})
+    table["disagrees"] = [("" if math.isnan(q) else "true" if q < FINDING_Q else "false") for q in table.q_value]
     return table
+
+
+def _newcombe(wins_a: int, seats_a: int, wins_b: int, seats_b: int) -> tuple:
+    """Newcombe's hybrid score 95% interval of wins_a/seats_a − wins_b/seats_b."""
+    with warnings.catch_warnings():  # statsmodels also computes ratios it does not return (p = 0)
+        warnings.simplefilter("ignore")
+        lo, hi = confint_proportions_2indep(wins_a, seats_a, wins_b, seats_b, method="newcomb")
+    return float(lo), float(hi)

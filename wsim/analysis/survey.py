@@ -23,7 +23,7 @@ from wsim.analysis.balance.report import csv_bytes, wonders_table
 from wsim.analysis.playtest import PEOPLE, compare, people_rows
 from wsim.analysis.significance import q_values
 from wsim.analysis.stats import Z95
-from wsim.analysis.verdicts import normal_critical, t_critical, verdicts
+from wsim.analysis.verdicts import games_for_estimate, games_for_rate, normal_critical, t_critical, verdicts
 from wsim.dataset import parts
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target
 from wsim.run.batch import Request, write_dataset
@@ -33,13 +33,16 @@ from wsim.tables import Tables
 DATA = "data"
 SURVEY_CSV, VERDICTS_CSV, CARD_VERDICTS_CSV, PAIRS_CSV, REFERENCE_CSV, INDEX_HTML = (
     "survey.csv", "verdicts.csv", "card_verdicts.csv", "pairs.csv", "reference.csv", "index.html")
-FILES = (INDEX_HTML, SURVEY_CSV, VERDICTS_CSV, CARD_VERDICTS_CSV, PAIRS_CSV, REFERENCE_CSV)
+CARD_EFFECTS_CSV = "card_effects.csv"
+FILES = (INDEX_HTML, SURVEY_CSV, VERDICTS_CSV, CARD_VERDICTS_CSV, CARD_EFFECTS_CSV, PAIRS_CSV, REFERENCE_CSV)
 SURVEY_COLUMNS = ("population", "players", "wonder", "side", "seats", "wins", "win_rate", "ci_low", "ci_high",
                   "q_value")
 VERDICT_COLUMNS = ("players", "wonder", "side", "verdict", "min_rate", "max_rate", "populations", "games_needed")
 CARD_VERDICT_COLUMNS = ("players", "card", "verdict", "min_effect", "max_effect", "populations", "games_needed")
 PAIR_COLUMNS = ("players", "wonder", "side", "population_a", "population_b", "games", "diff", "ci_low", "ci_high",
                 "q_value")
+CARD_EFFECT_COLUMNS = ("population", "players", "card", "seats_built", "build_rate", "effect", "ci_low", "ci_high",
+                       "q_value")
 REFERENCE_COLUMNS = ("players", "wonder", "side", "population", "rate", "people_rate", "diff", "ci_low", "ci_high",
                      "q_value", "disagrees")
 
@@ -58,6 +61,7 @@ class Survey:
     card_verdicts: pd.DataFrame
     pairs: pd.DataFrame
     reference: pd.DataFrame | None
+    card_effects: pd.DataFrame  # every population's card effects (their verdicts' evidence)
     files: dict = field(default_factory=dict)
 
 
@@ -66,8 +70,19 @@ class Survey:
 
 def precheck(out: Path, mode: str):
     """Refusals that need no lock (a refused survey writes nothing); _run checks again under it."""
-    if check_target(out) == "dir" and mode == "new":
-        _refuse_existing(out, [n for n in os.listdir(out) if n not in (LOCK, STAGING)])
+    if check_target(out) != "dir":
+        return
+    names = [n for n in os.listdir(out) if n not in (LOCK, STAGING)]
+    if mode == "new":
+        _refuse_existing(out, names)
+    elif mode == "resume":
+        _refuse_no_survey(out, names)
+
+
+def _refuse_no_survey(out: Path, names: list):
+    """--resume completes a survey: a folder with other contents and no survey is not one."""
+    if names and DATA not in names:
+        raise DatasetError(f"--resume: {out} holds no survey to resume (no {DATA}/ folder), and is not empty")
 
 
 def _refuse_existing(out: Path, names: list):
@@ -80,13 +95,18 @@ def _refuse_existing(out: Path, names: list):
     raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the survey in it)")
 
 
-def estimate_seconds(tables: Tables, populations: list) -> list:
-    """(population, seconds) of play for each population, from a short timed pilot of its first
-    games on this machine (the kernels are loaded, or compiled, first and not counted)."""
+def estimate_seconds(tables: Tables, populations: list, done: dict | None = None) -> list:
+    """(population, seconds) of play for each population's games still to play (`done`: games
+    already played, by name), from a short timed pilot of its first games on this machine (the
+    kernels are loaded, or compiled, first and not counted)."""
     from wsim.run.runner import Runner
 
     out = []
     for pop in populations:
+        todo = pop.games - (done or {}).get(pop.name, 0)
+        if todo <= 0:
+            out.append((pop, 0.0))
+            continue
         runner = Runner(tables, pop.settings)
         runner.load()
         games, seconds = 1, 0.0
@@ -95,7 +115,7 @@ def estimate_seconds(tables: Tables, populations: list) -> list:
             started = time.perf_counter()
             runner.play(0, games)
             seconds = time.perf_counter() - started
-        out.append((pop, pop.games * seconds / games))
+        out.append((pop, todo * seconds / games))
     return out
 
 
@@ -120,11 +140,14 @@ def _run(tables, populations, folder: OutputFolder, mode, reference, progress, o
     present = folder.entries()
     if mode == "new":
         _refuse_existing(folder.path, present)
+    if mode == "resume":
+        _refuse_no_survey(folder.path, present)
     old = folder.replaced(True, "survey", folders=(DATA,)) if mode == "overwrite" else []
     if mode == "resume":
         _check_resumable(folder.path / DATA, populations, tables)
-    if old:
-        folder.begin_replacement()  # everything staged: the old survey stays whole until the end
+    staged = mode == "overwrite"
+    if staged:  # everything staged, even into an empty folder: an interrupted --overwrite changes nothing
+        folder.begin_replacement()
     try:
         data = folder.target / DATA
         for pop in populations:
@@ -137,12 +160,12 @@ def _run(tables, populations, folder: OutputFolder, mode, reference, progress, o
         survey = build(data, populations, tables, reference, folder.path / DATA)
         stale = [n for n in present if n in FILES and n not in survey.files] if mode == "resume" else []
         replacing = [n for n in present if n in survey.files] if mode == "resume" else []
-        if (replacing or stale) and not old:
+        if replacing or stale:
             folder.begin_replacement()  # the new tables and page replace the old ones at once
         for name, blob in survey.files.items():
             folder.write(name, blob)
         folder.sync()
-        if old:
+        if staged:
             folder.commit(old, [DATA] + list(survey.files))
         elif replacing or stale:
             folder.commit(replacing + stale, list(survey.files))
@@ -150,6 +173,15 @@ def _run(tables, populations, folder: OutputFolder, mode, reference, progress, o
         folder.abort()
         raise
     return survey
+
+
+def games_done(out: Path, populations: list) -> dict:
+    """Population name -> games already in REPORT/data/NAME (for --resume's estimate)."""
+    done = {}
+    for pop in populations:
+        files = parts.part_files(out / DATA / pop.name) if (out / DATA / pop.name).is_dir() else []
+        done[pop.name] = sum(parts.read_header(f).games for f in files)
+    return done
 
 
 def _check_resumable(data: Path, populations: list, tables: Tables):
@@ -205,19 +237,30 @@ def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame
     card_rows = pd.concat(cards, ignore_index=True)
     card_rows["q_value"] = q_values(card_rows)
     pairs, card_pairs = _pairs(con, populations, datasets, fits)
-    wonder_verdicts = verdicts(
-        survey.assign(value=survey.win_rate, deviation=survey.win_rate - survey.fair_share,
-                      se=np.sqrt(survey.win_rate * (1 - survey.win_rate) / survey.seats)),
-        pairs.assign(se=(pairs.ci_high - pairs.ci_low) / (2 * Z95)), ["players", "wonder", "side"], normal_critical)
+    rate_c = _criticals(survey, normal_critical)
+    survey["needed"] = [games_for_rate(r.win_rate, r.fair_share, r.seats, r.games, rate_c[r.players])
+                        for r in survey.itertuples()]
+    pair_c = _criticals(pairs, normal_critical)
+    pairs["needed"] = [games_for_estimate(r.diff, (r.ci_high - r.ci_low) / (2 * Z95), r.games, pair_c[r.players])
+                       for r in pairs.itertuples()]
+    card_m = card_rows.groupby("players").q_value.count().to_dict()
+    card_rows["needed"] = [games_for_estimate(r.effect, r.se, r.games, t_critical(card_m[r.players], _df(r.games)))
+                           for r in card_rows.itertuples()]
+    card_pair_m = card_pairs.groupby("players").q_value.count().to_dict()
+    card_pairs["needed"] = [games_for_estimate(r.diff, r.se, r.games,
+                                               t_critical(card_pair_m.get(r.players, 1), _df(r.games)))
+                            for r in card_pairs.itertuples()]
+    wonder_verdicts = verdicts(survey.assign(value=survey.win_rate, deviation=survey.win_rate - survey.fair_share),
+                               pairs, ["players", "wonder", "side"])
     card_verdicts = verdicts(card_rows.assign(value=card_rows.effect, deviation=card_rows.effect),
-                             card_pairs, ["players", "card"], t_critical(read.GROUPS - 1))
+                             card_pairs, ["players", "card"])
     people = comparison = None
     if reference is not None:
         people = people_rows(reference)
         comparison = compare(reference, survey)
     result = Survey(survey, _whole_games(wonder_verdicts.rename(columns={"min": "min_rate", "max": "max_rate"})),
                     _whole_games(card_verdicts.rename(columns={"min": "min_effect", "max": "max_effect"})),
-                    pairs, comparison)
+                    pairs, comparison, card_rows)
     shown_rows = pd.concat([survey] + ([people] if people is not None else []), ignore_index=True)
     from wsim.analysis.survey_page import page
 
@@ -226,9 +269,20 @@ def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame
     result.files[VERDICTS_CSV] = csv_bytes(result.verdicts, VERDICT_COLUMNS)
     result.files[CARD_VERDICTS_CSV] = csv_bytes(result.card_verdicts, CARD_VERDICT_COLUMNS)
     result.files[PAIRS_CSV] = csv_bytes(pairs, PAIR_COLUMNS)
+    result.files[CARD_EFFECTS_CSV] = csv_bytes(card_rows, CARD_EFFECT_COLUMNS)
     if comparison is not None:
         result.files[REFERENCE_CSV] = csv_bytes(comparison, REFERENCE_COLUMNS)
     return result
+
+
+def _criticals(table: pd.DataFrame, critical) -> dict:
+    """Player count -> the Bonferroni threshold of its family in `table` (rows with a q-value)."""
+    return {players: critical(m) for players, m in table.groupby("players").q_value.count().items()}
+
+
+def _df(games: int) -> int:
+    """The jackknife's degrees of freedom on `games` games: one less than its game blocks."""
+    return min(read.GROUPS, games) - 1
 
 
 def _whole_games(table: pd.DataFrame) -> pd.DataFrame:
@@ -256,8 +310,7 @@ def _pairs(con, populations: list, datasets: dict, fits: dict) -> tuple:
         fitted = tuple(fits[x.name] if x.games == shared else _restricted(con, datasets[x.name], shared)
                        for x in (b, a))
         paired = effects.paired_effects(fitted[0][0], fitted[1][0], fitted=(fitted[0][1], fitted[1][1]))
-        paired = paired.assign(population_a=a.name, population_b=b.name, games=shared,
-                               se=(paired.ci_high - paired.ci_low) / (2 * _t95()))
+        paired = paired.assign(population_a=a.name, population_b=b.name, games=shared)
         card_rows.append(paired)
     pairs = pd.DataFrame(rows, columns=[*PAIR_COLUMNS[:-1], "p_value"])
     pairs["q_value"] = q_values(pairs)
@@ -271,9 +324,3 @@ def _restricted(con, ds, games: int) -> tuple:
     """(cells, fits) of the first `games` games of a dataset."""
     cells = read.card_cells(con, ds, games)
     return cells, effects.fit_cells(cells)
-
-
-def _t95() -> float:
-    from scipy import stats as sps
-
-    return float(sps.t.ppf(0.975, read.GROUPS - 1))

@@ -69,6 +69,9 @@ def page(survey, rows: pd.DataFrame, populations: list, datasets: dict, data_pat
                 "wins": ("wins", lambda v: f"{v:,}"), "win_rate": ("win %", pct), "ci_low": ("95% CI low", pct),
                 "ci_high": ("95% CI high", pct), **Q_COLUMNS}))
         out.append(family_note(here[here.population != PEOPLE]))
+        if (here.population == PEOPLE).any():
+            out.append("<p>The people's rows, against 1/P, are a family of their own:</p>"
+                       + family_note(here[here.population == PEOPLE]))
         pairs = survey.pairs[survey.pairs.players == players]
         out.append("<h3>Populations against each other (the games they share; diff = a − b)</h3>")
         out.append(html_table(pairs, {
@@ -84,6 +87,9 @@ def page(survey, rows: pd.DataFrame, populations: list, datasets: dict, data_pat
             "card": ("card", str), "verdict": ("verdict", str), "min_effect": ("min effect (pp)", pct),
             "max_effect": ("max effect (pp)", pct), "populations": ("populations", str),
             "games_needed": ("games needed", _games)}))
+        effects = survey.card_effects[survey.card_effects.players == players]
+        out.append("<p>The populations' card effects behind these verdicts, each with its 95% CI and q-value, are "
+                   "in card_effects.csv;</p>" + family_note(effects))
     if survey.reference is not None:
         ref = survey.reference
         out.append("<h2>Your games against the populations</h2><p>Each population's win rate against the "

@@ -138,9 +138,11 @@ def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, si
     _analysis_extra()
     from wsim.analysis.playtest import read_reference
     from wsim.analysis.populations import build_populations, builtin_specs, parse_population
-    from wsim.analysis.survey import estimate_seconds, precheck, run_survey
+    from wsim.analysis.survey import estimate_seconds, games_done, precheck, run_survey
+    from wsim.run.settings import check_players
 
     t = load_tables(ctx)
+    check_players(players)
     specs = [(*parse_population(p), ()) for p in populations] or builtin_specs(players, games)
     pops = build_populations(t, specs, policy_param, players=players, games=games, seed=seed, wonders=wonders,
                              sides=sides, manneken_pis=manneken_pis, chunk_size=chunk_size)
@@ -149,7 +151,7 @@ def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, si
     mode = "overwrite" if overwrite else "resume" if resume else "new"
     precheck(folder, mode)
     if dask is None:
-        estimates = estimate_seconds(t, pops)
+        estimates = estimate_seconds(t, pops, games_done(folder, pops) if resume else None)
         for pop, seconds in estimates:
             click.echo(f"  {population_line(pop, seconds)}", err=True)
         total = sum(s for _, s in estimates)

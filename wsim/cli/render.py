@@ -141,9 +141,10 @@ def _points(x: float) -> str:
 
 def duration(seconds: float) -> str:
     """A time to wait, e.g. "2 min 05 s" or "3.4 s"."""
-    if seconds < 60:
+    if seconds < 59.95:
         return f"{max(seconds, 0.1):.1f} s"
-    return f"{int(seconds // 60)} min {int(round(seconds % 60)):02d} s"
+    whole = round(seconds)
+    return f"{whole // 60} min {whole % 60:02d} s"
 
 
 def population_line(pop, seconds: float) -> str:

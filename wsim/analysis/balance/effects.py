@@ -30,7 +30,7 @@ from statsmodels.genmod.families import Binomial
 from statsmodels.genmod.generalized_linear_model import GLM
 from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 
-from wsim.analysis.significance import normal_test_p, t_test_p
+from wsim.analysis.significance import t_test_p
 from wsim.analysis.stats import Z95
 
 # Below ~100 seats on either side the standard error of a win rate is 4 points or more
@@ -39,6 +39,9 @@ from wsim.analysis.stats import Z95
 MIN_SEATS = 100
 # Fewer wins (or losses) than this among the builders leaves the logistic fit near separation.
 MIN_OUTCOMES = 10
+# Paired win differences below this many seats get no interval (nor p-value): a normal interval
+# of a handful of seats reaches past ±1, and rows that cannot be estimated stay out of a family.
+MIN_PAIRED = 30
 # A Hessian whose reciprocal condition number is below this is treated as singular: besides
 # exact collinearity it catches (quasi-)separation, where IRLS drives a coefficient towards
 # infinity and the curvature along it vanishes (~1e-8 against the thousands of real seats).
@@ -48,7 +51,7 @@ FACTORS = ["wonder_side", "seat", "policy"]
 EFFECT_COLUMNS = ["players", "card", "seats", "seats_built", "build_rate", "win_rate_built",
                   "win_rate_not_built", "effect", "ci_low", "ci_high", "se", "se_delta", "p_value"]
 PAIRED_COLUMNS = ["players", "card", "baseline", "value", "diff", "ci_low", "ci_high",
-                  "ci_low_independent", "ci_high_independent", "p_value"]
+                  "ci_low_independent", "ci_high_independent", "se", "p_value"]
 BUILT = 1  # column of `built` in the design matrix (after the intercept)
 
 
@@ -294,7 +297,7 @@ def _paired_row(base: tuple | None, edited: tuple | None, groups: np.ndarray) ->
         half = _t95(len(groups)) * se
         half_indep = _t95(len(groups)) * math.hypot(_jackknife_se(loo_b), _jackknife_se(loo_e))
         row.update(diff=diff, ci_low=diff - half, ci_high=diff + half,
-                   ci_low_independent=diff - half_indep, ci_high_independent=diff + half_indep,
+                   ci_low_independent=diff - half_indep, ci_high_independent=diff + half_indep, se=se,
                    p_value=t_test_p(diff, se, len(groups) - 1))
     return row
 
@@ -318,15 +321,27 @@ def paired_effects(base: pd.DataFrame, edited: pd.DataFrame, min_seats: int = MI
 
 
 def paired_mean_ci(n: int, sum_d: float, sum_d2: float) -> tuple[float, float, float, float]:
-    """Mean of n paired differences from Σd and Σd², with its normal-approximation 95% CI
-    (sample sd, n − 1) and the p-value of that normal test against 0; the CI and p are NaN
-    below 2 differences."""
-    if n < 2:
+    """Mean of n paired win differences (each −1, 0 or 1) from Σd and Σd², with its
+    normal-approximation 95% CI (sample sd, n − 1) and the p-value of McNemar's exact test
+    against 0 (the exact test on the discordant pairs, which the normal one approximates and
+    which stays valid on few of them). Below MIN_PAIRED differences there is no CI and no p:
+    the normal interval of a handful of seats can reach past ±1."""
+    if n < MIN_PAIRED:
         return (sum_d / n if n else math.nan), math.nan, math.nan, math.nan
     mean = sum_d / n
     # rounding can push a zero variance slightly negative
     se = math.sqrt(max((sum_d2 - sum_d * mean) / (n - 1), 0.0) / n)
-    return mean, mean - Z95 * se, mean + Z95 * se, normal_test_p(mean, se)
+    return mean, mean - Z95 * se, mean + Z95 * se, mcnemar_p(sum_d, sum_d2)
+
+
+def mcnemar_p(sum_d: float, sum_d2: float) -> float:
+    """McNemar's exact two-sided p of paired win differences d in {−1, 0, 1}: Σd² pairs are
+    discordant, (Σd² + Σd) / 2 of them in favour of the first."""
+    discordant = int(round(sum_d2))
+    if discordant == 0:
+        return 1.0
+    wins_first = int(round((sum_d2 + sum_d) / 2))
+    return float(sps.binomtest(wins_first, discordant, 0.5).pvalue)
 
 
 def independent_diff_ci(p0: float, n0: int, p1: float, n1: int) -> tuple[float, float]:
