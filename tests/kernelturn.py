@@ -158,7 +158,7 @@ def _score_rows(t, pos):
         best = None
         for choice in ((codes.COPY_LEFT, codes.COPY_RIGHT) if open3 else (city.copy3,)):
             saved, city.copy3 = city.copy3, choice
-            seat = state_of_position(t, pos)[0]
+            seat = regions(state_of_position(t, pos))[0]
             city.copy3 = saved
             row = np.zeros(RES_COUNT, np.int16)
             score_seat(ent, seat, len(pos.cities), s, row, np.zeros(MAX_CITY, np.int16))
@@ -196,7 +196,7 @@ def kernel_trade_doc(t, pos, seat: int, card) -> dict:
 
     ent, board, _ = kernel_tables(t)
     state = state_of_position(t, pos)
-    s_arr = state[0]
+    s_arr = regions(state)[0]
     city = pos.cities[seat]
     n = len(pos.cities)
     if card is None:

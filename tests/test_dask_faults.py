@@ -169,3 +169,22 @@ def test_a_hangup_of_the_whole_process_group_mid_run(tmp_path):
     assert "Traceback" not in stderr
     assert all(p.name.startswith("part-") or p.name == ".wsim-lock" for p in out.iterdir())  # no temporary file
     assert run_cli("check", str(out)).exit_code == 1  # incomplete: --resume completes it
+
+
+def test_asyncio_reports_of_distributed_task_errors_are_dropped():
+    """A wait of distributed's that ends when the cluster loses its last worker leaves an
+    unretrieved AllExit; asyncio's report of it came after the `Error:` line in 2 of 13 runs of
+    the test above (none of 10 since). Only distributed's own exceptions are dropped."""
+    import logging
+
+    from distributed.client import AllExit
+
+    from wsim.run.cluster import _drop_distributed_task_errors
+
+    def record(exc):
+        return logging.LogRecord("asyncio", logging.ERROR, __file__, 1, "Task exception was never retrieved", None,
+                                 (type(exc), exc, None))
+
+    assert _drop_distributed_task_errors(record(AllExit())) is False
+    assert _drop_distributed_task_errors(record(ValueError("ours"))) is True
+    assert _drop_distributed_task_errors(logging.LogRecord("asyncio", logging.ERROR, __file__, 1, "x", None, None))

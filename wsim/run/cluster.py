@@ -172,6 +172,16 @@ def _silence_distributed():
     root.setLevel(logging.CRITICAL)
     for handler in root.handlers:
         handler.setLevel(logging.CRITICAL)
+    logging.getLogger("asyncio").addFilter(_drop_distributed_task_errors)
+
+
+def _drop_distributed_task_errors(record: logging.LogRecord) -> bool:
+    """asyncio reports an exception of one of distributed's own tasks that nobody awaited
+    ("Task exception was never retrieved": distributed.client.AllExit when a wait ends because
+    the cluster lost its last worker) with a traceback after wsim's `Error:` line; wsim has said
+    what happened, so those records are dropped, and every other asyncio record is kept."""
+    exc = record.exc_info[1] if record.exc_info else None
+    return exc is None or not type(exc).__module__.startswith("distributed")
 
 
 @dataclass
