@@ -1,9 +1,10 @@
 """Whole games from the step-level API (kernels/step.py), and the batch kernel the runner's
 threads call.
 
-A game is the loop every agent would run: ask `pending` who owes which decision, list its
-`legal` options, let the seat's policy `decide` from its observation, `apply` it; at the end
-of an age (nothing pending) `end_age`; until the game is over. Nothing here knows a rule.
+A game is a deal (`init_game`), the game loop every agent would run (kernels/loop.py: ask
+`pending` who owes which decision, list its `legal` options, let the seat's policy `decide` from
+its observation, `apply` it; at the end of an age `end_age`) and the scores (`final`). Nothing
+here knows a rule.
 
 Two policy families from one source. `search` is None in runs whose seats play random,
 greedy or heuristic, and True when a seat plays rollout. numba drops a branch on `x is not
@@ -24,10 +25,10 @@ scratch as a third (layout.SCRATCH).
 import numpy as np
 from numba import njit
 
-from wsim.kernels.layout import G_PHASE, PH_AGE_END, SCRATCH, STATE
-from wsim.kernels.policy import POLICY_ROLLOUT, RUN, take_decision
-from wsim.kernels.rollout import take_search_decision
-from wsim.kernels.step import end_age, final, init_game, pending
+from wsim.kernels.layout import SCRATCH, STATE
+from wsim.kernels.loop import play_out
+from wsim.kernels.policy import RUN
+from wsim.kernels.step import final, init_game
 
 
 def new_state() -> np.ndarray:
@@ -40,11 +41,13 @@ def new_scratch() -> np.ndarray:
     return np.zeros(1, SCRATCH)
 
 
-def new_run(n: int, seed: int, n_cards: int, promo: bool, board_spec, side_spec, policies, params) -> np.ndarray:
-    """A run's settings as the kernels take them: a one-record array (policy.RUN)."""
+def new_run(n: int, seed: int, n_cards: int, promo: bool, board_spec, side_spec, policies, params,
+            timed: bool = False) -> np.ndarray:
+    """A run's settings as the kernels take them: a one-record array (policy.RUN); `timed`: the
+    game loop times its components (the profile twin, kernels/loop.py)."""
     run = np.zeros(1, RUN)
     r = run[0]
-    r["n"], r["seed"], r["n_cards"], r["promo"] = n, np.uint64(seed), n_cards, promo
+    r["n"], r["seed"], r["n_cards"], r["promo"], r["timed"] = n, np.uint64(seed), n_cards, promo, timed
     r["board_spec"][:len(board_spec)] = board_spec
     r["side_spec"][:len(side_spec)] = side_spec
     r["policies"][:len(policies)] = policies
@@ -60,24 +63,7 @@ def play_game(ent, board, run, st, sc, game, res, cards, log, g, n_log, search):
     init_game(ent, board, run.n_cards, run.n, run.seed, game, run.board_spec, run.side_spec, run.promo, st, sc)
     if log.shape[0] > 0:
         n_log[g] = 0
-    todo = sc.todo
-    policies = run.policies
-    while True:
-        k = pending(st, todo)
-        if k == 0:
-            if st.gs[G_PHASE] != PH_AGE_END:
-                break
-            end_age(st, log, g, n_log)
-            continue
-        for i in range(k):
-            s = todo[i, 0]
-            kind = todo[i, 1]
-            who = todo[i, 2]
-            if search is not None:
-                if policies[who] == POLICY_ROLLOUT:
-                    take_search_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log)
-                    continue
-            take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log)
+    play_out(ent, board, run, st, sc, log, g, n_log, search)
     final(ent, st, res, cards)
 
 

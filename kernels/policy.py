@@ -32,12 +32,13 @@ from numba import njit
 from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS, N_RES
 from wsim.kernels.city import coins_when_built, points_now, stage_source, stage_source_with
 from wsim.kernels.heuristic import HEURISTIC_KEYS, decide_heuristic
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHOICE, E_PROD, E_SCIENCE,
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, E_CHOICE, E_PROD, E_SCIENCE,
                                  E_SHIELDS, F_CTR, F_STAGES, G_AGE, G_N, M_ACTION, M_CARD,
                                  M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT, MAX_SEATS)
 from wsim.kernels.rng import draw_below
 from wsim.kernels.score import science_with
 from wsim.kernels.step import apply, legal
+from wsim.kernels.timing import LEGAL, POLICY, RERUN, RESOLUTION, TRADING, cycles, trading_calls
 
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
@@ -56,8 +57,9 @@ R_PLAYOUTS, R_BASE_ID, R_BASE = range(3)
 P_COUNT = R_BASE + max(len(k) for k in PARAM_KEYS.values())
 # A run's settings as the kernels take them (one record, game.new_run): the players (2 for the
 # Free City variant), the seed, the data's card count, whether the promo boards are in the pool,
-# the fixed boards and sides (-1: dealt), and every seat's policy and parameter row.
-RUN = np.dtype([("n", np.int64), ("seed", np.uint64), ("n_cards", np.int64), ("promo", np.bool_),
+# whether the game loop times its components (the profile twin, kernels/loop.py), the fixed
+# boards and sides (-1: dealt), and every seat's policy and parameter row.
+RUN = np.dtype([("n", np.int64), ("seed", np.uint64), ("n_cards", np.int64), ("promo", np.bool_), ("timed", np.bool_),
                 ("board_spec", np.int8, (MAX_SEATS,)), ("side_spec", np.int8, (MAX_SEATS,)),
                 ("policies", np.int32, (MAX_SEATS,)), ("params", np.int32, (MAX_SEATS, P_COUNT))], align=True)
 
@@ -176,9 +178,27 @@ def decide(ent, board, st, s, who, kind, moves, n_moves, run):
 @njit(cache=True, _nrt=False)
 def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log):
     """List (into the scratch record sc), decide and apply seat s's decision `kind` for decider
-    who, whose policy is not rollout: the step every game loop takes (kernels/game.py, a
-    rollout's playouts)."""
+    who, whose policy is not rollout: the step of the game loop (kernels/loop.py). When the run
+    is timed (the profile twin), each step's cycles go to sc.timing (kernels/timing.py)."""
     moves = sc.moves
+    timed = run.timed
+    t0 = cycles() if timed else np.uint64(0)
     m = legal(ent, board, st, s, kind, moves, sc.opts, all_purchases(run.policies, who))
+    if timed:
+        t1 = cycles()
+        sc.timing[LEGAL] += t1 - t0
+        if kind == DEC_MOVE or kind == DEC_SEVENTH:  # the solver's calls, timed again and moved
+            trading_calls(ent, board, st.seat, st.gs, s, sc.opts)
+            t2 = cycles()
+            sc.timing[TRADING] += t2 - t1
+            sc.timing[LEGAL] -= t2 - t1
+            sc.timing[RERUN] += t2 - t1
+        t0 = cycles()
     j = decide(ent, board, st, s, who, kind, moves, m, run)
+    if timed:
+        t1 = cycles()
+        sc.timing[POLICY] += t1 - t0
+        t0 = t1
     apply(ent, board, st, s, kind, moves, j, log, g, n_log)
+    if timed:
+        sc.timing[RESOLUTION] += cycles() - t0

@@ -29,13 +29,13 @@ from numba import njit
 
 from wsim.codes import HAND_SIZE, PURPLE, TURNS_PER_AGE
 from wsim.kernels.layout import (C_COPY3, C_NEEDS3, C_ON, DEC_MOVE, E_AGE, E_COPIES, E_KIND, F_CARDS, F_CHOSEN,
-                                 F_CTR, F_HAND, F_HAND_N, F_NCARDS, G_AGE, G_FC, G_N, G_NCARDS, G_OPEN, G_PHASE, G_TURN,
-                                 DEAL_DECK, MAX_CITY, MAX_SEATS, M_DEFAULT, PH_AGE_END, RES_COUNT, RES_RANK, RES_TOTAL,
+                                 F_CTR, F_HAND, F_HAND_N, F_NCARDS, G_AGE, G_FC, G_N, G_NCARDS, G_OPEN, G_TURN,
+                                 DEAL_DECK, MAX_CITY, MAX_SEATS, M_DEFAULT, RES_COUNT, RES_RANK, RES_TOTAL,
                                  SCRATCH, STATE)
+from wsim.kernels import loop  # a module, not its names: the loop calls the search, the search the loop
 from wsim.kernels.deal import shuffle
-from wsim.kernels.policy import (POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, RUN, all_purchases, take_decision,
-                                 decide as decide_simple)
-from wsim.kernels.step import apply, clone_state, decider, end_age, final, legal, pending
+from wsim.kernels.policy import POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, RUN, all_purchases, decide as decide_simple
+from wsim.kernels.step import apply, clone_state, decider, final, legal
 
 # The playouts' game index in their log (which has no rows). An int64 like the game loop's index:
 # a literal 0 would compile every step function a second time.
@@ -169,22 +169,6 @@ def _outcome(res, n, fc, who):
     return (1000 if res[who, RES_RANK] == 1 else 0) + res[who, RES_TOTAL] - best
 
 
-@njit(cache=True, _nrt=False)
-def _play_out(ent, board, st, sc, run, log, n_log):
-    """The game loop of kernels/game.play_game with the base policies' decide: numba cannot
-    compile a loop that would reach decide_rollout again (recursion), so this one stops short."""
-    todo = sc.todo
-    while True:
-        k = pending(st, todo)
-        if k == 0:
-            if st.gs[G_PHASE] != PH_AGE_END:
-                return
-            end_age(st, log, NO_GAME, n_log)
-            continue
-        for i in range(k):
-            take_decision(ent, board, st, sc, todo[i, 0], todo[i, 1], todo[i, 2], run, log, NO_GAME, n_log)
-
-
 @njit(cache=True, _nrt=True)
 def _base_of(run, who):
     """A run record (a one-record array) whose every seat plays seat who's base policy with the
@@ -227,7 +211,7 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run):
             determinise(ent, n_cards, st2, who, st, count, buf)
             _forget_others(st2.seat, st2.gs, s, who)
             apply(ent, board, st2, s, DEC_MOVE, moves, i, log, NO_GAME, n_log)
-            _play_out(ent, board, st2, scratch[0], base[0], log, n_log)
+            loop.play_out(ent, board, base[0], st2, scratch[0], log, NO_GAME, n_log, None)
             final(ent, st2, res, cards)
             totals[i] += _outcome(res, n, gs[G_FC], who)
     seat[who, F_CTR] = start + 1000 * playouts

@@ -37,6 +37,7 @@ DEAL_POOL = 16  # boards one deal shuffles (every board of the data)
 DEAL_DECK = 7 * MAX_SEATS + 16  # cards of one age's deck, or every guild (N + 2 of them are drawn)
 N_COPIES = MAX_SEATS + 1  # card copies are indexed by player count 0..7
 MAX_CARDS = 128  # card ids of one data file: the state's discard pile keeps a count per id (checked)
+TIMING_SLOTS = 9  # the profile twin's counters (kernels/loop.py): 7 components, re-timed trading, a run's cycles
 
 
 class Row:
@@ -208,6 +209,7 @@ SCRATCH = (
     ("deck", "int16", (DEAL_DECK,), "the deal's deck"),
     ("pool", "int8", (DEAL_POOL,), "the deal's board pool"),
     ("bs", "int8", (2, MAX_SEATS), "the dealt boards and sides"),
+    ("timing", "uint64", (TIMING_SLOTS,), "CPU cycles by component when the run is timed (kernels/loop.py)"),
 )
 
 

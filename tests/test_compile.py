@@ -49,7 +49,9 @@ def test_a_cold_run_compiles_each_kernel_function_once_and_no_search(tmp_path):
 
 @pytest.mark.deep
 def test_the_rollout_family_adds_only_its_own_game_loop(tmp_path):
-    """Both families in one process: the game loop twice (once per family), the rest once."""
+    """Both families in one process: the game and its loop twice (once per family; the rollout's
+    playouts reuse the first family's loop), the rest once."""
     counts = compiled_by(tmp_path, 1, "random,greedy,heuristic,rollout")
     assert "rollout.decide_rollout" in counts
-    assert {f: n for f, n in counts.items() if n != 1} == {"game.play_game": 2, "game.play_games": 2}
+    assert {f: n for f, n in counts.items() if n != 1} == {"game.play_game": 2, "game.play_games": 2,
+                                                             "loop.play_out": 2}

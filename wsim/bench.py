@@ -31,7 +31,7 @@ from numba import njit
 
 from wsim import RULES_VERSION, __version__, codes, tables as tables_mod
 from wsim.kernels.deal import deal_game
-from wsim.kernels.game import new_scratch, new_state
+from wsim.kernels.game import new_run, new_scratch, new_state
 from wsim.kernels.layout import DEC_MOVE, E_NAME_ID, M_DEFAULT, RES_COUNT, kernel_tables
 from wsim.kernels.policy import all_purchases
 from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
@@ -217,7 +217,10 @@ def profile_run(runner: Runner, games: int, res: np.ndarray, cards: np.ndarray, 
     from wsim.kernels.profile import profile_games
 
     log, n_log = np.zeros((0, 1, len(EVENT_COLUMNS)), np.int16), np.zeros(1, np.int32)
-    profile_games(runner.ent, runner.board, runner.run[0], games, res, cards, acc, new_state()[0], new_scratch()[0],
+    s = runner.settings
+    timed = new_run(s.players, 0, runner.n_cards, False, runner.board_spec, runner.side_spec, runner.policies,
+                    runner.params, timed=True)
+    profile_games(runner.ent, runner.board, timed[0], games, res, cards, acc, new_state()[0], new_scratch()[0],
                   log, n_log)
 
 

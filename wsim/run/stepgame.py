@@ -26,7 +26,8 @@ from wsim.kernels.game import new_run, new_scratch, new_state
 from wsim.kernels.layout import (C_ON, F_CHOSEN, F_COINS, F_COPY3, F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL,
                                  F_STAGE_E, F_STAGES, G_AGE, G_FC, G_N, G_NCARDS, G_OPEN, G_PHASE, G_TURN, MAX_CITY,
                                  MAX_EVENTS, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER, RES_COUNT, kernel_tables)
-from wsim.kernels.policy import POLICY_NAMES, POLICY_ROLLOUT, all_purchases
+from wsim.kernels.loop import play_out
+from wsim.kernels.policy import POLICY_NAMES, POLICY_ROLLOUT
 from wsim.kernels.step import apply, decider, end_age, final, init_game, legal, pending
 from wsim.kernels.turn import reset_state
 from wsim.movelog import EVENT_COLUMNS
@@ -177,14 +178,10 @@ class KernelGame:
             end_age(self.state[0], self.log, 0, self.n_log)
 
     def play_out(self):
-        """Every remaining decision by the seats' policies, each listed the purchases its policy
-        chooses among (as run_batch)."""
-        while not self.over:
-            for seat, kind in self.pending():
-                who = decider(self.gs, seat)
-                options = self.legal(seat, kind, all_purchases=bool(all_purchases(self.policies, who)))
-                self.apply(seat, kind, options, self.decide(seat, kind, options))
-            self.next()
+        """Every remaining decision by the seats' policies: the game loop of `wsim simulate`
+        (kernels/loop.py), from this state on."""
+        search = True if (self.policies == POLICY_ROLLOUT).any() else None
+        play_out(self.ent, self.board, self.run[0], self.state[0], self.scratch[0], self.log, 0, self.n_log, search)
 
     def results(self) -> tuple:
         """(res[n, RES_COUNT], cards[n, MAX_CITY]) of a finished game."""

@@ -1,0 +1,48 @@
+"""The game loop, written once: every decision from a state on, by the run's policies, until the
+game is over. It serves whole games (kernels/game.py), a rollout's playouts (kernels/rollout.py,
+with `search` None), a game driven from Python (wsim.run.stepgame.KernelGame.play_out) and the
+profile twin of `wsim bench` (kernels/profile.py: the same loop, its run record saying `timed`,
+kernels/timing.py).
+
+A round asks `pending` who owes which decision, and each deciding seat takes its decision
+(policy.take_decision: `legal` options, the policy's `decide`, `apply`); at the end of an age
+(nothing pending) `end_age`. `search` is None when no seat plays rollout: numba drops the branch
+on `search is not None` before typing, so that family never compiles the search, and the
+playouts (which run with None) cannot reach the search again (numba compiles no recursion).
+"""
+
+from numba import njit
+
+from wsim.kernels import rollout  # a module, not its names: rollout's playouts call this loop back
+from wsim.kernels.layout import G_PHASE, PH_AGE_END
+from wsim.kernels.policy import POLICY_ROLLOUT, take_decision
+from wsim.kernels.step import end_age, pending
+from wsim.kernels.timing import RESOLUTION, cycles
+
+
+@njit(cache=True, _nrt=False)
+def play_out(ent, board, run, st, sc, log, g, n_log, search):
+    """Play state st on to the end of the game: every decision by the run's policies (module
+    docstring). Writes the log's game g when the log has rows."""
+    todo = sc.todo
+    while True:
+        k = pending(st, todo)
+        if k == 0:
+            if st.gs[G_PHASE] != PH_AGE_END:
+                return
+            if run.timed:
+                t0 = cycles()
+                end_age(st, log, g, n_log)
+                sc.timing[RESOLUTION] += cycles() - t0
+            else:
+                end_age(st, log, g, n_log)
+            continue
+        for i in range(k):
+            s = todo[i, 0]
+            kind = todo[i, 1]
+            who = todo[i, 2]
+            if search is not None:
+                if run.policies[who] == POLICY_ROLLOUT:
+                    rollout.take_search_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log)
+                    continue
+            take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log)
