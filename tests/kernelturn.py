@@ -18,7 +18,8 @@ from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, 
                                  F_FREE_AGE, F_HAND, F_HAND_N, F_NCARDS, F_STAGES, G_FC, G_PHASE, G_TURN, M_ACTION, M_CARD,
                                  M_COIN_COST, M_COPY3, M_LEFT, M_RIGHT, M_SLOT, MAX_EVENTS, PH_AGE_END, PH_MOVE,
                                  PH_OVER, kernel_tables)
-from wsim.kernels.step import apply, end_age, legal, pending
+from wsim.kernels import driven
+from wsim.kernels.step import end_age
 from wsim.movelog import EVENT_COLUMNS, MILITARY
 from wsim.reference.engine import Game, IllegalMove, Move
 from wsim.run.stepgame import regions, state_of_position
@@ -74,10 +75,10 @@ class KernelTurnGame(Game):
         self.events.extend(new)
         return new
 
-    def _decide(self, state, s, kind, moves, opts, chosen) -> int:
+    def _decide(self, state, s, kind, scratch, chosen) -> int:
         """The test's policy decides among the kernels' options; returns the row index."""
-        m = legal(self.ent, self.board, state[0], s, kind, moves, opts, True)
-        rows = moves[:m]
+        m = driven.legal_into(self.ent, self.board, state[0], scratch[0], s, kind, True)
+        rows = scratch["moves"][0][:m]
         if kind == DEC_COPY3:
             return 0 if chosen[s].copy3 == codes.COPY_LEFT else 1
         if kind == DEC_DISCARD:
@@ -108,9 +109,8 @@ class KernelTurnGame(Game):
         state = self._load()
         self.hands = saved
         scratch = new_scratch()
-        moves = scratch["moves"][0]
-        m = legal(self.ent, self.board, state[0], seat, DEC_MOVE, moves, scratch["opts"][0], True)
-        return rows_to_moves(moves[:m])
+        m = driven.legal_into(self.ent, self.board, state[0], scratch[0], seat, DEC_MOVE, True)
+        return rows_to_moves(scratch["moves"][0][:m])
 
     def play_turn(self):
         """One turn of RULES.md section 9, steps 1 to 7, played by the kernels."""
@@ -118,13 +118,13 @@ class KernelTurnGame(Game):
         state = self._load()
         gs = regions(state)[3]
         scratch = new_scratch()
-        moves, opts, todo = scratch["moves"][0], scratch["opts"][0], scratch["todo"][0]
+        todo = scratch["todo"][0]
         chosen = {}
         while gs[G_TURN] == self.turn and gs[G_PHASE] not in (PH_AGE_END, PH_OVER):
-            for i in range(pending(state[0], todo)):
+            for i in range(driven.pending_into(state[0], scratch[0])):
                 s, kind = int(todo[i, 0]), int(todo[i, 1])
-                j = self._decide(state, s, kind, moves, opts, chosen)
-                apply(self.ent, self.board, state[0], s, kind, moves, j, self.log, 0, self.n_log)
+                j = self._decide(state, s, kind, scratch, chosen)
+                driven.apply_option(self.ent, self.board, state[0], scratch[0], s, kind, j, self.log, 0, self.n_log)
         assert gs[G_PHASE] in (PH_MOVE, PH_AGE_END)
         self._store(state)
         if self.free_city:  # the pile less the card drawn this turn, as the reference keeps it

@@ -85,8 +85,12 @@ def warm(family: str, tables) -> None:
     elif family == "step":
         from wsim.run.stepgame import KernelGame
 
-        for policy in ("random", "heuristic"):
+        for policy in ("random", "heuristic"):  # decisions driven from Python, then the loop
             game = KernelGame(tables, players=3, seed=0, game=0, policy=policy)
+            for seat, kind in game.pending():
+                options = game.legal(seat, kind)
+                game.apply(seat, kind, options, game.decide(seat, kind, options))
+            game.next()
             game.clone().play_out()
             game.results()
     elif family == "profile":

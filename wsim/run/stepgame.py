@@ -19,8 +19,7 @@ import numpy as np
 
 from wsim import codes
 from wsim.agents.weights import default_params
-from wsim.kernels import policy as simple
-from wsim.kernels import rollout
+from wsim.kernels import driven
 from wsim.kernels.city import add_card, add_entity
 from wsim.kernels.game import new_run, new_scratch, new_state
 from wsim.kernels.layout import (C_ON, F_CHOSEN, F_COINS, F_COPY3, F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL,
@@ -28,7 +27,7 @@ from wsim.kernels.layout import (C_ON, F_CHOSEN, F_COINS, F_COPY3, F_DEFEATS, F_
                                  MAX_EVENTS, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER, RES_COUNT, kernel_tables)
 from wsim.kernels.loop import play_out
 from wsim.kernels.policy import POLICY_NAMES, POLICY_ROLLOUT
-from wsim.kernels.step import apply, decider, end_age, final, init_game, legal, pending
+from wsim.kernels.step import decider, end_age, final
 from wsim.kernels.turn import reset_state
 from wsim.movelog import EVENT_COLUMNS
 from wsim.tables import Tables
@@ -110,8 +109,7 @@ class KernelGame:
             self.state = _state
             return
         self.state = new_state()
-        init_game(self.ent, self.board, self.n_cards, players, np.uint64(seed), game, spec_b, spec_s, promo,
-                  self.state[0], self.scratch[0])
+        driven.deal(self.ent, self.board, self.run[0], game, self.state[0], self.scratch[0])
 
     # -- the state ------------------------------------------------------------------------------
     @property
@@ -147,30 +145,30 @@ class KernelGame:
     # -- the steps ------------------------------------------------------------------------------
     def pending(self) -> list:
         """[(seat, decision kind)] the game waits for; [] once it is over."""
-        k = pending(self.state[0], self.todo)
+        k = driven.pending_into(self.state[0], self.scratch[0])
         return [(int(s), int(kind)) for s, kind, _ in self.todo[:k]]
 
     def legal(self, seat: int, kind: int, all_purchases: bool = True) -> np.ndarray:
         """The legal options of a decision, a copy of the kernel's rows (columns layout.M_*)."""
-        m = legal(self.ent, self.board, self.state[0], np.int32(seat), np.int32(kind), self.moves,
-                  self.scratch["opts"][0], all_purchases)
+        m = driven.legal_into(self.ent, self.board, self.state[0], self.scratch[0], np.int32(seat), np.int32(kind),
+                              all_purchases)
         return self.moves[:m].copy()
 
     def decide(self, seat: int, kind: int, options: np.ndarray) -> int:
         """What the deciding seat's policy (the seat's own, or for the Free City its
         controller's) picks among `options` (rows as `legal` returns them)."""
         seat, kind, who = np.int32(seat), np.int32(kind), np.int32(decider(self.gs, seat))
-        rows = np.ascontiguousarray(options)
-        if self.policies[who] == POLICY_ROLLOUT:  # only games with a searching seat compile the search
-            return int(rollout.decide(self.ent, self.board, self.state[0], seat, who, kind, rows, len(options),
-                                      self.run[0]))
-        return int(simple.decide(self.ent, self.board, self.state[0], seat, who, kind, rows, len(options),
-                                 self.run[0]))
+        self.moves[:len(options)] = options
+        # only games with a searching seat compile the search
+        among = driven.search_among if self.policies[who] == POLICY_ROLLOUT else driven.decide_among
+        return int(among(self.ent, self.board, self.state[0], self.scratch[0], seat, who, kind, len(options),
+                         self.run[0]))
 
     def apply(self, seat: int, kind: int, options: np.ndarray, index: int):
         """Play option `index` of `options` for the seat's decision."""
-        apply(self.ent, self.board, self.state[0], np.int32(seat), np.int32(kind), np.ascontiguousarray(options),
-              index, self.log, 0, self.n_log)
+        self.moves[:len(options)] = options
+        driven.apply_option(self.ent, self.board, self.state[0], self.scratch[0], np.int32(seat), np.int32(kind),
+                            index, self.log, 0, self.n_log)
 
     def next(self):
         """At the end of an age (nothing pending): military, then the next age or the end."""

@@ -1,0 +1,50 @@
+"""Entry points for a game driven from Python, decision by decision (wsim.run.stepgame).
+
+Each takes the state, scratch and run records, as the game loop does, and passes the scratch's
+own arrays on inside numba: the step functions then run in the specialisations the game loop
+compiled (an array handed in from Python is another numba type than a record's array, and would
+compile every step function a second time). A decision's options are the scratch record's
+`moves` rows; KernelGame copies a caller's rows there first.
+"""
+
+from numba import njit
+
+from wsim.kernels import rollout
+from wsim.kernels.policy import decide
+from wsim.kernels.step import apply, init_game, legal, pending
+
+
+@njit(cache=True, _nrt=False)
+def deal(ent, board, run, game, st, sc):
+    """Deal game `game` of the run into st, as play_game does."""
+    init_game(ent, board, run.n_cards, run.n, run.seed, game, run.board_spec, run.side_spec, run.promo, st, sc)
+
+
+@njit(cache=True, _nrt=False)
+def pending_into(st, sc):
+    """step.pending into sc.todo; returns how many decisions are pending."""
+    return pending(st, sc.todo)
+
+
+@njit(cache=True, _nrt=False)
+def legal_into(ent, board, st, sc, s, kind, all_purchases):
+    """step.legal into sc.moves; returns how many options."""
+    return legal(ent, board, st, s, kind, sc.moves, sc.opts, all_purchases)
+
+
+@njit(cache=True, _nrt=False)
+def decide_among(ent, board, st, sc, s, who, kind, n_moves, run):
+    """The option (of the first n_moves of sc.moves) that seat who's policy, not rollout, picks."""
+    return decide(ent, board, st, s, who, kind, sc.moves, n_moves, run)
+
+
+@njit(cache=True, _nrt=True)
+def search_among(ent, board, st, sc, s, who, kind, n_moves, run):
+    """The same for a rollout decider (its search allocates: numba's runtime)."""
+    return rollout.decide(ent, board, st, s, who, kind, sc.moves, n_moves, run)
+
+
+@njit(cache=True, _nrt=False)
+def apply_option(ent, board, st, sc, s, kind, j, log, g, n_log):
+    """step.apply of option j of sc.moves."""
+    apply(ent, board, st, s, kind, sc.moves, j, log, g, n_log)
