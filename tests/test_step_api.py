@@ -79,7 +79,8 @@ def test_clones_are_independent(tables):
     before = g.state.copy()
     c = g.clone()
     c.play_out()
-    assert g.state.tobytes() == before.tobytes()
+    # field by field: the record's alignment padding is not state, and numpy need not copy it
+    assert all((g.state[name] == before[name]).all() for name in g.state.dtype.names)
     g.play_out()
     assert (g.results()[0] == c.results()[0]).all()
 
