@@ -163,3 +163,20 @@ def test_a_move_names_its_purchase(tables):
                     assert options[i, M_LEFT] + options[i, M_RIGHT] >= options[j, M_LEFT] + options[j, M_RIGHT]
             g.apply(seat, kind, options, g.decide(seat, kind, options))
         g.next()
+
+
+def test_parameters_set_on_a_game_are_the_ones_it_plays(tables):
+    """KernelGame.params is a view of the run record the kernels read: greedy with every weight 0
+    values every option alike and takes the first, at every decision of a game."""
+    g = KernelGame(tables, 4, seed=0, game=0, policy="greedy")
+    g.params[:] = 0
+    picks = []
+    while not g.over:
+        for seat, kind in g.pending():
+            options = g.legal(seat, kind, all_purchases=False)
+            picks.append(g.decide(seat, kind, options))
+            g.apply(seat, kind, options, picks[-1])
+        g.next()
+    assert len(picks) >= 72 and set(picks) == {0}
+    default = KernelGame(tables, 4, seed=0, game=0, policy="greedy")
+    assert any(default.decide(s, k, default.legal(s, k, all_purchases=False)) != 0 for s, k in default.pending())

@@ -94,13 +94,15 @@ class KernelGame:
         self.n = codes.FC_CITIES if players == codes.FC_PLAYERS else players  # cities
         self.ent, self.board, self.n_cards = kernel_tables(tables)
         pid = POLICY_NAMES.index(policy)
-        self.policies = np.full(players, pid, dtype=np.int32)
-        self.params = np.tile(np.array(default_params(policy), np.int32), (players, 1))
+        policies = np.full(players, pid, dtype=np.int32)
+        params = np.tile(np.array(default_params(policy), np.int32), (players, 1))
         spec_b = np.full(self.n, -1, np.int8) if board_spec is None else np.asarray(board_spec, np.int8)
         spec_s = np.full(self.n, -1, np.int8) if side_spec is None else np.asarray(side_spec, np.int8)
         if spec_b.shape != (self.n,) or spec_s.shape != (self.n,):
             raise ValueError(f"board_spec and side_spec need one entry per city ({self.n})")
-        self.run = new_run(players, seed, self.n_cards, promo, spec_b, spec_s, self.policies, self.params)
+        self.run = new_run(players, seed, self.n_cards, promo, spec_b, spec_s, policies, params)
+        # views into the run record: a change (g.params[:, 0] = 2) is what the kernels play
+        self.policies, self.params = self.run["policies"][0][:players], self.run["params"][0][:players]
         self.scratch = new_scratch()
         self.moves, self.todo = self.scratch["moves"][0], self.scratch["todo"][0]
         self.log = np.zeros((1, MAX_EVENTS, len(EVENT_COLUMNS)), dtype=np.int16)
