@@ -17,8 +17,10 @@ piles. Cards of the current age that are not in a city or its hand are shuffled 
 players' hands, the Free City's pile and, for the rest, the discard pile; the discard pile's
 cards of earlier ages are exactly those ages' decks less their cards in cities; later ages are
 dealt from their full decks (Age III with N + 2 guilds drawn among those not seen). Other
-seats' choices of the turn, hidden from the seat, are decided again in the playouts. Draws come
-from the deciding seat's own stream, so results do not depend on threads.
+seats' choices of the turn, hidden from the seat, are decided again in the playouts, and their
+random streams in the playouts are keyed on the deciding seat's own (a random base policy never
+draws the numbers the real opponents will). Draws come from the deciding seat's own stream, so
+results do not depend on threads.
 
 The rollout's parameter row (kernels/policy.py): R_PLAYOUTS, R_BASE_ID (the base policy, any
 but rollout) and from R_BASE on the base policy's own row.
@@ -34,6 +36,7 @@ from wsim.kernels.layout import (C_COPY3, C_NEEDS3, C_ON, DEC_MOVE, E_AGE, E_COP
                                  SCRATCH, STATE)
 from wsim.kernels import loop  # a module, not its names: the loop calls the search, the search the loop
 from wsim.kernels.deal import shuffle
+from wsim.kernels.rng import STREAM_SEAT0, stream_key
 from wsim.kernels.policy import POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, RUN, all_purchases, decide as decide_simple
 from wsim.kernels.step import apply, clone_state, decider, final, legal
 
@@ -146,6 +149,17 @@ def _add_guilds(ent, n_cards, seat, n, who, real_seat, real_keys, buf, size, in_
 
 
 @njit(cache=True, _nrt=False)
+def _rekey_others(st, who, key, playout):
+    """Give every other seat of the copy st a random stream derived from seat who's own key and
+    the playout: a seat cannot know the numbers its opponents will draw (RULES.md §2), so a
+    playout's random base policy must not draw theirs."""
+    for t in range(st.gs[G_N]):
+        if t != who:
+            st.keys[t] = stream_key(key, playout, STREAM_SEAT0 + t)
+            st.seat[t, F_CTR] = 0
+
+
+@njit(cache=True, _nrt=False)
 def _forget_others(seat, gs, s, who):
     """Undo the choices of this turn that seat who cannot know (those of seats it does not
     decide for): the playouts decide them again."""
@@ -209,6 +223,7 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run):
             st2 = copy[0]
             seat[who, F_CTR] = start + 1000 * k  # playout k: the same deal for every pair
             determinise(ent, n_cards, st2, who, st, count, buf)
+            _rekey_others(st2, who, st.keys[who], start + 1000 * k)
             _forget_others(st2.seat, st2.gs, s, who)
             apply(ent, board, st2, s, DEC_MOVE, moves, i, log, NO_GAME, n_log)
             loop.play_out(ent, board, base[0], st2, scratch[0], log, NO_GAME, n_log, None)

@@ -15,6 +15,7 @@ from wsim.run.runner import Runner, final_from_res
 from wsim.run.settings import Settings
 from wsim.kernels.schema import MAX_HAND
 from wsim.kernels.step import decider
+from wsim.kernels.policy import POLICY_NAMES
 from wsim.run.stepgame import KernelGame, regions
 
 
@@ -125,13 +126,18 @@ def test_policies_see_only_their_observation(tables, policy):
     assert {DEC_MOVE, DEC_COPY3, DEC_DISCARD} <= kinds
 
 
-def test_rollout_sees_only_its_observation(tables):
+@pytest.mark.parametrize("base", ["heuristic", "random"])
+def test_rollout_sees_only_its_observation(tables, base):
     """The rollout's re-deal and playouts read nothing hidden: with everything the deciding seat
-    cannot see changed, it decides the same (2 and 4 players, a few playouts to keep it short)."""
+    cannot see changed, it decides the same (2 and 4 players, a few playouts to keep it short).
+    With a random base the playouts draw for the other seats: from streams keyed on the deciding
+    seat's own, never from theirs (which the real opponents will draw from)."""
     rng = np.random.default_rng(4)
     for players in (2, 4):
         g = KernelGame(tables, players, seed=3, game=1, policy="rollout", promo=True)
         g.params[:, 0] = 2  # playouts
+        if base == "random":
+            g.params[:, 1] = POLICY_NAMES.index("random")  # R_BASE_ID; random has no parameter row
         decided = 0
         while not g.over:
             for seat, kind in g.pending():

@@ -3,4 +3,4 @@
 __version__ = "0.1.0"
 
 # Bumped whenever any game outcome for the same (data, seed, settings) can change.
-RULES_VERSION = 3
+RULES_VERSION = 4  # 4: a rollout's playouts no longer draw from the other seats' own streams
