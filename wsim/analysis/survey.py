@@ -20,7 +20,7 @@ import pandas as pd
 
 from wsim.analysis.balance import effects, read
 from wsim.analysis.balance.report import csv_bytes, wonders_table
-from wsim.analysis.playtest import PEOPLE, compare, people_rows
+from wsim.analysis.playtest import compare, people_rows
 from wsim.analysis.significance import q_values
 from wsim.analysis.stats import Z95
 from wsim.analysis.verdicts import games_for_estimate, games_for_rate, normal_critical, t_critical, verdicts
