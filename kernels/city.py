@@ -13,13 +13,14 @@ from wsim.codes import (COPY_CHOICE, COPY_LEFT, COPY_RIGHT, COUNT_DEFEATS, COUNT
                         POW_COPY_GUILD, POW_COPY_STAGE, PURPLE, RAW_MASK, SCOPE_LEFT, SCOPE_RIGHT,
                         SCOPE_SELF, TRADE_PRICE)
 from wsim.kernels.layout import (B_STAGE_ENT, B_STAGES, E_CHAIN, E_CHOICE, E_COINS, E_COPY_OF,
-                                 E_COPY_STAGE, E_COST, E_COINS_PER, E_DISCOUNT, E_KIND, E_NAME_ID, E_POINTS, E_POINTS_PER,
-                                 E_POWER, E_PROD,
+                                 E_COPY_STAGE, E_COINS_PER, E_DISCOUNT, E_KIND, E_NAME_ID, E_POINTS, E_POINTS_PER,
+                                 E_POWER, E_PROD, E_PROD_PK,
                                  E_SCIENCE, E_SHIELDS, E_TRADEABLE, F_BOARD, F_CARDS, F_CHOICE, F_COLORS,
                                  F_COPY3, F_COPY_GUILD, F_DEFEATS, F_DISC, F_LP, F_NCARDS, F_NCHOICE,
-                                 F_NSELL_CHOICE, F_OWNED, F_POWERS, F_PROD, F_RP, F_SCI, F_SELL,
+                                 F_NSELL_CHOICE, F_OWNED, F_PK_LP, F_PK_PROD, F_PK_REACH, F_PK_RP, F_PK_SELL,
+                                 F_PK_SELL_CAP, F_POWERS, F_PROD, F_RP, F_SCI, F_SELL,
                                  F_SELL_CH, F_SHIELDS, F_SIDE, F_STAGES, MAX_CHAIN)
-from wsim.kernels.trade import trade_options_at
+from wsim.kernels.trade import add_packed, read_packed, spread, trade_options_at, write_packed
 
 
 @njit(cache=True, inline="always")
@@ -85,8 +86,11 @@ def stage_source_with(ent, board, seat, n, s, k, copy3):
 
 @njit(cache=True, inline="always")
 def set_prices(seat, s):
-    """Seat s's price per resource from each neighbour (F_LP, F_RP) from its discount bits."""
+    """Seat s's price per resource from each neighbour (F_LP, F_RP, and packed) from its
+    discount bits."""
     disc = seat[s, F_DISC]
+    left = np.int64(0)
+    right = np.int64(0)
     for r in range(N_RES):
         if RAW_MASK >> r & 1:
             lbit = DISC_RAW_LEFT
@@ -96,25 +100,36 @@ def set_prices(seat, s):
             rbit = DISC_MANUF_RIGHT
         seat[s, F_LP + r] = DISCOUNT_PRICE if disc & lbit else TRADE_PRICE
         seat[s, F_RP + r] = DISCOUNT_PRICE if disc & rbit else TRADE_PRICE
+        left |= np.int64(seat[s, F_LP + r]) << (8 * r)
+        right |= np.int64(seat[s, F_RP + r]) << (8 * r)
+    write_packed(seat, s, F_PK_LP, left)
+    write_packed(seat, s, F_PK_RP, right)
 
 
 @njit(cache=True, inline="always")
-def _add_units(ent, seat, s, e, fixed_col, choice_col, n_col):
-    """Entity e's production units into seat s's columns: its fixed units added at fixed_col:+7,
-    its choice unit (if any) appended to the list at choice_col (seat[s, n_col] long)."""
+def _add_units(ent, seat, s, e, fixed_col, choice_col, n_col, packed_col, reach_col):
+    """Entity e's production units into seat s's columns: its fixed units added at fixed_col:+7
+    and to the packed copy at packed_col, its choice unit (if any) appended to the list at
+    choice_col (seat[s, n_col] long); reach_col counts, packed, the units that may give each
+    resource (F_PK_REACH: choice units only; F_PK_SELL_CAP: fixed units too)."""
     for r in range(N_RES):
         seat[s, fixed_col + r] += ent[e, E_PROD + r]
+    prod = read_packed(ent, e, E_PROD_PK)
+    add_packed(seat, s, packed_col, prod)
+    if reach_col == F_PK_SELL_CAP:
+        add_packed(seat, s, reach_col, prod)
     choice = ent[e, E_CHOICE]
     if choice != 0:
         seat[s, choice_col + seat[s, n_col]] = choice
         seat[s, n_col] += 1
+        add_packed(seat, s, reach_col, spread(choice))
 
 
 @njit(cache=True, _nrt=False)
 def add_entity(ent, seat, s, e):
     """An entity (a card, or the entity of a wonder stage) enters seat s's city: update the
     running totals every entity changes. A card also goes through add_card."""
-    _add_units(ent, seat, s, e, F_PROD, F_CHOICE, F_NCHOICE)
+    _add_units(ent, seat, s, e, F_PROD, F_CHOICE, F_NCHOICE, F_PK_PROD, F_PK_REACH)
     if ent[e, E_DISCOUNT] != 0:
         seat[s, F_DISC] |= ent[e, E_DISCOUNT]
         set_prices(seat, s)
@@ -135,7 +150,7 @@ def add_card(ent, seat, s, c):
     city may sell its neighbours, its card list, names and colours)."""
     add_entity(ent, seat, s, np.int64(c))
     if ent[c, E_TRADEABLE] != 0:
-        _add_units(ent, seat, s, c, F_SELL, F_SELL_CH, F_NSELL_CHOICE)
+        _add_units(ent, seat, s, c, F_SELL, F_SELL_CH, F_NSELL_CHOICE, F_PK_SELL, F_PK_SELL_CAP)
     seat[s, F_CARDS + seat[s, F_NCARDS]] = c
     seat[s, F_NCARDS] += 1
     seat[s, F_OWNED + ent[c, E_NAME_ID]] = 1
@@ -202,5 +217,4 @@ def coins_when_built(ent, seat, n, s, e):
 def purchase(ent, seat, n, s, e, opts):
     """Pareto-minimal purchases (into opts) covering entity e's resource cost for seat s; returns
     how many (0 = impossible)."""
-    return trade_options_at(ent, np.int64(e), E_COST, seat, s, left_of(n, s), right_of(n, s), F_PROD, F_CHOICE,
-                            F_NCHOICE, F_SELL, F_SELL_CH, F_NSELL_CHOICE, F_LP, F_RP, opts)
+    return trade_options_at(ent, e, seat, s, left_of(n, s), right_of(n, s), opts)

@@ -40,6 +40,15 @@ MAX_CARDS = 128  # card ids of one data file: the state's discard pile keeps a c
 TIMING_SLOTS = 9  # the profile twin's counters (kernels/loop.py): 7 components, re-timed trading, a run's cycles
 
 
+def pack_halves(counts):
+    """The trading solver's packed form of per-resource counts (kernels/trade.py: resource r in
+    bits 8r..8r+7 of an int64), split into two int32 columns: resources 0-3, then 4-6. counts:
+    integers 0..127 of shape (..., N_RES), e.g. a numpy array; returns (low, high)."""
+    low = sum(counts[..., r] << (8 * r) for r in range(4))
+    high = sum(counts[..., r] << (8 * (r - 4)) for r in range(4, codes.N_RES))
+    return low, high
+
+
 class Row:
     """Named fields packed side by side in one int32 row: (name, width, meaning)."""
 
@@ -89,6 +98,8 @@ ENTITY = Row("E_", "Entities: one row per card (ids 0..C-1, data-file order), th
     ("copy_stage", 1, "POW_COPY_STAGE: the neighbour's stage index copied (from 0)"),
     ("copy_of", 1, "POW_COPY_STAGE: codes.COPY_LEFT / COPY_RIGHT / COPY_CHOICE"),
     ("has_cost", 1, "1 if it costs coins or resources (derived)"),
+    ("cost_pk", 2, "the resource cost in the trading solver's packed form (derived; pack_halves)"),
+    ("prod_pk", 2, "the fixed production units, packed the same way (derived)"),
     ("name_id", 1, "cards: building name id (one per name: both Looms share one); stages: -1"),
     ("age", 1, "cards: 1..3"),
     ("chain", MAX_CHAIN, "cards: name ids whose ownership makes the card free, -1 = none"),
@@ -139,6 +150,12 @@ SEAT = Row("F_", "Seat state: one row per seat", [
     ("sell", codes.N_RES, "fixed units neighbours may buy"),
     ("lp", codes.N_RES, "price per resource from the left"),
     ("rp", codes.N_RES, "price per resource from the right"),
+    ("pk_prod", 2, "prod, packed (pack_halves): what the trading solver reads"),
+    ("pk_reach", 2, "per resource, the choice units that may give it (packed)"),
+    ("pk_sell", 2, "sell, packed"),
+    ("pk_sell_cap", 2, "per resource, sell plus the sellable choice units that may give it (packed)"),
+    ("pk_lp", 2, "lp, packed"),
+    ("pk_rp", 2, "rp, packed"),
     ("choice", MAX_CHOICE, "choice units (resource masks)"),
     ("sell_ch", MAX_CHOICE, "choice units neighbours may buy"),
     ("colors", 8, "cards per colour"),

@@ -32,7 +32,9 @@ import numpy as np
 from numba import njit
 
 from wsim.codes import N_RES
-from wsim.kernels.schema import MAX_CHOICE_SLOTS, MAX_OPTIONS
+from wsim.kernels.layout import (E_COST_PK, E_COUNT, F_CHOICE, F_COUNT, F_NCHOICE, F_NSELL_CHOICE, F_PK_LP,
+                                 F_PK_PROD, F_PK_REACH, F_PK_RP, F_PK_SELL, F_PK_SELL_CAP, F_SELL_CH, MAX_CHOICE,
+                                 MAX_CHOICE_SLOTS, MAX_OPTIONS)
 
 _GUARD = 0x80808080808080  # bit 7 of each of the 7 fields
 _LOW7 = 0x7F7F7F7F7F7F7F  # 127 in each field
@@ -43,15 +45,6 @@ _EMPTY_FRONT = 0x7F7F7F7F7F7F7F7F  # 8 slots of _NO_RIGHT
 _MAX_LEFT = MAX_OPTIONS - 1
 _MAX_RIGHT = 126
 _OVERFLOW = 0x80  # flag in the low front word (bit 7 of a slot is otherwise always clear)
-
-
-@njit(cache=True, inline="always")
-def _pack_at(table, row, col):
-    """The packed form of the count vector table[row, col:col + 7]."""
-    v = np.int64(0)  # int64 from the start (see _search)
-    for r in range(N_RES):
-        v |= np.int64(table[row, col + r]) << (8 * r)
-    return v
 
 
 @njit(cache=True, inline="always")
@@ -283,22 +276,49 @@ def _search(need, own0, own1, n_listed, left_fix, left_cap, left0, left1,
 
 
 @njit(cache=True, inline="always")
-def _seller(city, row, fixed_col, choice_col, n_units, need):
+def read_packed(table, row, col):
+    """The packed vector kept split in table[row, col] (resources 0-3) and table[row, col + 1]
+    (resources 4-6): schema.pack_halves."""
+    return np.int64(table[row, col]) | (np.int64(table[row, col + 1]) << 32)
+
+
+@njit(cache=True, inline="always")
+def add_packed(table, row, col, v):
+    """table[row, col:col + 2] += the packed vector v (split as read_packed reads it; the fields
+    stay below 128, so no carry crosses a field or the halves)."""
+    table[row, col] += v & 0xFFFFFFFF
+    table[row, col + 1] += v >> 32
+
+
+@njit(cache=True, inline="always")
+def write_packed(table, row, col, v):
+    """table[row, col:col + 2] = the packed vector v (split as read_packed reads it)."""
+    table[row, col] = v & 0xFFFFFFFF
+    table[row, col + 1] = v >> 32
+
+
+@njit(cache=True, inline="always")
+def spread(mask):
+    """The packed vector of one unit of each resource of a 7-bit mask (a choice unit's reach)."""
+    return _spread(np.int64(mask))
+
+
+@njit(cache=True, inline="always")
+def _seller(seat, row, need):
     """What one neighbour can sell towards `need`: (fixed, cap, listed words 0 and 1, listed count).
 
     A choice unit is reduced to the resources its owner's fixed units might leave short; one
     that keeps a single resource is a fixed unit in effect, the others are listed. The cap
-    counts, per resource, the fixed units and every unit that mentions it. Inlined into
-    trade_options_at, which stays the only function touching arrays (see its docstring).
+    counts, per resource, the fixed units and every unit that mentions it.
     """
-    fix = _pack_at(city, row, fixed_col)
+    fix = read_packed(seat, row, F_PK_SELL)
     short = _support(_sat_sub(need, fix))
     cap = fix
     w0 = np.int64(0)  # int64 from the start (see _search)
     w1 = np.int64(0)
     listed = np.int64(0)
-    for i in range(n_units if need else 0):  # nothing to buy: skip, but on the same path
-        useful = np.int64(city[row, choice_col + i]) & short
+    for i in range(seat[row, F_NSELL_CHOICE]):
+        useful = np.int64(seat[row, F_SELL_CH + i]) & short
         if useful & (useful - 1) == 0:
             fix += _spread(useful)
         else:
@@ -308,80 +328,76 @@ def _seller(city, row, fixed_col, choice_col, n_units, need):
 
 
 @njit(cache=True, _nrt=False)
-def trade_options_at(costs, e, cost_col, city, own, left, right, fixed_col, choice_col, n_col,
-                     sell_col, sell_choice_col, n_sell_col, lp_col, rp_col, out):
-    """trade_options on tables laid out by the caller, read in place (no array views to pass).
+def trade_options_at(ent, e, seat, own, left, right, out):
+    """Every Pareto-minimal purchase (left coins, right coins) that lets seat `own` pay entity
+    e's resource cost, its neighbours being seats `left` and `right`; written to out as
+    trade_options writes them, and their number returned.
 
-    The cost is costs[e, cost_col:+7]; rows own, left and right of `city` are the buying city
-    and its neighbours: the buyer's fixed units at fixed_col:+7, its choice units at choice_col
-    (city[own, n_col] of them) and its prices per resource from the left and the right at
-    lp_col:+7 and rp_col:+7; each neighbour's sellable fixed units at sell_col:+7 and sellable
-    choice units at sell_choice_col (city[row, n_sell_col] of them). Output as trade_options.
-
-    Method: the shortfall after the city's fixed units is computed first. A
-    choice unit, of the city or a neighbour, that can give only one resource that may be
-    needed is as good as a fixed unit of it and is folded in; the others go to unit lists.
-    _search then explores the city's listed units and _buy the neighbours' splits, every
-    neighbour's part checked exactly (fixed units first, then its listed units by Hall's
-    condition). This function alone touches the arrays: it packs them, then unpacks the front.
+    Reads the packed columns the city keeps up to date (layout.F_PK_*, E_COST_PK) and the choice
+    unit lists. Two questions are answered first and most often: the city's fixed production
+    covers the cost (a third of the game's calls), or no purchase can (half of them: some
+    resource is needed more times than the city's choice units and both neighbours' sellable
+    units could give together). Otherwise a choice unit, of the city or a neighbour, that can
+    give only one resource that may be needed is as good as a fixed unit of it and is folded in;
+    the others go to unit lists. _search then explores the city's listed units and _buy the
+    neighbours' splits, every neighbour's part checked exactly (fixed units first, then its
+    listed units by Hall's condition).
     """
-    need = _sat_sub(_pack_at(costs, e, cost_col), _pack_at(city, own, fixed_col))
-    left_p = _pack_at(city, own, lp_col)
-    right_p = _pack_at(city, own, rp_col)
+    need = _sat_sub(read_packed(ent, e, E_COST_PK), read_packed(seat, own, F_PK_PROD))
+    if need == 0:
+        out[0, 0] = 0
+        out[0, 1] = 0
+        return 1
+    beyond = _sat_sub(_sat_sub(_sat_sub(need, read_packed(seat, own, F_PK_REACH)),
+                               read_packed(seat, left, F_PK_SELL_CAP)), read_packed(seat, right, F_PK_SELL_CAP))
+    if beyond != 0:
+        return 0
     own0 = np.int64(0)  # int64 from the start (see _search)
     own1 = np.int64(0)
     n_listed = np.int64(0)
-    for i in range(city[own, n_col]):
-        useful = np.int64(city[own, choice_col + i]) & _support(need)
+    for i in range(seat[own, F_NCHOICE]):
+        useful = np.int64(seat[own, F_CHOICE + i]) & _support(need)
         if useful & (useful - 1) == 0:
             need = _sat_sub(need, _spread(useful))  # no-op for a useless unit (useful == 0)
         else:
             own0, own1, n_listed = _push(own0, own1, n_listed, useful)
 
-    left_fix, left_cap, left0, left1, n_left_listed = _seller(city, left, sell_col, sell_choice_col,
-                                                              city[left, n_sell_col], need)
-    right_fix, right_cap, right0, right1, n_right_listed = _seller(city, right, sell_col, sell_choice_col,
-                                                                   city[right, n_sell_col], need)
+    left_fix, left_cap, left0, left1, n_left_listed = _seller(seat, left, need)
+    right_fix, right_cap, right0, right1, n_right_listed = _seller(seat, right, need)
 
     if need == 0:
         lo, hi = _record(_EMPTY_FRONT, _EMPTY_FRONT, 0, 0)
     elif max(n_listed, n_left_listed, n_right_listed) > MAX_CHOICE_SLOTS:
-        lo, hi = _OVERFLOW, 0
+        return -1
     else:
         lo, hi = _search(need, own0, own1, n_listed, left_fix, left_cap, left0, left1,
-                         right_fix, right_cap, right0, right1, left_p, right_p)
+                         right_fix, right_cap, right0, right1, read_packed(seat, own, F_PK_LP),
+                         read_packed(seat, own, F_PK_RP))
+    if lo & _OVERFLOW:
+        return -1
 
     # The front: scanning left payments upwards, keep each one that lowers the right payment.
-    # (One path through here whatever happened above: then numba needs no reference counting
-    # for the arrays, which would cost more than a typical search.)
     n = 0
     best_right = _NO_RIGHT
-    for left in range(_MAX_LEFT + 1):
-        if left < 8:
-            right = (lo >> (8 * left)) & _FIELD
+    for left_coins in range(_MAX_LEFT + 1):
+        if left_coins < 8:
+            right_coins = (lo >> (8 * left_coins)) & _FIELD
         else:
-            right = (hi >> (8 * (left - 8))) & _FIELD
-        if right < best_right:
-            best_right = right
+            right_coins = (hi >> (8 * (left_coins - 8))) & _FIELD
+        if right_coins < best_right:
+            best_right = right_coins
             # Insertion into out[:n], ordered by total coins then left coins.
             j = n
-            while j > 0 and out[j - 1, 0] + out[j - 1, 1] > left + right:
+            while j > 0 and out[j - 1, 0] + out[j - 1, 1] > left_coins + right_coins:
                 out[j, 0] = out[j - 1, 0]
                 out[j, 1] = out[j - 1, 1]
                 j -= 1
-            out[j, 0] = left
-            out[j, 1] = right
+            out[j, 0] = left_coins
+            out[j, 1] = right_coins
             n += 1
-            if right == 0:  # nothing can pay the right less
+            if right_coins == 0:  # nothing can pay the right less
                 break
-    if lo & _OVERFLOW:
-        n = -1
     return n
-
-
-# Column layout of the one-position table built by trade_options.
-_V_FIXED, _V_LP, _V_RP, _V_N = 0, 7, 14, 21
-_V_CHOICE = 22
 
 
 @njit(cache=True, _nrt=True)
@@ -392,31 +408,43 @@ def trade_options(cost, own_fixed, own_choices, n_own, left_fixed, left_choices,
     cost, *_fixed, *_price: length-7 integer arrays (codes.RESOURCES order, values 0..127);
     *_choices: integer arrays of 7-bit masks of which the first n_* count; out: integer array
     of shape (MAX_OPTIONS, 2). Writes the options to out[:k], sorted by total coins then left
-    coins, and returns k: 0 when no purchase covers the cost, 1 with out[0] = (0, 0) when the
+    coins, and returns k: 0 when no purchase can cover the cost, 1 with out[0] = (0, 0) when the
     city's own production does, -1 for inputs beyond the kernel's bounds (see the module
     docstring; never with the game's data). Same rules and answers as
     wsim.reference.trade.purchase_options.
 
-    Copies the position into a small table for trade_options_at (it allocates: the game
-    kernels call trade_options_at on their own state instead).
+    Writes the position into seat rows for trade_options_at (it allocates: the game kernels call
+    trade_options_at on their own state instead): the city at row 0, its neighbours at 1 and 2.
     """
-    city = np.zeros((3, _V_CHOICE + max(n_own, max(n_left, n_right))), np.int64)
-    costs = np.zeros((1, N_RES), np.int64)
-    for r in range(N_RES):
-        costs[0, r] = cost[r]
-        city[0, _V_FIXED + r] = own_fixed[r]
-        city[1, _V_FIXED + r] = left_fixed[r]
-        city[2, _V_FIXED + r] = right_fixed[r]
-        city[0, _V_LP + r] = left_price[r]
-        city[0, _V_RP + r] = right_price[r]
-    city[0, _V_N] = n_own
-    city[1, _V_N] = n_left
-    city[2, _V_N] = n_right
+    if max(n_own, max(n_left, n_right)) > MAX_CHOICE:
+        return -1
+    ent = np.zeros((1, E_COUNT), np.int32)
+    seat = np.zeros((3, F_COUNT), np.int32)
+    write_packed(ent, 0, E_COST_PK, _pack(cost))
+    write_packed(seat, 0, F_PK_PROD, _pack(own_fixed))
+    write_packed(seat, 0, F_PK_LP, _pack(left_price))
+    write_packed(seat, 0, F_PK_RP, _pack(right_price))
+    seat[0, F_NCHOICE] = n_own
     for i in range(n_own):
-        city[0, _V_CHOICE + i] = own_choices[i]
-    for i in range(n_left):
-        city[1, _V_CHOICE + i] = left_choices[i]
-    for i in range(n_right):
-        city[2, _V_CHOICE + i] = right_choices[i]
-    return trade_options_at(costs, 0, 0, city, 0, 1, 2, _V_FIXED, _V_CHOICE, _V_N,
-                            _V_FIXED, _V_CHOICE, _V_N, _V_LP, _V_RP, out)
+        seat[0, F_CHOICE + i] = own_choices[i]
+        add_packed(seat, 0, F_PK_REACH, spread(own_choices[i]))
+    for row in range(1, 3):
+        fixed = left_fixed if row == 1 else right_fixed
+        choices = left_choices if row == 1 else right_choices
+        k = n_left if row == 1 else n_right
+        write_packed(seat, row, F_PK_SELL, _pack(fixed))
+        write_packed(seat, row, F_PK_SELL_CAP, _pack(fixed))
+        seat[row, F_NSELL_CHOICE] = k
+        for i in range(k):
+            seat[row, F_SELL_CH + i] = choices[i]
+            add_packed(seat, row, F_PK_SELL_CAP, spread(choices[i]))
+    return trade_options_at(ent, 0, seat, 0, 1, 2, out)
+
+
+@njit(cache=True, inline="always")
+def _pack(v):
+    """The packed form of a length-7 count vector."""
+    p = np.int64(0)
+    for r in range(N_RES):
+        p |= np.int64(v[r]) << (8 * r)
+    return p

@@ -7,6 +7,7 @@ buildings once each, card ids ascending; Halicarnassus before Manneken Pis copie
 policy draws the same numbers and plays the same game in both engines.
 """
 
+import numpy as np
 from numba import njit
 
 from wsim.codes import (ACT_BUILD, ACT_BUILD_FREE, ACT_DISCARD, ACT_STAGE, MILITARY, COPY_CHOICE, DISCARD_COINS, MILITARY_LOSS, MILITARY_WIN, POW_COPY_STAGE,
@@ -16,10 +17,11 @@ from wsim.kernels.city import (add_card, add_entity, chain_applies, coins_when_b
 from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_ON,
                                  C_RIGHT, C_SLOT, E_COIN_COST, E_COPY_OF, E_HAS_COST, E_POWER, F_BOARD,
                                  F_CHOSEN, F_COINS, F_COPY3, F_COUNT, F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N,
-                                 F_MIL, F_POWERS, F_PROD, F_SELL, F_SHIELDS, F_SIDE, F_STAGE_E, F_STAGES,
+                                 F_MIL, F_PK_PROD, F_PK_SELL, F_PK_SELL_CAP, F_POWERS, F_PROD, F_SELL, F_SHIELDS, F_SIDE, F_STAGE_E, F_STAGES,
                                  G_AGE, G_BUILT, G_FC, G_NBUILT, G_TURN, M_ACTION, M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT,
                                  M_RIGHT, M_SLOT)
 from wsim.kernels.rng import STREAM_SEAT0, stream_key
+from wsim.kernels.trade import add_packed
 from wsim.kernels.schema import MAX_OPTIONS
 
 WIN_AGE1, WIN_AGE2, WIN_AGE3 = MILITARY_WIN
@@ -42,6 +44,10 @@ def reset_state(board, seat, keys, pile, bs, n, seed, game):
         if res >= 0:
             seat[s, F_PROD + res] += 1
             seat[s, F_SELL + res] += 1
+            unit = np.int64(1) << (8 * res)  # the packed copies (kernels/trade.py)
+            add_packed(seat, s, F_PK_PROD, unit)
+            add_packed(seat, s, F_PK_SELL, unit)
+            add_packed(seat, s, F_PK_SELL_CAP, unit)
         set_prices(seat, s)
         keys[s] = stream_key(seed, game, STREAM_SEAT0 + s)
     for c in range(pile.shape[0]):

@@ -34,7 +34,7 @@ from wsim import codes
 from wsim.errors import WsimError, brief
 from wsim.kernels.schema import (BOARD, CARD_ONLY, DEAL_DECK, DEAL_POOL, ENTITY, MAX_CHAIN, MAX_CHOICE,
                                  MAX_CARDS, MAX_CHOICE_SLOTS, MAX_COST_UNITS, MAX_NAMES, MAX_SEATS, MAX_STAGES)
-from wsim.kernels.schema import describe as describe_layout
+from wsim.kernels.schema import describe as describe_layout, pack_halves
 from wsim.yamlfile import YamlFileError, parse, read_bytes
 
 __doc__ = __doc__.format(schema=describe_layout())
@@ -582,6 +582,9 @@ class _Compiler:
         t.board_stages[:] = boards.stages
         t.board_stage_ent[:] = boards.stage_ent
         self._kernel_limits(t)
+        for name in ("cost", "prod"):  # the trading solver's packed copies (within its limits now)
+            packed = getattr(t, f"ent_{name}_pk")
+            packed[:, 0], packed[:, 1] = pack_halves(getattr(t, f"ent_{name}").astype(np.int64))
         ent.setflags(write=False)
         t.board.setflags(write=False)
         return t
