@@ -3,11 +3,12 @@
 Same answers as wsim.reference.trade.purchase_options, for the hot path: integers only, no
 allocation, the caller owns the output buffer.
 
-Why the vectors are packed into int64 scalars: numba reference-counts an array argument (an
-atomic increment and decrement per call) unless its pruning pass can pair the two up, which it
-cannot once the array is handed to a function LLVM does not inline, or is used on some paths
-only. With a dozen arrays that costs more than a typical search, so trade_options_at alone reads
-the arrays, all of them on every path, and the helpers take and return scalars.
+Why the vectors are packed into int64 scalars: a whole vector is then compared, subtracted or
+tested in a few instructions, and the city keeps its own packed copies up to date as entities
+enter it (layout.F_PK_*: production, what each resource's choice units could add, what it sells,
+its prices; E_COST_PK for costs), so a call reads a handful of words instead of dozens of
+fields. The search helpers take and return scalars; only trade_options_at, _solve and their
+inlined readers touch arrays.
 
 Packed layouts (all int64; numba marks signed arithmetic as non-overflowing, so nothing here
 ever reaches bit 63):
@@ -327,21 +328,51 @@ def _seller(seat, row, need):
     return fix, cap, w0, w1, listed
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
+def _one_unit(need, seat, own, left, right, out):
+    """trade_options_at's answer when `need` (packed) is a single unit that some source can give:
+    the city's own choice units if one may give it, else one option per neighbour that can
+    sell it (sorted as trade_options_at sorts)."""
+    field = need * _FIELD
+    if read_packed(seat, own, F_PK_REACH) & field:
+        out[0, 0] = 0
+        out[0, 1] = 0
+        return 1
+    shift = _support(need)  # a one-bit mask: its resource r
+    r = 0
+    while shift > 1:
+        shift >>= 1
+        r += 1
+    n = 0
+    if read_packed(seat, left, F_PK_SELL_CAP) & field:
+        out[0, 0] = (read_packed(seat, own, F_PK_LP) >> (8 * r)) & _FIELD
+        out[0, 1] = 0
+        n = 1
+    if read_packed(seat, right, F_PK_SELL_CAP) & field:
+        price = (read_packed(seat, own, F_PK_RP) >> (8 * r)) & _FIELD
+        if n == 1 and price <= out[0, 0]:  # cheaper, or as cheap and less to the left: first
+            out[1, 0] = out[0, 0]
+            out[1, 1] = 0
+            out[0, 0] = 0
+            out[0, 1] = price
+        else:
+            out[n, 0] = 0
+            out[n, 1] = price
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
 def trade_options_at(ent, e, seat, own, left, right, out):
     """Every Pareto-minimal purchase (left coins, right coins) that lets seat `own` pay entity
     e's resource cost, its neighbours being seats `left` and `right`; written to out as
     trade_options writes them, and their number returned.
 
     Reads the packed columns the city keeps up to date (layout.F_PK_*, E_COST_PK) and the choice
-    unit lists. Two questions are answered first and most often: the city's fixed production
-    covers the cost (a third of the game's calls), or no purchase can (half of them: some
-    resource is needed more times than the city's choice units and both neighbours' sellable
-    units could give together). Otherwise a choice unit, of the city or a neighbour, that can
-    give only one resource that may be needed is as good as a fixed unit of it and is folded in;
-    the others go to unit lists. _search then explores the city's listed units and _buy the
-    neighbours' splits, every neighbour's part checked exactly (fixed units first, then its
-    listed units by Hall's condition).
+    unit lists. Two questions are answered first, inline at the caller, and most often: the
+    city's fixed production covers the cost (a third of the game's calls), or no purchase can
+    (half of them: some resource is needed more times than the city's choice units and both
+    neighbours' sellable units could give together). _solve answers the rest.
     """
     need = _sat_sub(read_packed(ent, e, E_COST_PK), read_packed(seat, own, F_PK_PROD))
     if need == 0:
@@ -352,6 +383,21 @@ def trade_options_at(ent, e, seat, own, left, right, out):
                                read_packed(seat, left, F_PK_SELL_CAP)), read_packed(seat, right, F_PK_SELL_CAP))
     if beyond != 0:
         return 0
+    return _solve(need, seat, own, left, right, out)
+
+
+@njit(cache=True, _nrt=False)
+def _solve(need, seat, own, left, right, out):
+    """trade_options_at for a packed shortfall `need` that the sources might cover.
+
+    A single missing unit is priced directly (a third of these calls). Otherwise a choice unit,
+    of the city or a neighbour, that can give only one resource that may be needed is as good
+    as a fixed unit of it and is folded in; the others go to unit lists. _search then explores
+    the city's listed units and _buy the neighbours' splits, every neighbour's part checked
+    exactly (fixed units first, then its listed units by Hall's condition).
+    """
+    if need & (need - 1) == 0 and need & _ONES == need:
+        return _one_unit(need, seat, own, left, right, out)
     own0 = np.int64(0)  # int64 from the start (see _search)
     own1 = np.int64(0)
     n_listed = np.int64(0)
@@ -365,21 +411,21 @@ def trade_options_at(ent, e, seat, own, left, right, out):
     left_fix, left_cap, left0, left1, n_left_listed = _seller(seat, left, need)
     right_fix, right_cap, right0, right1, n_right_listed = _seller(seat, right, need)
 
+    left_p = read_packed(seat, own, F_PK_LP)
     if need == 0:
         lo, hi = _record(_EMPTY_FRONT, _EMPTY_FRONT, 0, 0)
     elif max(n_listed, n_left_listed, n_right_listed) > MAX_CHOICE_SLOTS:
         return -1
     else:
         lo, hi = _search(need, own0, own1, n_listed, left_fix, left_cap, left0, left1,
-                         right_fix, right_cap, right0, right1, read_packed(seat, own, F_PK_LP),
-                         read_packed(seat, own, F_PK_RP))
+                         right_fix, right_cap, right0, right1, left_p, read_packed(seat, own, F_PK_RP))
     if lo & _OVERFLOW:
         return -1
 
     # The front: scanning left payments upwards, keep each one that lowers the right payment.
     n = 0
     best_right = _NO_RIGHT
-    for left_coins in range(_MAX_LEFT + 1):
+    for left_coins in range(min(_MAX_LEFT, _dot(need, left_p)) + 1):  # no more than buying all from the left
         if left_coins < 8:
             right_coins = (lo >> (8 * left_coins)) & _FIELD
         else:

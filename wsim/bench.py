@@ -32,10 +32,12 @@ from numba import njit
 from wsim import RULES_VERSION, __version__, codes, tables as tables_mod
 from wsim.kernels.deal import deal_game
 from wsim.kernels.game import new_run, new_scratch, new_state
-from wsim.kernels.layout import DEC_MOVE, E_NAME_ID, M_DEFAULT, RES_COUNT, kernel_tables
+from wsim.kernels.layout import (DEC_MOVE, E_COST_PK, E_COUNT, E_NAME_ID, F_CHOICE, F_COUNT, F_NCHOICE,
+                                 F_NSELL_CHOICE, F_PK_LP, F_PK_PROD, F_PK_REACH, F_PK_RP, F_PK_SELL, F_PK_SELL_CAP,
+                                 F_SELL_CH, M_DEFAULT, RES_COUNT, kernel_tables)
 from wsim.kernels.policy import all_purchases
 from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
-from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_CITY, MAX_NAMES, MAX_OPTIONS, MAX_SEATS
+from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_CITY, MAX_NAMES, MAX_OPTIONS, MAX_SEATS, pack_halves
 from wsim.kernels.trade import trade_options_at
 from wsim.movelog import EVENT_COLUMNS
 from wsim.run.runner import Runner, available_cores, set_threads
@@ -72,43 +74,50 @@ def _wsim(*args) -> list:
 
 
 @njit(cache=True)
-def _trade_loop(costs, city, out, repeats):
+def _trade_loop(costs, seat, out, repeats):
     total = 0
     for _ in range(repeats):
         for i in range(costs.shape[0]):
-            total += trade_options_at(costs, i, 0, city, 3 * i, 3 * i + 1, 3 * i + 2, _FIXED, _CHOICE, _N,
-                                      _FIXED, _CHOICE, _N, _LP, _RP, out)
+            total += trade_options_at(costs, i, seat, 3 * i, 3 * i + 1, 3 * i + 2, out)
     return total
-
-
-_FIXED, _LP, _RP, _N, _CHOICE = 0, 7, 14, 21, 22  # columns of the benchmark's position table
 
 
 def _trade_calls_per_second(positions: int = 10_000, repeats: int = 20) -> float:
     """Random positions shaped like the game's (costs of 1-5 units, a few sources per city), laid
-    out as the game kernels pass them: each city's row read in place."""
+    out as the game kernels keep them (seat rows, layout.F_*): each city's row read in place."""
     rng = np.random.default_rng(0)
-    costs = np.zeros((positions, 7), np.int32)
+    cost = np.zeros((positions, 7), np.int64)
     for i in range(positions):
         for _ in range(rng.integers(1, 6)):
-            costs[i, rng.integers(0, 7)] += 1
-    masks = np.array([0b0101, 0b1010, 0b0011, 0b1100, 0b1111, 0b1110000], np.int32)
-    city = np.zeros((3 * positions, _CHOICE + 4), np.int32)
+            cost[i, rng.integers(0, 7)] += 1
+    costs = np.zeros((positions, E_COUNT), np.int32)
+    costs[:, E_COST_PK], costs[:, E_COST_PK + 1] = pack_halves(cost)
+    masks = np.array([0b0101, 0b1010, 0b0011, 0b1100, 0b1111, 0b1110000], np.int64)
+    seat = np.zeros((3 * positions, F_COUNT), np.int32)
+
+    def put(row, col, counts):
+        seat[row, col], seat[row, col + 1] = pack_halves(np.asarray(counts, np.int64))
+
+    def units_of(row, choice_col, n_col, count):
+        units = masks[rng.integers(0, count, rng.integers(0, 3 if choice_col == F_CHOICE else 2))]
+        seat[row, n_col] = len(units)
+        seat[row, choice_col:choice_col + len(units)] = units
+        return np.array([sum((int(u) >> r) & 1 for u in units) for r in range(7)])  # units per resource
+
     for i in range(positions):
-        own, left, right = 3 * i, 3 * i + 1, 3 * i + 2
-        city[own, _FIXED:_FIXED + 7] = rng.integers(0, 2, 7)
-        city[own, _LP:_LP + 7] = rng.choice([1, 2], 7)
-        city[own, _RP:_RP + 7] = rng.choice([1, 2], 7)
-        city[own, _N] = rng.integers(0, 3)
-        city[own, _CHOICE:_CHOICE + 4] = masks[rng.integers(0, len(masks), 4)]
-        for row in (left, right):
-            city[row, _FIXED:_FIXED + 7] = rng.integers(0, 3, 7)
-            city[row, _N] = rng.integers(0, 2)
-            city[row, _CHOICE:_CHOICE + 4] = masks[rng.integers(0, 4, 4)]
+        own = 3 * i
+        put(own, F_PK_PROD, rng.integers(0, 2, 7))
+        put(own, F_PK_LP, rng.choice([1, 2], 7))
+        put(own, F_PK_RP, rng.choice([1, 2], 7))
+        put(own, F_PK_REACH, units_of(own, F_CHOICE, F_NCHOICE, len(masks)))
+        for row in (own + 1, own + 2):
+            fixed = rng.integers(0, 3, 7)
+            put(row, F_PK_SELL, fixed)
+            put(row, F_PK_SELL_CAP, fixed + units_of(row, F_SELL_CH, F_NSELL_CHOICE, 4))
     out = np.zeros((MAX_OPTIONS, 2), np.int32)
-    _trade_loop(costs, city, out, 1)
+    _trade_loop(costs, seat, out, 1)
     start = time.perf_counter()
-    _trade_loop(costs, city, out, repeats)
+    _trade_loop(costs, seat, out, repeats)
     return positions * repeats / (time.perf_counter() - start)
 
 
