@@ -33,10 +33,10 @@ from wsim.codes import (ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_C
                         POW_COPY_GUILD, POW_DISCARD_BUILD, POW_FREE_BUILD, POW_SEVENTH)
 from wsim.kernels.city import coins_when_built, left_of, points_now, right_of, stage_source, stage_source_with
 from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHAINS_TO, E_CHOICE, E_DISCOUNT,
-                                 E_POWER, E_PROD, E_SCIENCE, E_SHIELDS, F_DISC, F_NCARDS, F_PROD,
+                                 E_POWER, E_PROD, E_PROD_PK, E_SCIENCE, E_SHIELDS, F_DISC, F_NCARDS, F_PROD,
                                  F_SHIELDS, F_STAGES, G_AGE, G_FC, G_N, M_ACTION, M_CARD, M_COIN_COST, M_COPY3,
                                  M_DEFAULT, M_LEFT, M_RIGHT)
-from wsim.kernels.score import science_with
+from wsim.kernels.score import science_gain
 
 HEURISTIC_KEYS = ("point", "science", "shield", "flip", "unit_new", "unit_more", "coin", "chain", "discount",
                   "stage", "free_build", "seventh", "discard_build", "guild_copy", "deny", "rival_coin")
@@ -51,7 +51,7 @@ def _points_for(ent, seat, n, s, e):
     points = points_now(ent, seat, n, s, e, 0)
     science = 0
     if ent[e, E_SCIENCE] >= 0:
-        science = science_with(seat, s, ent[e, E_SCIENCE]) - science_with(seat, s, -1)
+        science = science_gain(seat, s, ent[e, E_SCIENCE])
     return points, science
 
 
@@ -70,11 +70,12 @@ def entity_value(ent, seat, n, s, e, params, who, age):
             other = seat[left_of(n, s) if j == 0 else right_of(n, s), F_SHIELDS]
             if strength <= other < strength + shields:
                 v += params[who, H_FLIP] * token
-    for r in range(N_RES):
-        units = ent[e, E_PROD + r]
-        if units > 0:
-            key = H_UNIT_MORE if seat[s, F_PROD + r] > 0 else H_UNIT_NEW
-            v += params[who, key] * units * left_ages
+    if ent[e, E_PROD_PK] | ent[e, E_PROD_PK + 1] != 0:  # most entities produce nothing
+        for r in range(N_RES):
+            units = ent[e, E_PROD + r]
+            if units > 0:
+                key = H_UNIT_MORE if seat[s, F_PROD + r] > 0 else H_UNIT_NEW
+                v += params[who, key] * units * left_ages
     choice = ent[e, E_CHOICE]
     if choice != 0:
         new = False

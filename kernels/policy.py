@@ -32,11 +32,11 @@ from numba import njit
 from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS, N_RES
 from wsim.kernels.city import coins_when_built, points_now, stage_source, stage_source_with
 from wsim.kernels.heuristic import HEURISTIC_KEYS, decide_heuristic
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, E_CHOICE, E_PROD, E_SCIENCE,
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, E_CHOICE, E_PROD, E_PROD_PK, E_SCIENCE,
                                  E_SHIELDS, F_CTR, F_STAGES, G_AGE, G_N, M_ACTION, M_CARD,
                                  M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT, MAX_SEATS)
 from wsim.kernels.rng import draw_below
-from wsim.kernels.score import science_with
+from wsim.kernels.score import science_gain
 from wsim.kernels.step import apply, legal
 from wsim.kernels.timing import LEGAL, POLICY, RERUN, RESOLUTION, TRADING, cycles, trading_calls
 
@@ -84,10 +84,11 @@ def entity_value(ent, seat, n, s, e, paid, params, who, age):
     (params: every seat's parameter rows; those of seat who, the one deciding, are used)."""
     points = points_now(ent, seat, n, s, e, 0)
     if ent[e, E_SCIENCE] >= 0:
-        points += science_with(seat, s, ent[e, E_SCIENCE]) - science_with(seat, s, -1)
+        points += science_gain(seat, s, ent[e, E_SCIENCE])
     units = 0
-    for r in range(N_RES):
-        units += ent[e, E_PROD + r]
+    if ent[e, E_PROD_PK] | ent[e, E_PROD_PK + 1] != 0:  # most entities produce nothing
+        for r in range(N_RES):
+            units += ent[e, E_PROD + r]
     if ent[e, E_CHOICE] != 0:
         units += 1
     coins = coins_when_built(ent, seat, n, s, e) - paid

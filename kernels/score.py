@@ -50,6 +50,27 @@ def science_with(seat, s, sym):
     return science_points(c0, c1, c2, wild)
 
 
+@njit(cache=True, inline="always")
+def science_gain(seat, s, sym):
+    """Science points one more symbol `sym` (0..2, SCI_ANY a wildcard) would add to seat s's: the
+    policies' science delta. Without wildcards the squares and the sets change by a formula; with
+    them the best assignment is searched before and after."""
+    wild = seat[s, F_SCI + 3]
+    if wild == 0 and sym != SCI_ANY:
+        c = np.int64(seat[s, F_SCI + sym])
+        low = min(seat[s, F_SCI], min(seat[s, F_SCI + 1], seat[s, F_SCI + 2]))
+        sets = 1 if c == low and _count_at(seat, s, low) == 1 else 0  # sym held the only lowest count
+        return 2 * c + 1 + 7 * sets
+    return science_with(seat, s, sym) - science_with(seat, s, -1)
+
+
+@njit(cache=True, inline="always")
+def _count_at(seat, s, value):
+    """How many of seat s's three symbol counts equal value."""
+    return ((1 if seat[s, F_SCI] == value else 0) + (1 if seat[s, F_SCI + 1] == value else 0)
+            + (1 if seat[s, F_SCI + 2] == value else 0))
+
+
 @njit(cache=True, _nrt=False)
 def _score_with(ent, seat, n, s, guild, row):
     """Categories of seat s into row[RES_MILITARY..RES_TOTAL], with guild copy `guild` (-1 none)."""

@@ -119,3 +119,19 @@ def test_greedy_beats_random(tables):
     win_rate = (res[:, 0, RES_RANK] == 1).mean()
     assert win_rate > 0.75  # a fair share is 0.25 (measured: 0.89 over 4,000 games)
     assert res[:, 0, RES_TOTAL].mean() > res[:, 1:, RES_TOTAL].mean() + 15  # measured: +19.8
+
+
+def test_science_gain_is_the_difference_of_science_points():
+    """The policies' science delta (a formula when the city has no wildcard) equals the science
+    points with one more symbol less those without, for every small city and symbol."""
+    from wsim.kernels.layout import F_COUNT, F_SCI
+    from wsim.kernels.score import science_gain, science_with
+
+    seat = np.zeros((1, F_COUNT), np.int32)
+    checked = 0
+    for counts in np.ndindex(5, 5, 5, 3):
+        seat[0, F_SCI:F_SCI + 4] = counts
+        for sym in range(4):
+            assert science_gain(seat, 0, sym) == science_with(seat, 0, sym) - science_with(seat, 0, -1), (counts, sym)
+            checked += 1
+    assert checked == 5 * 5 * 5 * 3 * 4
