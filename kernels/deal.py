@@ -67,24 +67,34 @@ def deal_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo_i
         counter += 1
         sides[s] = side if side_spec[s] < 0 else side_spec[s]
     for age in range(1, 4):
-        size = 0
-        if age == 3:
-            n_guilds = 0
-            for c in range(n_cards):
-                if ent[c, E_KIND] == PURPLE:
-                    deck[n_guilds] = c
-                    n_guilds += 1
-            counter = shuffle(deck, n_guilds, key, counter)
-            size = n + 2
+        counter = deal_age(ent, n_cards, n, age, hands, deck, key, counter)
+    return counter
+
+
+@njit(cache=True, _nrt=False)
+def deal_age(ent, n_cards, n, age, hands, deck, key, counter):
+    """Shuffle age `age`'s deck for n cities (Age III: N + 2 guilds drawn among all, then the
+    rest) and deal it into hands[age - 1, :n]: the deal's, and the re-deal of an age a seat has
+    not seen (kernels/hidden.py). Draws from stream `key` from `counter`; returns the counter
+    after its draws."""
+    size = 0
+    if age == 3:
+        n_guilds = 0
         for c in range(n_cards):
-            if ent[c, E_AGE] == age and ent[c, E_KIND] != PURPLE:
-                for _ in range(ent[c, E_COPIES + n]):
-                    deck[size] = c
-                    size += 1
-        counter = shuffle(deck, size, key, counter)
-        for s in range(n):
-            for k in range(HAND_SIZE):
-                hands[age - 1, s, k] = deck[s * HAND_SIZE + k]
+            if ent[c, E_KIND] == PURPLE:
+                deck[n_guilds] = c
+                n_guilds += 1
+        counter = shuffle(deck, n_guilds, key, counter)
+        size = n + 2
+    for c in range(n_cards):
+        if ent[c, E_AGE] == age and ent[c, E_KIND] != PURPLE:
+            for _ in range(ent[c, E_COPIES + n]):
+                deck[size] = c
+                size += 1
+    counter = shuffle(deck, size, key, counter)
+    for s in range(n):
+        for k in range(HAND_SIZE):
+            hands[age - 1, s, k] = deck[s * HAND_SIZE + k]
     return counter
 
 

@@ -10,6 +10,7 @@ compile every step function a second time). A decision's options are the scratch
 from numba import njit
 
 from wsim.kernels import rollout
+from wsim.kernels.hidden import resample_hidden
 from wsim.kernels.policy import decide
 from wsim.kernels.step import apply, init_game, legal, pending
 
@@ -48,3 +49,9 @@ def search_among(ent, board, st, sc, s, who, kind, n_moves, run):
 def apply_option(ent, board, st, sc, s, kind, j, log, g, n_log):
     """step.apply of option j of sc.moves."""
     apply(ent, board, st, s, kind, sc.moves, j, log, g, n_log)
+
+
+@njit(cache=True, _nrt=False)
+def resample(ent, st, sc, who, key):
+    """hidden.resample_hidden on the state and scratch records."""
+    return resample_hidden(ent, st, sc, who, key)

@@ -37,6 +37,8 @@ DEAL_POOL = 16  # boards one deal shuffles (every board of the data)
 DEAL_DECK = 7 * MAX_SEATS + 16  # cards of one age's deck, or every guild (N + 2 of them are drawn)
 N_COPIES = MAX_SEATS + 1  # card copies are indexed by player count 0..7
 MAX_CARDS = 128  # card ids of one data file: the state's discard pile keeps a count per id (checked)
+MAX_TOOK = 8  # discard builds of one age: at most 3 Halicarnassus stages + 2 Manneken Pis copies, rounded up
+MAX_INST = MAX_SEATS * codes.HAND_SIZE + codes.HAND_SIZE  # cards dealt for one age: the hands and a Free City pile
 TIMING_SLOTS = 9  # the profile twin's counters (kernels/loop.py): 7 components, re-timed trading, a run's cycles
 
 
@@ -190,8 +192,17 @@ GAME = Row("G_", "Game header (kernels/step.py)", [
     ("dbq_n", 1, "discard builds owed this turn"),
     ("dbq_pos", 1, "the next one"),
     ("ncards", 1, "card ids of the data file (the discard pile's used length)"),
+    ("ntook", 1, "discard builds recorded in the state's `took` this age"),
     ("built", 2 * MAX_BUILT, "(seat, stage index) of each stage built this turn"),
     ("dbq", MAX_BUILT, "seats owed a discard build, in resolution order"),
+])
+
+INSTANCE = Row("I_", "One card dealt this age, followed by kernels/hidden.py from one seat's view", [
+    ("card", 1, "card id"),
+    ("new", 1, "the card id dealt again in its place"),
+    ("lin", 1, "the hand it is in or left (the seat dealt that hand), -1 for the Free City pile"),
+    ("loc", 1, "hidden.LOC_*: where it is now"),
+    ("group", 1, "0 never seen by the seat this age, else the turn the seat last saw it"),
 ])
 
 RESULT = Row("RES_", "Results: one int16 row per (game, seat)", [
@@ -206,7 +217,7 @@ RESULT = Row("RES_", "Results: one int16 row per (game, seat)", [
     ("ncards", 1, "cards in the city"),
 ])
 
-ROWS = (ENTITY, BOARD, CHOSEN, SEAT, MOVE, GAME, RESULT)
+ROWS = (ENTITY, BOARD, CHOSEN, SEAT, MOVE, GAME, INSTANCE, RESULT)
 
 # -- one game's state, and a game loop's scratch: the regions of one record each -----------------
 # (name, numpy dtype, shape, meaning). layout.py makes each a numpy record type (layout.STATE,
@@ -218,6 +229,9 @@ STATE = (
     ("pile", "int32", (MAX_CARDS,), "the discard pile: copies of each card id"),
     ("gs", "int32", (GAME.count,), "the game header (G_*)"),
     ("dealt", "int16", (3, MAX_SEATS, codes.HAND_SIZE), "the three ages' hands (later ages are hidden)"),
+    ("hist", "int16", (codes.TURNS_PER_AGE + 1, MAX_SEATS, 2),
+     "this age's plays, (card, action) or -1: hist[u - 1, s] seat s's move of turn u, hist[6, s] its 7th card"),
+    ("took", "int16", (MAX_TOOK, 2), "this age's discard builds, (turn, card): gs[G_NTOOK] of them"),
 )
 SCRATCH = (
     ("moves", "int32", (MAX_MOVES, MOVE.count), "the legal options of one decision (M_*)"),
@@ -226,6 +240,9 @@ SCRATCH = (
     ("deck", "int16", (DEAL_DECK,), "the deal's deck"),
     ("pool", "int8", (DEAL_POOL,), "the deal's board pool"),
     ("bs", "int8", (2, MAX_SEATS), "the dealt boards and sides"),
+    ("inst", "int16", (MAX_INST, INSTANCE.count), "the cards of this age as one seat knows them (kernels/hidden.py)"),
+    ("play_at", "int16", (codes.TURNS_PER_AGE + 1, MAX_SEATS), "the inst row each play of hist took (kernels/hidden.py)"),
+    ("group", "int16", (2, MAX_INST), "one group's inst rows and cards, shuffled (kernels/hidden.py)"),
     ("timing", "uint64", (TIMING_SLOTS,), "CPU cycles by component when the run is timed (kernels/loop.py)"),
 )
 

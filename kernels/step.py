@@ -35,7 +35,7 @@ from wsim.kernels.deal import deal_game
 from wsim.kernels.layout import (DECLINE, PH_AGE_END, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_NEEDS3, C_ON, C_RIGHT,
                                  C_SLOT, E_NAME_ID, E_POWER, F_BOARD, F_CARDS, F_CHOSEN, F_COINS, F_HAND, F_HAND2,
                                  F_HAND_N, F_NCARDS, F_POWERS, F_SHIELDS, F_SIDE, F_STAGES, G_AGE, G_BUILT,
-                                 G_COUNT, G_DBQ, G_FC, G_DBQ_N, G_DBQ_POS, G_N, G_NBUILT, G_NCARDS, G_OPEN, G_PHASE, G_TURN, M_ACTION,
+                                 G_COUNT, G_DBQ, G_FC, G_DBQ_N, G_DBQ_POS, G_N, G_NBUILT, G_NCARDS, G_NTOOK, G_OPEN, G_PHASE, G_TURN, M_ACTION,
                                  M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT, M_SLOT, DEC_COPY3,
                                  DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, PH_DISCARD, PH_MOVE, PH_OVER, PH_SEVENTH,
                                  RES_BOARD, RES_COINS, RES_NCARDS, RES_SHIELDS, RES_SIDE, RES_STAGES)
@@ -44,8 +44,15 @@ from wsim.kernels.turn import fc_controller, legal_moves, log_event, military, r
 
 
 @njit(cache=True, inline="always")
-def _start_age(seat, gs, dealt, age):
+def _start_age(st, age):
+    """Deal age `age`'s hands (the Free City's pile stays in dealt) and forget the last age's plays."""
+    seat, gs, dealt, hist = st.seat, st.gs, st.dealt, st.hist
     n = gs[G_N]
+    for u in range(hist.shape[0]):
+        for s in range(hist.shape[1]):
+            hist[u, s, 0] = -1
+            hist[u, s, 1] = -1
+    gs[G_NTOOK] = 0
     for s in range(n):
         if s == gs[G_FC]:  # the Free City has no hand: its pile stays in dealt
             seat[s, F_HAND_N] = 0
@@ -90,7 +97,7 @@ def init_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo, 
     gs[G_N] = cities
     gs[G_NCARDS] = n_cards
     gs[G_FC] = FC_SEAT if n == FC_PLAYERS else -1
-    _start_age(seat, gs, dealt, 1)
+    _start_age(st, 1)
 
 
 @njit(cache=True, inline="always")
@@ -204,11 +211,11 @@ def apply(ent, board, st, s, kind, moves, j, log, g, n_log):
     (The option is passed as (moves, j), not as the row moves[j]: numba builds an array object
     for a row view at every call, which costs more than the whole decision.)
     """
-    seat, pile, gs, dealt = st.seat, st.pile, st.gs, st.dealt
+    seat, gs = st.seat, st.gs
     if kind == DEC_DISCARD:
-        _take_from_pile(ent, seat, pile, gs, s, moves[j, M_CARD], log, g, n_log)
+        _take_from_pile(ent, st, s, moves[j, M_CARD], log, g, n_log)
         gs[G_DBQ_POS] += 1
-        _run_discard_builds(ent, seat, pile, gs, dealt, log, g, n_log)
+        _run_discard_builds(ent, st, log, g, n_log)
         return
     if kind == DEC_COPY3:
         seat[s, F_CHOSEN + C_COPY3] = moves[j, M_COPY3]
@@ -229,18 +236,23 @@ def apply(ent, board, st, s, kind, moves, j, log, g, n_log):
         if moves[j, M_COPY3] != 1:  # else the round also waits for the stage-3 neighbour
             gs[G_OPEN] -= 1
     if gs[G_OPEN] == 0:
-        _end_round(ent, board, seat, pile, gs, dealt, log, g, n_log)
+        _end_round(ent, board, st, log, g, n_log)
 
 
 @njit(cache=True, _nrt=False)
-def _end_round(ent, board, seat, pile, gs, dealt, log, g, n_log):
-    """Every decision of the round is in: log it, resolve it, then on to the next decision point."""
+def _end_round(ent, board, st, log, g, n_log):
+    """Every decision of the round is in: log it, record it in hist, resolve it, then on to the
+    next decision point."""
+    seat, pile, gs, dealt = st.seat, st.pile, st.gs, st.dealt
     n = gs[G_N]
     age = gs[G_AGE]
     turn = gs[G_TURN]
     event = MOVE if gs[G_PHASE] == PH_MOVE else SEVENTH
+    row = turn - 1 if gs[G_PHASE] == PH_MOVE else TURNS_PER_AGE
     for t in range(n):  # the log lists a round's moves in seat order
         if seat[t, F_CHOSEN + C_ON] == 1:
+            st.hist[row, t, 0] = seat[t, F_CHOSEN + C_CARD]
+            st.hist[row, t, 1] = seat[t, F_CHOSEN + C_ACTION]
             log_event(log, g, n_log, event, age, turn, t, seat[t, F_CHOSEN + C_CARD], seat[t, F_CHOSEN + C_ACTION],
                       seat[t, F_CHOSEN + C_LEFT], seat[t, F_CHOSEN + C_RIGHT], seat[t, F_CHOSEN + C_COPY3])
     resolve(ent, board, seat, pile, gs, n, age)
@@ -263,7 +275,7 @@ def _end_round(ent, board, seat, pile, gs, dealt, log, g, n_log):
         if gs[G_FC] >= 0:  # and the Free City pile's last card
             pile[dealt[age - 1, gs[G_FC], TURNS_PER_AGE]] += 1
     _queue_discard_builds(ent, board, seat, gs)
-    _run_discard_builds(ent, seat, pile, gs, dealt, log, g, n_log)
+    _run_discard_builds(ent, st, log, g, n_log)
 
 
 @njit(cache=True, _nrt=False)
@@ -271,7 +283,7 @@ def _queue_discard_builds(ent, board, seat, gs):
     """Step 6's order: Halicarnassus (not a copy) before Manneken Pis copies, then by seat."""
     n = gs[G_N]
     q = 0
-    for prio in range(2):
+    for prio in range(2 if gs[G_NBUILT] > 0 else 0):  # most turns build no stage
         for s in range(n):
             for i in range(gs[G_NBUILT]):
                 if gs[G_BUILT + 2 * i] != s:
@@ -285,17 +297,23 @@ def _queue_discard_builds(ent, board, seat, gs):
 
 
 @njit(cache=True, inline="always")
-def _take_from_pile(ent, seat, pile, gs, s, card, log, g, n_log):
+def _take_from_pile(ent, st, s, card, log, g, n_log):
+    """Seat s's discard build takes `card` (-1: nothing) from the pile, and hist's `took` notes it."""
+    seat, pile, gs = st.seat, st.pile, st.gs
     log_event(log, g, n_log, DISCARD_BUILD, gs[G_AGE], gs[G_TURN], s, card, 0, 0, 0, -1)
     if card >= 0:
+        st.took[gs[G_NTOOK], 0] = gs[G_TURN]
+        st.took[gs[G_NTOOK], 1] = card
+        gs[G_NTOOK] += 1
         pile[card] -= 1
         add_card(ent, seat, s, card)
         seat[s, F_COINS] += coins_when_built(ent, seat, gs[G_N], s, card)
 
 
 @njit(cache=True, _nrt=False)
-def _run_discard_builds(ent, seat, pile, gs, dealt, log, g, n_log):
+def _run_discard_builds(ent, st, log, g, n_log):
     """Go through the queued discard builds; stop at one with a choice, else end the turn."""
+    seat, pile, gs, dealt = st.seat, st.pile, st.gs, st.dealt
     while gs[G_DBQ_POS] < gs[G_DBQ_N]:
         s = gs[G_DBQ + gs[G_DBQ_POS]]
         has_option = False
@@ -306,7 +324,7 @@ def _run_discard_builds(ent, seat, pile, gs, dealt, log, g, n_log):
         if has_option:
             gs[G_PHASE] = PH_DISCARD
             return
-        _take_from_pile(ent, seat, pile, gs, s, -1, log, g, n_log)
+        _take_from_pile(ent, st, s, -1, log, g, n_log)
         gs[G_DBQ_POS] += 1
     _end_turn(seat, gs, dealt, log, g, n_log)
 
@@ -341,11 +359,11 @@ def _end_turn(seat, gs, dealt, log, g, n_log):
 @njit(cache=True, _nrt=False)
 def end_age(st, log, g, n_log):
     """After an age's last turn: military (RULES.md §5), then the next age's hands or the end."""
-    seat, gs, dealt = st.seat, st.gs, st.dealt
+    seat, gs = st.seat, st.gs
     age = gs[G_AGE]
     military(seat, gs[G_N], age, log, g, n_log)
     if age < 3:
-        _start_age(seat, gs, dealt, age + 1)
+        _start_age(st, age + 1)
     else:
         gs[G_PHASE] = PH_OVER
 

@@ -3,4 +3,4 @@
 __version__ = "0.1.0"
 
 # Bumped whenever any game outcome for the same (data, seed, settings) can change.
-RULES_VERSION = 4  # 4: a rollout's playouts no longer draw from the other seats' own streams
+RULES_VERSION = 5  # 5: a rollout's playouts deal the hidden cards with kernels/hidden.resample_hidden

@@ -22,8 +22,9 @@ from wsim.agents.weights import default_params
 from wsim.kernels import driven
 from wsim.kernels.city import add_card, add_entity
 from wsim.kernels.game import new_run, new_scratch, new_state
-from wsim.kernels.layout import (C_ON, F_CHOSEN, F_COINS, F_COPY3, F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL,
-                                 F_STAGE_E, F_STAGES, G_AGE, G_FC, G_N, G_NCARDS, G_OPEN, G_PHASE, G_TURN, MAX_CITY,
+from wsim.kernels.layout import (C_COUNT, C_ON, F_CHOSEN, F_COINS, F_COPY3, F_COUNT, F_CTR, F_DEFEATS, F_FREE_AGE,
+                                 F_HAND, F_HAND2, F_HAND_N, F_MIL, F_STAGE_E, F_STAGES, G_AGE, G_FC, G_N, G_NCARDS,
+                                 G_NTOOK, G_OPEN, G_PHASE, G_TURN, MAX_CITY,
                                  MAX_EVENTS, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER, RES_COUNT, kernel_tables)
 from wsim.kernels.loop import play_out
 from wsim.kernels.policy import POLICY_NAMES, POLICY_ROLLOUT
@@ -171,6 +172,68 @@ class KernelGame:
         self.moves[:len(options)] = options
         driven.apply_option(self.ent, self.board, self.state[0], self.scratch[0], np.int32(seat), np.int32(kind),
                             index, self.log, 0, self.n_log)
+
+    def resample_hidden(self, seat: int, key: int):
+        """Deal again every card `seat` cannot see, uniformly over the deals consistent with what
+        it sees (kernels/hidden.py), drawing from stream `key` (an integer the caller derives
+        from the seat's own randomness); the other seats' choices of this round are undone and
+        their random streams keyed on `key`. What `view(seat)` returns is unchanged."""
+        if driven.resample(self.ent, self.state[0], self.scratch[0], np.int32(seat), np.uint64(key)) < 0:
+            raise ValueError("this state was not reached by play: its record of the age's plays does not add up")
+
+    def view(self, seat: int) -> dict:
+        """What `seat` sees now (RULES.md §2), as plain Python values: every city (its public
+        columns: layout.F_* but the hand, the choice of this round and the random counter), its
+        hand, the hands it held earlier this age (sorted), this age's plays as shown (the action,
+        and the card when built or played by the seat or for it), the discard builds, the discard
+        pile's size by age, the Free City pile's size and the game header's public fields."""
+        seat_arr, gs, t = self.seat, self.gs, self.tables
+        hidden = set(range(F_HAND, F_HAND + 2 * (F_HAND2 - F_HAND))) | set(range(F_CHOSEN, F_CHOSEN + C_COUNT))
+        public = [f for f in range(F_COUNT) if f not in hidden and f != F_CTR]
+        age, turn, fc = int(gs[G_AGE]), int(gs[G_TURN]), int(gs[G_FC])
+        hist = self.state["hist"][0]
+        plays = []
+        for row in range(hist.shape[0]):
+            for s in range(self.n):
+                card, action = int(hist[row, s, 0]), int(hist[row, s, 1])
+                if card < 0:
+                    continue
+                u = min(row + 1, codes.TURNS_PER_AGE)
+                mine = (codes.fc_controller(age, u) if s == fc else s) == seat
+                shown = mine or action in (codes.ACT_BUILD, codes.ACT_BUILD_FREE)
+                plays.append((row, s, action, card if shown else -1))
+        pile = self.state["pile"][0]
+        by_age = [int(sum(pile[c] for c in range(t.n_cards) if t.card_age[c] == a)) for a in (1, 2, 3)]
+        return {"cities": seat_arr[:self.n, public].tolist(),
+                "hand": seat_arr[seat, F_HAND:F_HAND + seat_arr[seat, F_HAND_N]].tolist(),
+                "held": self._held(seat), "plays": plays,
+                "took": self.state["took"][0][:gs[G_NTOOK]].tolist(),
+                "pile_by_age": by_age, "fc_pile": codes.TURNS_PER_AGE + 1 - turn if fc >= 0 else 0,
+                "header": [int(gs[f]) for f in (G_N, G_FC, G_AGE, G_TURN, G_PHASE)]}
+
+    def _held(self, seat: int) -> list:
+        """The hands `seat` held at each earlier turn of this age (sorted card lists), followed from
+        the age's deal and its plays."""
+        age, now, fc, n = int(self.gs[G_AGE]), int(self.gs[G_TURN]), int(self.gs[G_FC]), self.n
+        dealt, hist = self.state["dealt"][0][age - 1], self.state["hist"][0]
+        hands = {s: list(dealt[s]) for s in range(n) if s != fc}  # by the seat each hand was dealt to
+
+        def holding(s, u):  # which hand seat s holds on turn u
+            step = u - 1
+            if fc >= 0:
+                return s if step % 2 == 0 else 1 - s
+            return (s + step) % n if age == 2 else (s - step) % n
+
+        held = []
+        for u in range(1, now):
+            if fc >= 0:
+                hands[holding(codes.fc_controller(age, u), u)].append(dealt[fc][u - 1])
+            held.append(sorted(int(c) for c in hands[holding(seat, u)]))
+            for row in ((u - 1, codes.TURNS_PER_AGE) if u == codes.TURNS_PER_AGE else (u - 1,)):
+                for s in range(n):
+                    if hist[row, s, 0] >= 0:
+                        hands[holding(codes.fc_controller(age, u) if s == fc else s, u)].remove(hist[row, s, 0])
+        return held
 
     def next(self):
         """At the end of an age (nothing pending): military, then the next age or the end."""
