@@ -3,7 +3,10 @@
 - every dataset column of seed 0, 2,000 random games per player count, pinned by a hash;
 - one readable playthrough per player count (the `wsim replay` text), in tests/data/, which a
   reader can check by hand against RULES.md. The reference engine replays each of these games
-  (test_simulate_cli.test_golden_results and wsim replay do so).
+  (test_simulate_cli.test_golden_results and wsim replay do so);
+- beside the omniscient ones, the same games as seat 0 sees them (2, 3 and 5 players): at each
+  of its decisions, its view (KernelGame.view: its hand, the hands it held this age, the plays
+  as shown to it, the hidden counts) and its legal options, in tests/data/seat0-Np.txt.
 
 After a deliberate rules change: bump RULES_VERSION, check the new games by replay, then
 regenerate with `python tests/test_golden.py`.
@@ -52,6 +55,47 @@ def playthrough(players: int) -> str:
     return log_text(game_log(Runner(t, settings), 0), list(settings.policies)) + "\n"
 
 
+def seat_playthrough(players: int, seat: int = 0) -> str:
+    """The game of `playthrough` as `seat` sees it: at each of its decisions, its view and its
+    legal options (every purchase)."""
+    from wsim import codes
+    from wsim.kernels.layout import M_ACTION, M_CARD, M_LEFT, M_RIGHT
+    from wsim.run.stepgame import KernelGame
+
+    t = tables_mod.load()
+    g = KernelGame(t, players, seed=0, game=0, policy="greedy", promo=True)
+
+    def names(cards):
+        return ", ".join(t.card_names[c] if c >= 0 else "?" for c in cards) or "-"
+
+    lines = [f"game 0 (seed 0, {players} players, greedy) as seat {seat} sees it"]
+    kinds = ("move", "7th card", "stage-3 neighbour", "discard build")
+    while not g.over:
+        for s, kind in g.pending():
+            options = g.legal(s, kind)
+            if s == seat:
+                v = g.view(seat)
+                lines.append(f"Age {g.age} turn {g.turn}, {kinds[kind]}")
+                lines.append(f"  hand: {names(v['hand'])}")
+                for u, held in enumerate(v["held"], 1):
+                    lines.append(f"  held on turn {u}: {names(held)}")
+                shown = [f"{r + 1}/{p}:{codes.ACTIONS[a]}:{names([c])}" for r, p, a, c in v["plays"]]
+                lines.append(f"  plays: {' '.join(shown) or '-'}")
+                lines.append(f"  pile by age: {v['pile_by_age']}, Free City pile: {v['fc_pile']}, "
+                             f"coins: {[city[0] for city in v['cities']]}")
+                rows = [f"{codes.ACTIONS[o[M_ACTION]] if o[M_ACTION] >= 0 else 'decline'} "
+                        f"{names([o[M_CARD]]) if o[M_CARD] >= 0 else ''} {o[M_LEFT]}+{o[M_RIGHT]}" for o in options]
+                lines.append(f"  options: {' | '.join(rows)}")
+            g.apply(s, kind, options, g.decide(s, kind, options))
+        g.next()
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_seat_view_playthrough_unchanged(players):
+    assert seat_playthrough(players) == (DATA / f"seat0-{players}p.txt").read_text()
+
+
 @pytest.mark.parametrize("players", range(2, 8))
 def test_dataset_columns_unchanged(players):
     assert RULES_VERSION == 5
@@ -67,3 +111,5 @@ if __name__ == "__main__":
     for n in range(2, 8):
         (DATA / f"playthrough-{n}p.txt").write_text(playthrough(n))
         print(n, dataset_digest(n))
+    for n in (2, 3, 5):
+        (DATA / f"seat0-{n}p.txt").write_text(seat_playthrough(n))
