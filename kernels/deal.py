@@ -42,7 +42,7 @@ def deal_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo_i
     and pool (>= number of boards) are scratch buffers.
     """
     key = stream_key(seed, game, STREAM_DEAL)
-    counter = 0
+    counter = np.int64(0)  # int64, not the literal 0: deal_age compiles once
     n_boards = board.shape[0]
     for b in range(n_boards):
         pool[b] = b

@@ -11,7 +11,7 @@ from numba import njit
 
 from wsim.kernels import rollout
 from wsim.kernels.hidden import resample_hidden
-from wsim.kernels.policy import decide
+from wsim.kernels.decide import decide
 from wsim.kernels.step import apply, init_game, legal, pending
 
 

@@ -24,18 +24,17 @@ all in hundredths of a victory point; the shipped defaults are wsim/data/heurist
                neighbour last)
 
 Every quantity comes from the tables and the observation (kernels/city.py accessors): no card
-or wonder name appears here. The first best option in canonical order is played; no random draw.
+or wonder name appears here. kernels/decide.py plays the first best option in canonical order
+(no random draw), and picks Manneken Pis A's stage-3 neighbour with entity_value.
 """
 
 from numba import njit
 
-from wsim.codes import (ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS, MILITARY_WIN, N_RES,
-                        POW_COPY_GUILD, POW_DISCARD_BUILD, POW_FREE_BUILD, POW_SEVENTH)
+from wsim.codes import MILITARY_WIN, N_RES, POW_COPY_GUILD, POW_DISCARD_BUILD, POW_FREE_BUILD, POW_SEVENTH
 from wsim.kernels.city import coins_when_built, left_of, points_now, right_of, stage_source, stage_source_with
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_CHAINS_TO, E_CHOICE, E_DISCOUNT,
-                                 E_POWER, E_PROD, E_PROD_PK, E_SCIENCE, E_SHIELDS, F_DISC, F_NCARDS, F_PROD,
-                                 F_SHIELDS, F_STAGES, G_AGE, G_FC, G_N, M_ACTION, M_CARD, M_COIN_COST, M_COPY3,
-                                 M_DEFAULT, M_LEFT, M_RIGHT)
+from wsim.kernels.layout import (E_CHAINS_TO, E_CHOICE, E_DISCOUNT, E_POWER, E_PROD, E_PROD_PK, E_SCIENCE,
+                                 E_SHIELDS, F_DISC, F_NCARDS, F_PROD, F_SHIELDS, F_STAGES, G_AGE, G_FC, M_COIN_COST,
+                                 M_COPY3, M_LEFT, M_RIGHT)
 from wsim.kernels.score import science_gain
 
 HEURISTIC_KEYS = ("point", "science", "shield", "flip", "unit_new", "unit_more", "coin", "chain", "discount",
@@ -107,7 +106,7 @@ def _size(seat, s):
 
 
 @njit(cache=True, inline="always")
-def _denial(ent, seat, gs, n, s, c):
+def denial(ent, seat, gs, n, s, c):
     """Points card c would give the seat that receives this hand next (0 when none does)."""
     fc = gs[G_FC]
     if fc >= 0:
@@ -121,11 +120,12 @@ def _denial(ent, seat, gs, n, s, c):
 
 
 @njit(cache=True, _nrt=False)
-def stage_value(ent, board, seat, n, s, moves, i, params, who, age):
+def stage_value(ent, board, seat, n, s, moves, i, params, who, age, copy3):
     """Heuristic value of building seat s's next stage (legal move i is one that does), its
-    entity's value (Manneken Pis A's stage 3: the better copy's) included, denial excluded."""
+    entity's value included (Manneken Pis A's stage 3: that of the copy of neighbour copy3,
+    kernels/decide.choose_copy3), denial excluded."""
     if moves[i, M_COPY3] == 1:
-        e, _ = stage_source_with(ent, board, seat, n, s, 2, best_copy3(ent, board, seat, n, s, params, who, age))
+        e, _ = stage_source_with(ent, board, seat, n, s, 2, copy3)
     else:
         e, _ = stage_source(ent, board, seat, n, s, seat[s, F_STAGES])
     v = params[who, H_STAGE]
@@ -152,68 +152,3 @@ def payment_value(moves, i, params, who, rival):
     if rival >= 0:
         v -= params[who, H_RIVAL_COIN] * moves[i, rival]
     return v
-
-
-@njit(cache=True, _nrt=False)
-def best_copy3(ent, board, seat, n, s, params, who, age):
-    """Manneken Pis A's stage-3 neighbour: the copy worth more, left on a tie."""
-    best = COPY_LEFT
-    best_v = 0
-    for j in range(2):
-        of = COPY_LEFT if j == 0 else COPY_RIGHT
-        e, _ = stage_source_with(ent, board, seat, n, s, 2, of)
-        v = entity_value(ent, seat, n, s, e, params, who, age) if e >= 0 else -1
-        if j == 0 or v > best_v:
-            best = of
-            best_v = v
-    return best
-
-
-@njit(cache=True, _nrt=False)
-def decide_heuristic(ent, board, seat, gs, s, who, kind, moves, n_moves, params):
-    """The first option of highest value among the n_moves of seat s's decision (it never
-    declines a 7th card or a discard build: the decline is the list's last option)."""
-    n = gs[G_N]
-    age = gs[G_AGE]
-    if kind == DEC_COPY3:
-        return 1 if moves[1, M_COPY3] == best_copy3(ent, board, seat, n, s, params, who, age) else 0
-    if kind == DEC_SEVENTH or kind == DEC_DISCARD:
-        n_moves -= 1
-    # A decision's stage moves share one stage value, and a card's stage and discard moves one
-    # denial: each is computed once (denial not at all when its weight is 0). The values are
-    # those of a plain per-move evaluation, so the decisions are too.
-    rival = rival_column(seat, n, s)
-    stage_v = 0
-    stage_known = False
-    deny_card = -1
-    deny_v = 0
-    best_i = 0
-    best = 0
-    base = 0
-    for i in range(n_moves):
-        if kind == DEC_DISCARD:
-            v = entity_value(ent, seat, n, s, moves[i, M_CARD], params, who, age)
-        else:
-            if moves[i, M_DEFAULT] == 1:  # a (card, action) pair's rows follow its default one
-                action = moves[i, M_ACTION]
-                c = moves[i, M_CARD]
-                if action == ACT_DISCARD or action == ACT_STAGE:
-                    if c != deny_card:
-                        deny_card = c
-                        deny_v = 0
-                        if params[who, H_DENY] != 0:
-                            deny_v = params[who, H_DENY] * _denial(ent, seat, gs, n, s, c)
-                    if action == ACT_DISCARD:
-                        base = params[who, H_COIN] * DISCARD_COINS + deny_v
-                    else:
-                        if not stage_known:
-                            stage_v = stage_value(ent, board, seat, n, s, moves, i, params, who, age)
-                            stage_known = True
-                        base = stage_v + deny_v
-                else:
-                    base = entity_value(ent, seat, n, s, c, params, who, age)
-            v = base + payment_value(moves, i, params, who, rival)
-        if i == 0 or v > best:
-            best = v
-            best_i = i
-    return best_i

@@ -98,7 +98,7 @@ def _track(st, who, inst, play_at):
     now = gs[G_TURN]
     n = gs[G_N]
     fc = gs[G_FC]
-    k = 0
+    k = np.int64(0)  # not the literal 0: a callee would compile twice
     for s in range(n):
         if s == fc:
             continue
@@ -198,7 +198,7 @@ def _shuffle_groups(ent, st, inst, k, group, deck, key, counter):
     for i in range(k):
         inst[i, I_NEW] = inst[i, I_CARD]
     for g in range(TURNS_PER_AGE + 1):
-        m = 0
+        m = np.int64(0)
         for i in range(k):
             if inst[i, I_LOC] != LOC_KNOWN and inst[i, I_GROUP] == g:
                 group[0, m] = i
@@ -247,7 +247,7 @@ def _write_back(st, who, inst, k, play_at):
         if s == fc or s == who:
             continue
         lin = hand_of(gs, s, now)
-        m = 0
+        m = np.int64(0)
         for i in range(k):
             if inst[i, I_LOC] == LOC_HAND and inst[i, I_LIN] == lin:
                 # in card id order: the hand's order would otherwise tell how the cards lay
@@ -331,7 +331,7 @@ def resample_hidden(ent, st, sc, who, key):
     k = _track(st, who, sc.inst, sc.play_at)
     if k < 0:
         return -1
-    counter = _shuffle_groups(ent, st, sc.inst, k, sc.group, sc.deck, key, 0)
+    counter = _shuffle_groups(ent, st, sc.inst, k, sc.group, sc.deck, key, np.int64(0))
     _write_back(st, who, sc.inst, k, sc.play_at)
     counter = _earlier_ages(ent, st, sc.deck, key, counter)
     gs = st.gs

@@ -5,7 +5,7 @@ profile twin of `wsim bench` (kernels/profile.py: the same loop, its run record 
 kernels/timing.py).
 
 A round asks `pending` who owes which decision, and each deciding seat takes its decision
-(policy.take_decision: `legal` options, the policy's `decide`, `apply`); at the end of an age
+(decide.take_decision: `legal` options, the policy's `decide`, `apply`); at the end of an age
 (nothing pending) `end_age`. `search` is None when no seat plays rollout: numba drops the branch
 on `search is not None` before typing, so that family never compiles the search, and the
 playouts (which run with None) cannot reach the search again (numba compiles no recursion).
@@ -15,7 +15,8 @@ from numba import njit
 
 from wsim.kernels import rollout  # a module, not its names: rollout's playouts call this loop back
 from wsim.kernels.layout import G_PHASE, PH_AGE_END
-from wsim.kernels.policy import POLICY_ROLLOUT, take_decision
+from wsim.kernels.decide import take_decision
+from wsim.kernels.policy import POLICY_ROLLOUT
 from wsim.kernels.step import end_age, pending
 from wsim.kernels.timing import RESOLUTION, cycles
 

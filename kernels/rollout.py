@@ -29,7 +29,8 @@ from wsim.kernels import loop  # a module, not its names: the loop calls the sea
 from wsim.kernels.hidden import resample_hidden
 from wsim.kernels.layout import (DEC_MOVE, F_CTR, G_FC, G_N, MAX_CITY, MAX_SEATS, M_DEFAULT, RES_COUNT, RES_RANK,
                                  RES_TOTAL, SCRATCH, STATE)
-from wsim.kernels.policy import POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, RUN, all_purchases, decide as decide_simple
+from wsim.kernels.decide import decide as decide_simple
+from wsim.kernels.policy import POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, RUN, all_purchases
 from wsim.kernels.rng import stream_key
 from wsim.kernels.step import apply, clone_state, final, legal
 
@@ -106,7 +107,7 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run):
 @njit(cache=True, inline="always")
 def decide(ent, board, st, s, who, kind, moves, n_moves, run):
     """The option seat who's policy picks for seat s's decision `kind` (index into moves):
-    rollout search for a rollout policy's turn moves, else kernels/policy.decide (a rollout
+    rollout search for a rollout policy's turn moves, else kernels/decide.decide (a rollout
     policy's other decisions are its base policy's)."""
     if run.policies[who] == POLICY_ROLLOUT:
         if kind == DEC_MOVE:
@@ -118,7 +119,7 @@ def decide(ent, board, st, s, who, kind, moves, n_moves, run):
 
 @njit(cache=True, _nrt=True)
 def take_search_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log):
-    """policy.take_decision for a decider whose policy is rollout: its search allocates, so it
+    """decide.take_decision for a decider whose policy is rollout: its search allocates, so it
     runs with numba's runtime (kernels/__init__.py), and only runs that play rollout compile it."""
     moves = sc.moves
     m = legal(ent, board, st, s, kind, moves, sc.opts, all_purchases(run.policies, who))

@@ -1,7 +1,7 @@
 """The profile twin's clock (`wsim bench`'s time breakdown): the CPU's cycle counter, the
 components a game's time is split into, and the trading solver's calls of a decision timed again.
 
-The game loop and its decision step (kernels/loop.py, policy.take_decision) add to the scratch
+The game loop and its decision step (kernels/loop.py, decide.take_decision) add to the scratch
 record's `timing` array only when the run record says `timed`; in production the flag is tested
 once per decision and nothing else runs.
 """

@@ -41,8 +41,8 @@ def compiled_by(tmp_path, games: int, policies: str) -> dict:
 @pytest.mark.system
 def test_a_cold_run_compiles_each_kernel_function_once_and_no_search(tmp_path):
     counts = compiled_by(tmp_path, 10, "random,greedy,heuristic")
-    assert {"game.play_games", "game.play_game", "policy.take_decision", "heuristic.decide_heuristic",
-            "trade.trade_options_at"} <= set(counts)
+    assert {"game.play_games", "game.play_game", "decide.take_decision", "decide._heuristic_choice",
+            "trade._solve"} <= set(counts)
     assert {f: n for f, n in counts.items() if n != 1} == {}, "a kernel function compiled more than once"
     assert [f for f in counts if f.startswith("rollout.")] == [], "a run without rollout compiled the search"
 

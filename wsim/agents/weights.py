@@ -1,7 +1,7 @@
 """Policy parameters as users give them: each policy's default row, and weights files.
 
 A parameter row holds kernels/policy.P_COUNT int32 values in the order of PARAM_KEYS[name]
-(zeros past a policy's own keys). `greedy`'s defaults are kernels/policy.GREEDY_DEFAULTS;
+(zeros past a policy's own keys). `greedy`'s defaults are kernels/greedy.GREEDY_DEFAULTS;
 `heuristic`'s are the shipped weights file wsim/data/heuristic.json. A weights file is JSON:
 {"format": "wsim-weights-1", "policy": "heuristic", "weights": {KEY: whole number, ...}}, every
 key of the policy present (hundredths of a victory point).
@@ -15,7 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from wsim.errors import WsimError, brief
-from wsim.kernels.policy import GREEDY_DEFAULTS, P_COUNT, PARAM_KEYS, POLICY_NAMES, R_BASE, R_BASE_ID, R_PLAYOUTS
+from wsim.kernels.greedy import GREEDY_DEFAULTS
+from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_NAMES, R_BASE, R_BASE_ID, R_PLAYOUTS
 from wsim.yamlfile import YamlFileError, read_bytes
 
 FORMAT = "wsim-weights-1"

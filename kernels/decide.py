@@ -1,0 +1,208 @@
+"""Every decision but the rollout's searched ones: `decide` picks an option, `take_decision` lists,
+decides and applies (the step of the game loop, kernels/loop.py).
+
+A policy decides from a seat's observation only (RULES.md §2): `decide` receives the state and
+the seat, and reads nothing but what that seat may see — its own hand, every city, coins and
+tokens, its own random stream — through the accessors of kernels/city.py and kernels/score.py
+(never another seat's hand, the later ages' deal, another seat's choice this turn or the
+discard pile, whose legal cards `legal` lists when a discard build allows a look).
+tests/test_step_api.py perturbs everything hidden and checks the decisions stay.
+
+random (RULES.md §12): one draw from the seat's stream per decision, exactly as
+wsim.reference.engine.RandomPolicy: the legal (card, action) pair (its default purchase), then
+the stage-3 neighbour when the move needs one; a discard build draws only when a legal card
+exists. greedy and heuristic value every option (kernels/greedy.py, kernels/heuristic.py) and
+play the first best in canonical order (`first_best`, no random draw); both pick Manneken Pis
+A's stage-3 neighbour with `choose_copy3` and their own entity value. None of them declines a
+7th card or a discard build (the decline is the list's last option).
+"""
+
+import numpy as np
+from numba import njit
+
+from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_CHOICE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS, POW_COPY_STAGE
+from wsim.kernels import greedy, heuristic
+from wsim.kernels.city import stage_entity, stage_source_with
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, E_COPY_OF, E_POWER, F_BOARD, F_CTR,
+                                 F_SIDE, F_STAGES, G_AGE, G_N, M_ACTION, M_CARD, M_COPY3, M_DEFAULT)
+from wsim.kernels.policy import POLICY_HEURISTIC, POLICY_RANDOM, all_purchases
+from wsim.kernels.rng import draw_below
+from wsim.kernels.step import apply, legal
+from wsim.kernels.timing import LEGAL, POLICY, RERUN, RESOLUTION, TRADING, cycles, trading_calls
+
+
+@njit(cache=True, inline="always")
+def draw(seat, keys, s, m):
+    """Seat s's next random number in 0..m-1 (one draw of its policy stream)."""
+    v = draw_below(keys[s], seat[s, F_CTR], m)
+    seat[s, F_CTR] += 1
+    return v
+
+
+@njit(cache=True, inline="always")
+def first_best(i, v, best_i, best):
+    """The argmax rule of the valuing policies: option i (value v) replaces the best so far only
+    when it is the first or strictly better. Returns (best_i, best)."""
+    if i == 0 or v > best:
+        return i, v
+    return best_i, best
+
+
+@njit(cache=True, inline="always")
+def needs_copy3(ent, board, seat, s):
+    """Whether seat s's next stage copies a neighbour of its choice (Manneken Pis A's stage 3)."""
+    e = stage_entity(board, seat[s, F_BOARD], seat[s, F_SIDE], seat[s, F_STAGES])
+    return e >= 0 and ent[e, E_POWER] == POW_COPY_STAGE and ent[e, E_COPY_OF] == COPY_CHOICE
+
+
+@njit(cache=True, _nrt=False)
+def choose_copy3(ent, board, seat, n, s, heuristic_values, params, who, age):
+    """The stage-3 neighbour a valuing policy picks for seat s: the copy whose entity is worth
+    more to it (its entity value: the heuristic's, else greedy's paying nothing; a copy of
+    nothing is worth -1), left on a tie."""
+    best = COPY_LEFT
+    best_v = 0
+    for j in range(2):
+        of = COPY_LEFT if j == 0 else COPY_RIGHT
+        e, _ = stage_source_with(ent, board, seat, n, s, 2, of)
+        if e < 0:
+            v = -1
+        elif heuristic_values:
+            v = heuristic.entity_value(ent, seat, n, s, e, params, who, age)
+        else:
+            v = greedy.entity_value(ent, seat, n, s, e, np.int64(0), params, who, age)
+        best, best_v = first_best(j, v, best, best_v)
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def _nth_default(moves, n_moves, j):
+    """Index of the j-th move flagged M_DEFAULT (a (card, action) pair's default purchase)."""
+    for i in range(n_moves):
+        if moves[i, M_DEFAULT] == 1:
+            if j == 0:
+                return i
+            j -= 1
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _random_choice(seat, keys, who, kind, moves, n_moves):
+    """The random policy's option: a uniform draw among the (card, action) pairs (their default
+    purchases), the neighbours or the pile's buildings."""
+    if kind == DEC_COPY3 or kind == DEC_DISCARD:
+        return draw(seat, keys, who, n_moves)
+    pairs = 0
+    for i in range(n_moves):
+        pairs += moves[i, M_DEFAULT]
+    j = draw(seat, keys, who, pairs)
+    return j if pairs == n_moves else _nth_default(moves, n_moves, j)
+
+
+@njit(cache=True, _nrt=False)
+def _greedy_choice(ent, board, seat, s, who, kind, moves, n_moves, params, n, age, copy3):
+    """Greedy's option: the first of highest value (kernels/greedy.py)."""
+    best_i = 0
+    best = 0
+    for i in range(n_moves):
+        if kind == DEC_DISCARD:
+            v = greedy.entity_value(ent, seat, n, s, np.int64(moves[i, M_CARD]), np.int64(0), params, who, age)
+        else:
+            v = greedy.move_value(ent, board, seat, n, s, moves, i, params, who, age, copy3)
+        best_i, best = first_best(i, v, best_i, best)
+    return best_i
+
+
+@njit(cache=True, _nrt=False)
+def _heuristic_choice(ent, board, seat, gs, s, who, kind, moves, n_moves, params, n, age, copy3):
+    """The heuristic's option: the first of highest value (kernels/heuristic.py). A decision's
+    stage moves share one stage value, and a card's stage and discard moves one denial: each is
+    computed once (denial not at all when its weight is 0); the values are those of a plain
+    per-move evaluation, so the decisions are too."""
+    rival = heuristic.rival_column(seat, n, s)
+    stage_v = 0
+    stage_known = False
+    deny_card = -1
+    deny_v = 0
+    best_i = 0
+    best = 0
+    base = 0
+    for i in range(n_moves):
+        if kind == DEC_DISCARD:
+            v = heuristic.entity_value(ent, seat, n, s, moves[i, M_CARD], params, who, age)
+        else:
+            if moves[i, M_DEFAULT] == 1:  # a (card, action) pair's rows follow its default one
+                action = moves[i, M_ACTION]
+                c = moves[i, M_CARD]
+                if action == ACT_DISCARD or action == ACT_STAGE:
+                    if c != deny_card:
+                        deny_card = c
+                        deny_v = 0
+                        if params[who, heuristic.H_DENY] != 0:
+                            deny_v = params[who, heuristic.H_DENY] * heuristic.denial(ent, seat, gs, n, s, c)
+                    if action == ACT_DISCARD:
+                        base = params[who, heuristic.H_COIN] * DISCARD_COINS + deny_v
+                    else:
+                        if not stage_known:
+                            stage_v = heuristic.stage_value(ent, board, seat, n, s, moves, i, params, who, age, copy3)
+                            stage_known = True
+                        base = stage_v + deny_v
+                else:
+                    base = heuristic.entity_value(ent, seat, n, s, c, params, who, age)
+            v = base + heuristic.payment_value(moves, i, params, who, rival)
+        best_i, best = first_best(i, v, best_i, best)
+    return best_i
+
+
+@njit(cache=True, inline="always")
+def decide(ent, board, st, s, who, kind, moves, n_moves, run):
+    """The policy of seat who (s itself, or the Free City's controller: step.decider; its
+    policy and parameters in the run record) picks one of the n_moves legal options of seat s's
+    decision `kind`; returns its index. Reads only what seat who observes (module docstring)."""
+    seat, gs = st.seat, st.gs
+    policy = run.policies[who]
+    params = run.params
+    if kind == DEC_SEVENTH or kind == DEC_DISCARD:
+        n_moves -= 1  # no policy here declines a 7th card or a discard build (the last option)
+    if policy == POLICY_RANDOM:
+        return _random_choice(seat, st.keys, who, kind, moves, n_moves)
+    n = gs[G_N]
+    age = gs[G_AGE]
+    valued_by_heuristic = policy == POLICY_HEURISTIC
+    copy3 = COPY_LEFT
+    if kind == DEC_COPY3 or ((kind == DEC_MOVE or kind == DEC_SEVENTH) and needs_copy3(ent, board, seat, s)):
+        copy3 = choose_copy3(ent, board, seat, n, s, valued_by_heuristic, params, who, age)
+    if kind == DEC_COPY3:  # the options are COPY_LEFT, then COPY_RIGHT
+        return 1 if moves[1, M_COPY3] == copy3 else 0
+    if valued_by_heuristic:
+        return _heuristic_choice(ent, board, seat, gs, s, who, kind, moves, n_moves, params, n, age, copy3)
+    return _greedy_choice(ent, board, seat, s, who, kind, moves, n_moves, params, n, age, copy3)
+
+
+@njit(cache=True, _nrt=False)
+def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log):
+    """List (into the scratch record sc), decide and apply seat s's decision `kind` for decider
+    who, whose policy is not rollout: the step of the game loop (kernels/loop.py). When the run
+    is timed (the profile twin), each step's cycles go to sc.timing (kernels/timing.py)."""
+    moves = sc.moves
+    timed = run.timed
+    t0 = cycles() if timed else np.uint64(0)
+    m = legal(ent, board, st, s, kind, moves, sc.opts, all_purchases(run.policies, who))
+    if timed:
+        t1 = cycles()
+        sc.timing[LEGAL] += t1 - t0
+        if kind == DEC_MOVE or kind == DEC_SEVENTH:  # the solver's calls, timed again and moved
+            trading_calls(ent, board, st.seat, st.gs, s, sc.opts)
+            t2 = cycles()
+            sc.timing[TRADING] += t2 - t1
+            sc.timing[LEGAL] -= t2 - t1
+            sc.timing[RERUN] += t2 - t1
+        t0 = cycles()
+    j = decide(ent, board, st, s, who, kind, moves, m, run)
+    if timed:
+        t1 = cycles()
+        sc.timing[POLICY] += t1 - t0
+        t0 = t1
+    apply(ent, board, st, s, kind, moves, j, log, g, n_log)
+    if timed:
+        sc.timing[RESOLUTION] += cycles() - t0
