@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from wsim.codes import (COPY_CHOICE, COPY_LEFT, COPY_RIGHT, COUNT_DEFEATS, COUNT_STAGES, DISC_MANUF_LEFT,
-                        DISC_MANUF_RIGHT, DISC_RAW_LEFT, DISC_RAW_RIGHT, DISCOUNT_PRICE, N_RES,
+                        DISC_MANUF_RIGHT, DISC_RAW_LEFT, DISC_RAW_RIGHT, DISCOUNT_PRICE, N_COLORS, N_RES,
                         POW_COPY_GUILD, POW_COPY_STAGE, PURPLE, RAW_MASK, SCOPE_LEFT, SCOPE_RIGHT,
                         SCOPE_SELF, TRADE_PRICE)
 from wsim.kernels.layout import (B_STAGE_ENT, B_STAGES, E_CHAIN, E_CHOICE, E_COINS, E_COPY_OF,
@@ -19,7 +19,7 @@ from wsim.kernels.layout import (B_STAGE_ENT, B_STAGES, E_CHAIN, E_CHOICE, E_COI
                                  F_COPY3, F_COPY_GUILD, F_DEFEATS, F_DISC, F_LP, F_NCARDS, F_NCHOICE,
                                  F_NSELL_CHOICE, F_OWNED, F_PK_LP, F_PK_PROD, F_PK_REACH, F_PK_RP, F_PK_SELL,
                                  F_PK_SELL_CAP, F_POWERS, F_PROD, F_RP, F_SCI, F_SELL,
-                                 F_SELL_CH, F_SHIELDS, F_SIDE, F_STAGES, MAX_CHAIN)
+                                 F_SELL_CH, F_SHIELDS, F_SIDE, F_STAGES, MAX_CHAIN, MAX_STAGES)
 from wsim.kernels.trade import add_packed, read_packed, spread, trade_options_at, write_packed
 
 
@@ -54,7 +54,7 @@ def stage_entity(board, b, side, k):
     """Entity of stage k of a board side, -1 past its last stage."""
     if k >= board[b, B_STAGES + side]:
         return -1
-    return board[b, B_STAGE_ENT + 4 * side + k]
+    return board[b, B_STAGE_ENT + MAX_STAGES * side + k]
 
 
 @njit(cache=True, inline="always")
@@ -184,7 +184,7 @@ def count(seat, n, s, amount, what, scope, extra_purple):
         elif what == COUNT_DEFEATS:
             total += seat[x, F_DEFEATS]
         else:
-            for k in range(7):
+            for k in range(N_COLORS):
                 if what >> k & 1:
                     total += seat[x, F_COLORS + k]
             if x == s and what >> PURPLE & 1:

@@ -14,7 +14,7 @@ Manneken Pis' stage-3 neighbour (left on a tie).
 import numpy as np
 from numba import njit
 
-from wsim.codes import ACT_DISCARD, ACT_STAGE, DISCARD_COINS, N_RES
+from wsim.codes import ACT_DISCARD, ACT_STAGE, DISCARD_COINS, N_AGES, N_RES
 from wsim.kernels.city import coins_when_built, points_now, stage_source, stage_source_with
 from wsim.kernels.layout import (E_CHOICE, E_PROD, E_PROD_PK, E_SCIENCE, E_SHIELDS, F_STAGES, M_ACTION, M_CARD,
                                  M_COIN_COST, M_COPY3, M_LEFT, M_RIGHT)
@@ -40,7 +40,7 @@ def entity_value(ent, seat, n, s, e, paid, params, who, age):
         units += 1
     coins = coins_when_built(ent, seat, n, s, e) - paid
     return (params[who, P_POINT] * points + params[who, P_SHIELD] * ent[e, E_SHIELDS]
-            + params[who, P_UNIT] * (4 - age) * units + params[who, P_COIN] * coins)
+            + params[who, P_UNIT] * (N_AGES + 1 - age) * units + params[who, P_COIN] * coins)
 
 
 @njit(cache=True, _nrt=False)

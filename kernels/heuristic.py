@@ -30,7 +30,7 @@ or wonder name appears here. kernels/decide.py plays the first best option in ca
 
 from numba import njit
 
-from wsim.codes import MILITARY_WIN, N_RES, POW_COPY_GUILD, POW_DISCARD_BUILD, POW_FREE_BUILD, POW_SEVENTH
+from wsim.codes import MILITARY_WIN, N_AGES, N_RES, POW_COPY_GUILD, POW_DISCARD_BUILD, POW_FREE_BUILD, POW_SEVENTH
 from wsim.kernels.city import coins_when_built, left_of, points_now, right_of, stage_source, stage_source_with
 from wsim.kernels.layout import (E_CHAINS_TO, E_CHOICE, E_DISCOUNT, E_POWER, E_PROD, E_PROD_PK, E_SCIENCE,
                                  E_SHIELDS, F_DISC, F_NCARDS, F_PROD, F_SHIELDS, F_STAGES, G_AGE, G_FC, M_COIN_COST,
@@ -57,7 +57,7 @@ def _points_for(ent, seat, n, s, e):
 @njit(cache=True, inline="always")
 def entity_value(ent, seat, n, s, e, params, who, age):
     """Heuristic value of entity e entering seat s's city now (weights: seat who's row)."""
-    left_ages = 4 - age
+    left_ages = N_AGES + 1 - age  # this age and the later ones
     points, science = _points_for(ent, seat, n, s, e)
     v = params[who, H_POINT] * points + params[who, H_SCIENCE] * science
     shields = ent[e, E_SHIELDS]

@@ -20,7 +20,7 @@ PREFIX_COUNT, the row's width; the limits (MAX_*, DEAL_*) are schema.py's. The a
         todo int32[7, 3] (pending decisions), deck int16[DEAL_DECK], pool int8[DEAL_POOL] and
         bs int8[2, 7] (boards, sides): the deal's scratch
   res   int16[game, seat, RES_COUNT] results; cards[game, seat, MAX_CITY] int16 card ids in
-        build order; log[game, MAX_EVENTS, 9] int16 events (wsim.movelog columns) and
+        build order; log[game, MAX_EVENTS, len(codes.EVENT_COLUMNS)] int16 events (wsim.movelog columns) and
         n_log[game] their number (a log with zero rows turns logging off)
 
 {schema}
@@ -52,3 +52,21 @@ def kernel_tables(tables) -> tuple:
     """(ent, board, n_cards): the compiled tables as the kernels take them (already packed, and
     checked against the kernels' limits when compiled: wsim.tables)."""
     return tables.ent, tables.board, tables.n_cards
+
+
+def stub() -> str:
+    """The text of kernels/layout.pyi: every name above with its type, so that IDEs and type
+    checkers resolve the offsets this module makes at import (tests/test_schema.py checks the
+    file; regenerate it with `python -m wsim.kernels.layout`)."""
+    names = {k: v for k, v in globals().items() if k.isupper() and not k.startswith("_")}
+    lines = ['"""Generated from kernels/schema.py by kernels/layout.stub(): do not edit."""', "",
+             "import numpy as np", ""]
+    lines += [f"{k}: {'np.dtype' if isinstance(v, np.dtype) else type(v).__name__}" for k, v in sorted(names.items())]
+    lines += ["", "", "def kernel_tables(tables) -> tuple: ...", "", "", "def stub() -> str: ..."]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    from pathlib import Path
+
+    Path(__file__).with_suffix(".pyi").write_text(stub())

@@ -25,14 +25,25 @@ but rollout) and from R_BASE on the base policy's own row.
 import numpy as np
 from numba import njit
 
+from wsim.codes import EVENT_COLUMNS, N_AGES, TURNS_PER_AGE
 from wsim.kernels import loop  # a module, not its names: the loop calls the search, the search the loop
 from wsim.kernels.hidden import resample_hidden
-from wsim.kernels.layout import (DEC_MOVE, F_CTR, G_FC, G_N, MAX_CITY, MAX_SEATS, M_DEFAULT, RES_COUNT, RES_RANK,
+from wsim.kernels.layout import (DEC_MOVE, F_CTR, G_FC, G_N, MAX_CITY, MAX_SEATS, MAX_STAGES, M_DEFAULT, RES_COUNT, RES_RANK,
                                  RES_TOTAL, SCRATCH, STATE)
 from wsim.kernels.decide import decide as decide_simple
 from wsim.kernels.policy import POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, RUN, all_purchases
 from wsim.kernels.rng import stream_key
 from wsim.kernels.step import apply, clone_state, final, legal
+
+# Playout k of a decision draws the deciding seat's own base moves from its stream's counter
+# start + PLAYOUT_STRIDE * k (start: the counter at the decision). A seat draws at most twice a
+# decision (a move and its stage-3 neighbour) and has at most DECISIONS_PER_GAME decisions in a
+# game (each age: its moves, a 7th card, a discard build per stage), so the ranges never overlap.
+DECISIONS_PER_GAME = N_AGES * (TURNS_PER_AGE + 1 + MAX_STAGES)
+PLAYOUT_STRIDE = 1000
+assert 2 * DECISIONS_PER_GAME < PLAYOUT_STRIDE
+WIN_BONUS = 1000  # a playout's outcome for the deciding seat: this for a win, plus its points margin
+EVENT_WIDTH = len(EVENT_COLUMNS)  # the playouts' log has no rows, but a log's shape
 
 # The playouts' game index in their log (which has no rows). An int64 like the game loop's index:
 # a literal 0 would compile every step function a second time.
@@ -41,12 +52,14 @@ NO_GAME = np.int64(0)
 
 @njit(cache=True, _nrt=False)
 def _outcome(res, n, fc, who):
-    """1,000 for a win plus the points margin over the best other player."""
-    best = -10**6
+    """WIN_BONUS for a win plus the points margin over the best other player."""
+    best = 0
+    found = False
     for t in range(n):
-        if t != who and t != fc and res[t, RES_TOTAL] > best:
+        if t != who and t != fc and (not found or res[t, RES_TOTAL] > best):
             best = res[t, RES_TOTAL]
-    return (1000 if res[who, RES_RANK] == 1 else 0) + res[who, RES_TOTAL] - best
+            found = True
+    return (WIN_BONUS if res[who, RES_RANK] == 1 else 0) + res[who, RES_TOTAL] - best
 
 
 @njit(cache=True, _nrt=True)
@@ -75,7 +88,7 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run):
     scratch = np.zeros(1, SCRATCH)  # the playouts' own: moves may hold only this decision's rows
     res = np.zeros((n, RES_COUNT), np.int16)
     cards = np.zeros((n, MAX_CITY), np.int16)
-    log = np.zeros((0, 1, 9), np.int16)
+    log = np.zeros((0, 1, EVENT_WIDTH), np.int16)
     n_log = np.zeros(1, np.int32)
     totals = np.zeros(n_moves, np.int64)
     start = seat[who, F_CTR]
@@ -86,7 +99,7 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run):
         w = world[0]
         if resample_hidden(ent, w, scratch[0], who, stream_key(st.keys[who], start, k)) < 0:
             raise ValueError("rollout: the state's record of this age's plays does not add up")
-        w.seat[who, F_CTR] = start + 1000 * k
+        w.seat[who, F_CTR] = start + PLAYOUT_STRIDE * k
         for i in range(n_moves):
             if moves[i, M_DEFAULT] != 1:
                 continue
@@ -96,7 +109,7 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run):
             loop.play_out(ent, board, base[0], st2, scratch[0], log, NO_GAME, n_log, None)
             final(ent, st2, res, cards)
             totals[i] += _outcome(res, n, gs[G_FC], who)
-    seat[who, F_CTR] = start + 1000 * playouts
+    seat[who, F_CTR] = start + PLAYOUT_STRIDE * playouts
     best_i = -1
     for i in range(n_moves):
         if moves[i, M_DEFAULT] == 1 and (best_i < 0 or totals[i] > totals[best_i]):

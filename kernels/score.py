@@ -9,7 +9,7 @@ relies on; the reference engine handles any number for scenario files.
 import numpy as np
 from numba import njit
 
-from wsim.codes import BLUE, PURPLE, SCI_ANY, YELLOW
+from wsim.codes import BLUE, COINS_PER_POINT, PURPLE, SCI_ANY, SCIENCE_SET_POINTS, YELLOW
 from wsim.kernels.city import left_of, owns_name, points_now, right_of
 from wsim.kernels.layout import (E_KIND, E_POINTS, E_SCIENCE, F_CARDS, F_COINS, F_COPY_GUILD, F_MIL,
                                  F_NCARDS, F_SCI, F_STAGE_E, F_STAGES, RES_CIVILIAN, RES_COINS,
@@ -19,14 +19,14 @@ from wsim.kernels.layout import (E_KIND, E_POINTS, E_SCIENCE, F_CARDS, F_COINS, 
 
 @njit(cache=True, _nrt=False)
 def science_points(c0, c1, c2, wild):
-    """c0^2 + c1^2 + c2^2 + 7 min, with the wildcards assigned for the best total."""
+    """c0^2 + c1^2 + c2^2 + SCIENCE_SET_POINTS x min, with the wildcards assigned for the best total."""
     best = 0
     for a in range(wild + 1):
         for b in range(wild - a + 1):
             x = c0 + a
             y = c1 + b
             z = c2 + wild - a - b
-            v = x * x + y * y + z * z + 7 * min(x, min(y, z))
+            v = x * x + y * y + z * z + SCIENCE_SET_POINTS * min(x, min(y, z))
             if v > best:
                 best = v
     return best
@@ -60,7 +60,7 @@ def science_gain(seat, s, sym):
         c = np.int64(seat[s, F_SCI + sym])
         low = min(seat[s, F_SCI], min(seat[s, F_SCI + 1], seat[s, F_SCI + 2]))
         sets = 1 if c == low and _count_at(seat, s, low) == 1 else 0  # sym held the only lowest count
-        return 2 * c + 1 + 7 * sets
+        return 2 * c + 1 + SCIENCE_SET_POINTS * sets
     return science_with(seat, s, sym) - science_with(seat, s, -1)
 
 
@@ -96,7 +96,7 @@ def _score_with(ent, seat, n, s, guild, row):
         gui += points_now(ent, seat, n, s, guild, extra)
     row[RES_SCIENCE] = science_with(seat, s, ent[guild, E_SCIENCE] if guild >= 0 else -1)
     row[RES_MILITARY] = seat[s, F_MIL]
-    row[RES_TREASURY] = seat[s, F_COINS] // 3
+    row[RES_TREASURY] = seat[s, F_COINS] // COINS_PER_POINT
     row[RES_WONDER] = wonder
     row[RES_CIVILIAN] = civ
     row[RES_COMMERCIAL] = com

@@ -22,7 +22,7 @@ from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_C
                                  M_RIGHT, M_SLOT)
 from wsim.kernels.rng import STREAM_SEAT0, stream_key
 from wsim.kernels.trade import add_packed
-from wsim.kernels.schema import MAX_OPTIONS
+from wsim.kernels.schema import MAX_OPTIONS, MAX_STAGES
 
 WIN_AGE1, WIN_AGE2, WIN_AGE3 = MILITARY_WIN
 
@@ -38,7 +38,7 @@ def reset_state(board, seat, keys, pile, bs, n, seed, game):
         seat[s, F_SIDE] = bs[1, s]
         seat[s, F_COPY3] = -1
         seat[s, F_COINS] = board[b, B_COINS]
-        for k in range(4):
+        for k in range(MAX_STAGES):
             seat[s, F_STAGE_E + k] = -1
         res = board[b, B_RESOURCE]
         if res >= 0:

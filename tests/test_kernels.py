@@ -135,3 +135,41 @@ def test_science_gain_is_the_difference_of_science_points():
             assert science_gain(seat, 0, sym) == science_with(seat, 0, sym) - science_with(seat, 0, -1), (counts, sym)
             checked += 1
     assert checked == 5 * 5 * 5 * 3 * 4
+
+
+def test_packed_columns_follow_the_cities(tables):
+    """The packed copies the trading solver reads (layout.F_PK_*) equal, at every decision of a
+    few games, what the city's own columns say: production, choice units per resource, what it
+    sells (with its sellable choice units), its prices."""
+    from wsim.kernels.layout import (F_CHOICE, F_LP, F_NCHOICE, F_NSELL_CHOICE, F_PK_LP, F_PK_PROD, F_PK_REACH,
+                                     F_PK_RP, F_PK_SELL, F_PK_SELL_CAP, F_PROD, F_RP, F_SELL, F_SELL_CH)
+    from wsim.run.stepgame import KernelGame
+
+    def packed(row, col):
+        return int(row[col]) | (int(row[col + 1]) << 32)
+
+    def pack(counts):
+        return sum(int(c) << (8 * r) for r, c in enumerate(counts))
+
+    def per_resource(masks):
+        return [sum((int(m) >> r) & 1 for m in masks) for r in range(7)]
+
+    checked = 0
+    for players in (3, 7):
+        g = KernelGame(tables, players, seed=5, game=players, policy="greedy", promo=True)
+        while not g.over:
+            for seat, kind in g.pending():
+                for row in g.seat[:g.n]:
+                    reach = per_resource(row[F_CHOICE:F_CHOICE + row[F_NCHOICE]])
+                    sellable = per_resource(row[F_SELL_CH:F_SELL_CH + row[F_NSELL_CHOICE]])
+                    assert packed(row, F_PK_PROD) == pack(row[F_PROD:F_PROD + 7])
+                    assert packed(row, F_PK_REACH) == pack(reach)
+                    assert packed(row, F_PK_SELL) == pack(row[F_SELL:F_SELL + 7])
+                    assert packed(row, F_PK_SELL_CAP) == pack(row[F_SELL:F_SELL + 7] + np.array(sellable))
+                    assert packed(row, F_PK_LP) == pack(row[F_LP:F_LP + 7])
+                    assert packed(row, F_PK_RP) == pack(row[F_RP:F_RP + 7])
+                    checked += 1
+                options = g.legal(seat, kind)
+                g.apply(seat, kind, options, g.decide(seat, kind, options))
+            g.next()
+    assert checked > 1000

@@ -46,3 +46,19 @@ def test_chain_sources_are_name_ids(tables):
     forum = tables.card_id("Forum")
     assert [tables.names[k] for k in tables.chain_sources(forum)] == ["East Trading Post", "West Trading Post"]
     assert list(tables.card_chain[tables.card_id("Lumber Yard")]) == [-1] * schema.MAX_CHAIN
+
+
+def test_the_layout_stub_is_current():
+    """kernels/layout.pyi names every offset layout.py makes at import (for IDEs and type
+    checkers); after a schema change, `python -m wsim.kernels.layout` writes it again."""
+    stub = (ROOT / "kernels" / "layout.pyi").read_text()
+    assert stub == layout.stub()
+    assert "F_COINS: int" in stub and "STATE: np.dtype" in stub
+
+
+def test_packed_halves_match_the_solver_packing(tables):
+    """The tables' packed costs are the trading solver's packed vectors split in two int32."""
+    cost = tables.ent_cost.astype(np.int64)
+    packed = sum(cost[:, r] << (8 * r) for r in range(7))
+    both = tables.ent_cost_pk.astype(np.int64)
+    assert ((both[:, 0] | (both[:, 1] << 32)) == packed).all()

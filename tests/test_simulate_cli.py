@@ -11,6 +11,7 @@ import pytest
 
 from conftest import last_error_line, run_cli
 from wsim import RULES_VERSION, codes
+from wsim.kernels.layout import RES_TOTAL
 from wsim.tables import data_path
 from wsim.run.runner import Runner
 from wsim.run.settings import SettingsError
@@ -299,7 +300,7 @@ def test_golden_results(policy):
     t = tables.load()
     assert RULES_VERSION == 5
     runner = Runner(t, Settings(players=5, seed=0, policies=(policy,) * 5))
-    assert runner.play(0, 3).res[:, :, 9].tolist() == GOLDEN_TOTALS[policy]
+    assert runner.play(0, 3).res[:, :, RES_TOTAL].tolist() == GOLDEN_TOTALS[policy]
     for game in range(3):
         doc = game_log(runner, game)
         assert replay(t, doc) == doc["final"]
@@ -319,7 +320,7 @@ def test_golden_rollout_results():
     rows = [default_params("heuristic")] * 4
     rows[0] = (4,) + default_params("rollout")[1:]
     runner = Runner(t, Settings(players=4, seed=0, policies=("rollout",) + ("heuristic",) * 3, params=tuple(rows)))
-    assert runner.play(0, 2).res[:, :, 9].tolist() == GOLDEN_ROLLOUT_TOTALS
+    assert runner.play(0, 2).res[:, :, RES_TOTAL].tolist() == GOLDEN_ROLLOUT_TOTALS
     for game in range(2):
         doc = game_log(runner, game)
         assert replay(t, doc) == doc["final"]

@@ -9,11 +9,14 @@ N_RES = 7
 RAW_MASK = 0b0001111  # wood stone clay ore
 
 COLORS = ("brown", "grey", "blue", "green", "yellow", "red", "purple")
-BROWN, GREY, BLUE, GREEN, YELLOW, RED, PURPLE = range(7)
-STAGE_KIND = 7  # ent_kind of a wonder stage (cards use their colour index)
+N_COLORS = len(COLORS)
+BROWN, GREY, BLUE, GREEN, YELLOW, RED, PURPLE = range(N_COLORS)
+STAGE_KIND = N_COLORS  # ent_kind of a wonder stage (cards use their colour index)
+N_KINDS = N_COLORS + 1  # the colours and the stage kind
 
 SCIENCE = ("compass", "gear", "tablet", "any")
 SCI_ANY = 3
+N_SCIENCE = len(SCIENCE)  # the three symbols and the wildcard
 
 # ent_discount bits: which goods are bought for 1 coin from which neighbour.
 DISC_RAW_LEFT = 1
@@ -53,6 +56,9 @@ DISCOUNT_PRICE = 1
 DISCARD_COINS = 3
 HAND_SIZE = 7
 TURNS_PER_AGE = 6
+N_AGES = 3
+COINS_PER_POINT = 3  # treasury: a point per 3 coins
+SCIENCE_SET_POINTS = 7  # each set of the three symbols
 MIN_PLAYERS = 3
 MAX_PLAYERS = 7
 MILITARY_WIN = (1, 3, 5)  # by age

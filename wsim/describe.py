@@ -53,7 +53,7 @@ def effect_words(tables: Tables, e: int) -> str:
         goods = "raw" if d & (codes.DISC_RAW_LEFT | codes.DISC_RAW_RIGHT) else "manufactured"
         sides = [s for s, bits in (("left", codes.DISC_RAW_LEFT | codes.DISC_MANUF_LEFT),
                                    ("right", codes.DISC_RAW_RIGHT | codes.DISC_MANUF_RIGHT)) if d & bits]
-        out.append(f"buys {goods} from {' and '.join(sides)} for 1 coin")
+        out.append(f"buys {goods} from {' and '.join(sides)} for {codes.DISCOUNT_PRICE} coin")
     if t.ent_coins_per[e, 0]:
         out.append("coins when built: " + _count_words(t.ent_coins_per[e]))
     if t.ent_points_per[e, 0]:

@@ -19,7 +19,7 @@ def _move_words(ev: dict) -> str:
     if action == "stage":
         copy = f", copying the {ev['copy3']} neighbour's stage 3" if "copy3" in ev else ""
         return f"builds a wonder stage with {card}{trade}{copy}"
-    return f"discards {card} for 3 coins"
+    return f"discards {card} for {codes.DISCARD_COINS} coins"
 
 
 def _seat_words(e: dict) -> str:

@@ -40,7 +40,7 @@ from wsim.tables import Tables, normalize_name
 TOP_KEYS = ("age", "players")
 PLAYER_KEYS = ("wonder", "side", "stages", "cards", "coins", "tokens", "copy3", "free_city")
 SIDES = ("A", "B")
-TOKENS = (-1, 1, 3, 5)
+TOKENS = (codes.MILITARY_LOSS,) + codes.MILITARY_WIN  # the military tokens a city can hold
 COPY3 = {"left": codes.COPY_LEFT, "right": codes.COPY_RIGHT}
 DEFAULT_AGE = 3
 
@@ -191,7 +191,7 @@ class _Parser:
         if tokens is None:
             return []
         if not isinstance(tokens, list):
-            self.fail(where, f"tokens: expected a list of military tokens (-1, 1, 3, 5), got {_kind(tokens)}")
+            self.fail(where, f"tokens: expected a list of military tokens {TOKENS}, got {_kind(tokens)}")
         for tok in tokens:
             if not _is_int(tok) or tok not in TOKENS:
                 self.fail(where, f"tokens: bad token {brief(tok)}, each token is one of -1, 1, 3, 5")

@@ -33,7 +33,8 @@ import numpy as np
 from wsim import codes
 from wsim.errors import WsimError, brief
 from wsim.kernels.schema import (BOARD, CARD_ONLY, DEAL_DECK, DEAL_POOL, ENTITY, MAX_CHAIN, MAX_CHOICE,
-                                 MAX_CARDS, MAX_CHOICE_SLOTS, MAX_COST_UNITS, MAX_NAMES, MAX_SEATS, MAX_STAGES)
+                                 MAX_CARDS, MAX_CHOICE_SLOTS, MAX_COST_UNITS, MAX_NAMES, MAX_SEATS, MAX_STAGES,
+                                 N_COPIES)
 from wsim.kernels.schema import describe as describe_layout, pack_halves
 from wsim.yamlfile import YamlFileError, parse, read_bytes
 
@@ -485,22 +486,22 @@ class _Compiler:
     def _decks(self, cards: "_CardList") -> np.ndarray:
         """card_copies[c, N]: copies in an N-player deck; every age's deck must be 7N cards."""
         n_cards = len(cards.card_names)
-        copies = np.zeros((n_cards, 8), dtype=np.int8)
+        copies = np.zeros((n_cards, N_COPIES), dtype=np.int8)
         for c, players in enumerate(cards.players):
             for n in range(codes.MIN_PLAYERS, codes.MAX_PLAYERS + 1):
                 copies[c, n] = sum(1 for p in players if p <= n)
         n_guilds = sum(1 for col in cards.colors if col == codes.PURPLE)
         for n in range(codes.MIN_PLAYERS, codes.MAX_PLAYERS + 1):
-            for age in (1, 2, 3):
+            for age in range(1, codes.N_AGES + 1):
                 size = sum(int(copies[c, n]) for c in range(n_cards) if cards.ages[c] == age)
                 if age == 3:
                     if n_guilds < n + 2:
                         raise DataError(f"{self.source}: Age III needs {n + 2} guilds for {n} players, "
                                         f"the data has {n_guilds}")
                     size += n + 2
-                if size != 7 * n:
+                if size != codes.HAND_SIZE * n:
                     raise DataError(f"{self.source}: the Age {age} deck for {n} players has {size} cards, "
-                                    f"expected 7 x {n} = {7 * n}"
+                                    f"expected {codes.HAND_SIZE} x {n} = {codes.HAND_SIZE * n}"
                                     + (" (counting N+2 guilds)" if age == 3 else ""))
         return copies
 

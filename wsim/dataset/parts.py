@@ -219,7 +219,7 @@ def read_header(path: Path) -> PartHeader:
     """The footer of part file `path`; DatasetError if unreadable or not a wsim part.
 
     Only the form is checked here (keys present, part range of integers); the settings in it
-    are checked by `wsim.run.runner.settings_from_metadata` before any kernel sees them.
+    are checked by `wsim.run.settings.settings_from_metadata` before any kernel sees them.
     """
     try:
         with open_regular(path) as source:

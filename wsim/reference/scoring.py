@@ -45,7 +45,7 @@ def science_points(counts, wildcards: int) -> int:
     for a in range(wildcards + 1):
         for b in range(wildcards - a + 1):
             c = (counts[0] + a, counts[1] + b, counts[2] + wildcards - a - b)
-            best = max(best, c[0] ** 2 + c[1] ** 2 + c[2] ** 2 + 7 * min(c))
+            best = max(best, c[0] ** 2 + c[1] ** 2 + c[2] ** 2 + codes.SCIENCE_SET_POINTS * min(c))
     return best
 
 
@@ -76,7 +76,7 @@ def _score_fixed(pos: Position, seat: int, copies: tuple) -> Score:
         guild += int(t.ent_points[g]) + pos.count(seat, t.ent_points_per[g], extra_purple=len(copies))
     return Score(
         military=sum(city.tokens),
-        treasury=city.coins // 3,
+        treasury=city.coins // codes.COINS_PER_POINT,
         wonder=wonder,
         civilian=civilian,
         science=science_points(symbols, wild),

@@ -15,5 +15,5 @@ class Chunk:
     first_game: int
     res: np.ndarray  # int16[games, cities, RES_COUNT] (wsim.kernels.layout RES_*)
     cards: np.ndarray  # int16[games, cities, MAX_CITY]
-    log: np.ndarray  # int16[games, MAX_EVENTS, 9] or empty
+    log: np.ndarray  # int16[games, MAX_EVENTS, len(EVENT_COLUMNS)] or empty
     n_log: np.ndarray  # int32[games] or empty
