@@ -20,11 +20,11 @@ A's stage-3 neighbour with `choose_copy3` and their own entity value. None of th
 import numpy as np
 from numba import njit
 
-from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_CHOICE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS, POW_COPY_STAGE
+from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS
 from wsim.kernels import greedy, heuristic
-from wsim.kernels.city import stage_entity, stage_source_with
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, E_COPY_OF, E_POWER, F_BOARD, F_CTR,
-                                 F_SIDE, F_STAGES, G_AGE, G_N, M_ACTION, M_CARD, M_COPY3, M_DEFAULT)
+from wsim.kernels.city import stage_source_with
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, F_CTR, G_AGE, G_N, M_ACTION, M_CARD,
+                                 M_COPY3, M_DEFAULT)
 from wsim.kernels.policy import POLICY_HEURISTIC, POLICY_RANDOM, all_purchases
 from wsim.kernels.rng import draw_below
 from wsim.kernels.step import apply, legal
@@ -46,13 +46,6 @@ def first_best(i, v, best_i, best):
     if i == 0 or v > best:
         return i, v
     return best_i, best
-
-
-@njit(cache=True, inline="always")
-def needs_copy3(ent, board, seat, s):
-    """Whether seat s's next stage copies a neighbour of its choice (Manneken Pis A's stage 3)."""
-    e = stage_entity(board, seat[s, F_BOARD], seat[s, F_SIDE], seat[s, F_STAGES])
-    return e >= 0 and ent[e, E_POWER] == POW_COPY_STAGE and ent[e, E_COPY_OF] == COPY_CHOICE
 
 
 @njit(cache=True, _nrt=False)
@@ -99,22 +92,25 @@ def _random_choice(seat, keys, who, kind, moves, n_moves):
     return j if pairs == n_moves else _nth_default(moves, n_moves, j)
 
 
-@njit(cache=True, _nrt=False)
-def _greedy_choice(ent, board, seat, s, who, kind, moves, n_moves, params, n, age, copy3):
+@njit(cache=True, inline="always")
+def _greedy_choice(ent, board, seat, s, who, kind, moves, n_moves, params, n, age):
     """Greedy's option: the first of highest value (kernels/greedy.py)."""
     best_i = 0
     best = 0
+    copy3 = -1  # chosen at the first move that needs it
     for i in range(n_moves):
         if kind == DEC_DISCARD:
             v = greedy.entity_value(ent, seat, n, s, np.int64(moves[i, M_CARD]), np.int64(0), params, who, age)
         else:
+            if moves[i, M_COPY3] == 1 and copy3 < 0:
+                copy3 = choose_copy3(ent, board, seat, n, s, False, params, who, age)
             v = greedy.move_value(ent, board, seat, n, s, moves, i, params, who, age, copy3)
         best_i, best = first_best(i, v, best_i, best)
     return best_i
 
 
 @njit(cache=True, _nrt=False)
-def _heuristic_choice(ent, board, seat, gs, s, who, kind, moves, n_moves, params, n, age, copy3):
+def _heuristic_choice(ent, board, seat, gs, s, who, kind, moves, n_moves, params, n, age):
     """The heuristic's option: the first of highest value (kernels/heuristic.py). A decision's
     stage moves share one stage value, and a card's stage and discard moves one denial: each is
     computed once (denial not at all when its weight is 0); the values are those of a plain
@@ -144,6 +140,9 @@ def _heuristic_choice(ent, board, seat, gs, s, who, kind, moves, n_moves, params
                         base = params[who, heuristic.H_COIN] * DISCARD_COINS + deny_v
                     else:
                         if not stage_known:
+                            copy3 = COPY_LEFT
+                            if moves[i, M_COPY3] == 1:
+                                copy3 = choose_copy3(ent, board, seat, n, s, True, params, who, age)
                             stage_v = heuristic.stage_value(ent, board, seat, n, s, moves, i, params, who, age, copy3)
                             stage_known = True
                         base = stage_v + deny_v
@@ -168,15 +167,12 @@ def decide(ent, board, st, s, who, kind, moves, n_moves, run):
         return _random_choice(seat, st.keys, who, kind, moves, n_moves)
     n = gs[G_N]
     age = gs[G_AGE]
-    valued_by_heuristic = policy == POLICY_HEURISTIC
-    copy3 = COPY_LEFT
-    if kind == DEC_COPY3 or ((kind == DEC_MOVE or kind == DEC_SEVENTH) and needs_copy3(ent, board, seat, s)):
-        copy3 = choose_copy3(ent, board, seat, n, s, valued_by_heuristic, params, who, age)
     if kind == DEC_COPY3:  # the options are COPY_LEFT, then COPY_RIGHT
+        copy3 = choose_copy3(ent, board, seat, n, s, policy == POLICY_HEURISTIC, params, who, age)
         return 1 if moves[1, M_COPY3] == copy3 else 0
-    if valued_by_heuristic:
-        return _heuristic_choice(ent, board, seat, gs, s, who, kind, moves, n_moves, params, n, age, copy3)
-    return _greedy_choice(ent, board, seat, s, who, kind, moves, n_moves, params, n, age, copy3)
+    if policy == POLICY_HEURISTIC:
+        return _heuristic_choice(ent, board, seat, gs, s, who, kind, moves, n_moves, params, n, age)
+    return _greedy_choice(ent, board, seat, s, who, kind, moves, n_moves, params, n, age)
 
 
 @njit(cache=True, _nrt=False)
