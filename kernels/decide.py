@@ -48,7 +48,7 @@ def first_best(i, v, best_i, best):
     return best_i, best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def choose_copy3(ent, board, seat, n, s, heuristic_values, params, who, age):
     """The stage-3 neighbour a valuing policy picks for seat s: the copy whose entity is worth
     more to it (its entity value: the heuristic's, else greedy's paying nothing; a copy of
@@ -97,7 +97,7 @@ def _greedy_choice(ent, board, seat, s, who, kind, moves, n_moves, params, n, ag
     """Greedy's option: the first of highest value (kernels/greedy.py)."""
     best_i = 0
     best = 0
-    copy3 = -1  # chosen at the first move that needs it
+    copy3 = np.int64(-1)  # chosen at the first move that needs it
     for i in range(n_moves):
         if kind == DEC_DISCARD:
             v = greedy.entity_value(ent, seat, n, s, np.int64(moves[i, M_CARD]), np.int64(0), params, who, age)
@@ -140,7 +140,7 @@ def _heuristic_choice(ent, board, seat, gs, s, who, kind, moves, n_moves, params
                         base = params[who, heuristic.H_COIN] * DISCARD_COINS + deny_v
                     else:
                         if not stage_known:
-                            copy3 = COPY_LEFT
+                            copy3 = np.int64(COPY_LEFT)  # not a literal: one specialisation of stage_value
                             if moves[i, M_COPY3] == 1:
                                 copy3 = choose_copy3(ent, board, seat, n, s, True, params, who, age)
                             stage_v = heuristic.stage_value(ent, board, seat, n, s, moves, i, params, who, age, copy3)
