@@ -5,14 +5,16 @@ Run it with each tree's own venv, interleaved, and take the best of several runs
     for i in 1 2 3 4 5; do for t in old new; do echo $t $($t/.venv/bin/python bench/side_by_side.py 1); done; done
 
 Argument: kernel threads (default 1). Prints one JSON line: five-player games/s of random,
-greedy and heuristic self-play (8,000 games after a 200-game warm-up), and games/s of rollout
-(one searching seat, K=16, four heuristic seats; 6 games).
+greedy and heuristic self-play (8,000 games after a 200-game warm-up), and of rollout (one
+searching seat, K=16, four heuristic seats; 6 games) its games/s and playouts/s (the playouts of
+those games, counted by wsim.bench as `wsim bench` counts them).
 """
 
 import json
 import sys
 import time
 
+from wsim.bench import _rollout_games_per_second, _rollout_playouts_per_game
 from wsim.run.runner import Runner, set_threads
 from wsim.run.settings import Settings
 from wsim.tables import load
@@ -29,11 +31,8 @@ def main():
         started = time.perf_counter()
         runner.play(0, games)
         out[policy] = games / (time.perf_counter() - started)
-    runner = Runner(tables, Settings(players=5, policies=("rollout",) + ("heuristic",) * 4))
-    runner.load()
-    started = time.perf_counter()
-    runner.play(0, 6)
-    out["rollout_games"] = 6 / (time.perf_counter() - started)
+    out["rollout_games"] = _rollout_games_per_second(tables, 16, 6)
+    out["rollout_playouts"] = out["rollout_games"] * _rollout_playouts_per_game(tables, 16, 6)
     print(json.dumps({k: round(v, 1) for k, v in out.items()}))
 
 
