@@ -25,7 +25,7 @@ from wsim.kernels import greedy, heuristic
 from wsim.kernels.city import stage_source_with
 from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, F_CTR, G_AGE, G_N, M_ACTION, M_CARD,
                                  M_COPY3, M_DEFAULT)
-from wsim.kernels.policy import POLICY_HEURISTIC, POLICY_RANDOM, all_purchases
+from wsim.kernels.policy import POLICY_GREEDY, POLICY_HEURISTIC, POLICY_RANDOM, all_purchases
 from wsim.kernels.rng import draw_below
 from wsim.kernels.step import apply, legal
 from wsim.kernels.timing import LEGAL, POLICY, RERUN, RESOLUTION, TRADING, cycles, trading_calls
@@ -48,11 +48,11 @@ def first_best(i, v, best_i, best):
     return best_i, best
 
 
-@njit(cache=True, inline="always")
-def choose_copy3(ent, board, seat, n, s, heuristic_values, params, who, age):
-    """The stage-3 neighbour a valuing policy picks for seat s: the copy whose entity is worth
-    more to it (its entity value: the heuristic's, else greedy's paying nothing; a copy of
-    nothing is worth -1), left on a tie."""
+@njit(cache=True, _nrt=False)
+def choose_copy3(ent, board, seat, n, s, policy, params, who, age):
+    """The stage-3 neighbour a valuing policy (POLICY_GREEDY or POLICY_HEURISTIC, an int64: one
+    specialisation) picks for seat s: the copy whose entity is worth more to it (its entity
+    value; greedy's paying nothing; a copy of nothing is worth -1), left on a tie."""
     best = COPY_LEFT
     best_v = 0
     for j in range(2):
@@ -60,7 +60,7 @@ def choose_copy3(ent, board, seat, n, s, heuristic_values, params, who, age):
         e, _ = stage_source_with(ent, board, seat, n, s, 2, of)
         if e < 0:
             v = -1
-        elif heuristic_values:
+        elif policy == POLICY_HEURISTIC:
             v = heuristic.entity_value(ent, seat, n, s, e, params, who, age)
         else:
             v = greedy.entity_value(ent, seat, n, s, e, np.int64(0), params, who, age)
@@ -92,7 +92,7 @@ def _random_choice(seat, keys, who, kind, moves, n_moves):
     return j if pairs == n_moves else _nth_default(moves, n_moves, j)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _greedy_choice(ent, board, seat, s, who, kind, moves, n_moves, params, n, age):
     """Greedy's option: the first of highest value (kernels/greedy.py)."""
     best_i = 0
@@ -103,7 +103,7 @@ def _greedy_choice(ent, board, seat, s, who, kind, moves, n_moves, params, n, ag
             v = greedy.entity_value(ent, seat, n, s, np.int64(moves[i, M_CARD]), np.int64(0), params, who, age)
         else:
             if moves[i, M_COPY3] == 1 and copy3 < 0:
-                copy3 = choose_copy3(ent, board, seat, n, s, False, params, who, age)
+                copy3 = choose_copy3(ent, board, seat, n, s, np.int64(POLICY_GREEDY), params, who, age)
             v = greedy.move_value(ent, board, seat, n, s, moves, i, params, who, age, copy3)
         best_i, best = first_best(i, v, best_i, best)
     return best_i
@@ -142,7 +142,8 @@ def _heuristic_choice(ent, board, seat, gs, s, who, kind, moves, n_moves, params
                         if not stage_known:
                             copy3 = np.int64(COPY_LEFT)  # not a literal: one specialisation of stage_value
                             if moves[i, M_COPY3] == 1:
-                                copy3 = choose_copy3(ent, board, seat, n, s, True, params, who, age)
+                                copy3 = choose_copy3(ent, board, seat, n, s, np.int64(POLICY_HEURISTIC), params, who,
+                                                     age)
                             stage_v = heuristic.stage_value(ent, board, seat, n, s, moves, i, params, who, age, copy3)
                             stage_known = True
                         base = stage_v + deny_v
@@ -168,7 +169,7 @@ def decide(ent, board, st, s, who, kind, moves, n_moves, run):
     n = gs[G_N]
     age = gs[G_AGE]
     if kind == DEC_COPY3:  # the options are COPY_LEFT, then COPY_RIGHT
-        copy3 = choose_copy3(ent, board, seat, n, s, policy == POLICY_HEURISTIC, params, who, age)
+        copy3 = choose_copy3(ent, board, seat, n, s, np.int64(policy), params, who, age)
         return 1 if moves[1, M_COPY3] == copy3 else 0
     if policy == POLICY_HEURISTIC:
         return _heuristic_choice(ent, board, seat, gs, s, who, kind, moves, n_moves, params, n, age)

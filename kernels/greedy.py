@@ -31,7 +31,7 @@ def entity_value(ent, seat, n, s, e, paid, params, who, age):
     (params: every seat's parameter rows; those of seat who, the one deciding, are used)."""
     points = points_now(ent, seat, n, s, e, 0)
     if ent[e, E_SCIENCE] >= 0:
-        points += science_gain(seat, s, ent[e, E_SCIENCE])
+        points += science_gain(seat, np.int64(s), np.int64(ent[e, E_SCIENCE]))
     units = 0
     if ent[e, E_PROD_PK] | ent[e, E_PROD_PK + 1] != 0:  # most entities produce nothing
         for r in range(N_RES):

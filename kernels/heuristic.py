@@ -28,6 +28,7 @@ or wonder name appears here. kernels/decide.py plays the first best option in ca
 (no random draw), and picks Manneken Pis A's stage-3 neighbour with entity_value.
 """
 
+import numpy as np
 from numba import njit
 
 from wsim.codes import MILITARY_WIN, N_AGES, N_RES, POW_COPY_GUILD, POW_DISCARD_BUILD, POW_FREE_BUILD, POW_SEVENTH
@@ -50,7 +51,7 @@ def _points_for(ent, seat, n, s, e):
     points = points_now(ent, seat, n, s, e, 0)
     science = 0
     if ent[e, E_SCIENCE] >= 0:
-        science = science_gain(seat, s, ent[e, E_SCIENCE])
+        science = science_gain(seat, np.int64(s), np.int64(ent[e, E_SCIENCE]))
     return points, science
 
 

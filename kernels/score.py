@@ -50,7 +50,7 @@ def science_with(seat, s, sym):
     return science_points(c0, c1, c2, wild)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def science_gain(seat, s, sym):
     """Science points one more symbol `sym` (0..2, SCI_ANY a wildcard) would add to seat s's: the
     policies' science delta. Without wildcards the squares and the sets change by a formula; with
