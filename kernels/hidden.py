@@ -88,6 +88,16 @@ def _play(inst, k, card, action, lin, known):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _dealt_row(inst, k, card, lin, loc):
+    """inst row k: a card as dealt (in hand `lin`, or the Free City's pile), not yet seen."""
+    inst[k, I_CARD] = card
+    inst[k, I_LIN] = lin
+    inst[k, I_LOC] = loc
+    inst[k, I_GROUP] = NEVER_SEEN
+    return k + 1
+
+
 @njit(cache=True, _nrt=False)
 def _track(st, who, inst, play_at):
     """Follow this age's cards from the deal to now as seat who knows them (module docstring):
@@ -99,23 +109,14 @@ def _track(st, who, inst, play_at):
     n = gs[G_N]
     fc = gs[G_FC]
     k = np.int64(0)  # not the literal 0: a callee would compile twice
-    for s in range(n):
-        if s == fc:
-            continue
-        for j in range(HAND_SIZE):
-            inst[k, I_CARD] = dealt[age - 1, s, j]
-            inst[k, I_LIN] = s
-            inst[k, I_LOC] = LOC_HAND
-            inst[k, I_GROUP] = NEVER_SEEN
-            k += 1
+    for s in range(n):  # the hands, then the Free City's pile: dealt's rows in order
+        if s != fc:
+            for j in range(HAND_SIZE):
+                k = _dealt_row(inst, k, dealt[age - 1, s, j], s, LOC_HAND)
     first_fc = k
     if fc >= 0:
         for j in range(HAND_SIZE):
-            inst[k, I_CARD] = dealt[age - 1, fc, j]
-            inst[k, I_LIN] = FC_PILE
-            inst[k, I_LOC] = LOC_FC_PILE
-            inst[k, I_GROUP] = NEVER_SEEN
-            k += 1
+            k = _dealt_row(inst, k, dealt[age - 1, fc, j], FC_PILE, LOC_FC_PILE)
     for u in range(1, now + 1):
         if fc >= 0:  # the controller draws the pile's next card into its hand
             inst[first_fc + u - 1, I_LIN] = hand_of(gs, controller_at(age, u), u)
