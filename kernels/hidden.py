@@ -121,9 +121,9 @@ def _track(st, who, inst, play_at):
         if fc >= 0:  # the controller draws the pile's next card into its hand
             inst[first_fc + u - 1, I_LIN] = hand_of(gs, controller_at(age, u), u)
             inst[first_fc + u - 1, I_LOC] = LOC_HAND
-        mine = hand_of(gs, who, u)
+        own_hand = hand_of(gs, who, u)
         for i in range(k):  # the seat sees its hand
-            if inst[i, I_LOC] == LOC_HAND and inst[i, I_LIN] == mine:
+            if inst[i, I_LOC] == LOC_HAND and inst[i, I_LIN] == own_hand:
                 inst[i, I_GROUP] = u
         for row in range(u - 1, TURNS_PER_AGE + 1 if u == TURNS_PER_AGE else u):  # the 7th cards after turn 6
             for s in range(n):
@@ -141,9 +141,9 @@ def _track(st, who, inst, play_at):
                     if inst[i, I_LOC] == LOC_PILE and inst[i, I_CARD] == took[t, 1]:
                         inst[i, I_LOC] = LOC_KNOWN
                         break
-    mine = hand_of(gs, who, now)
+    own_hand = hand_of(gs, who, now)
     for i in range(k):
-        if inst[i, I_LOC] == LOC_HAND and inst[i, I_LIN] == mine:
+        if inst[i, I_LOC] == LOC_HAND and inst[i, I_LIN] == own_hand:
             inst[i, I_LOC] = LOC_KNOWN
     return k
 
