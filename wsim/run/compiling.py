@@ -91,6 +91,7 @@ def warm(family: str, tables) -> None:
                 options = game.legal(seat, kind)
                 game.apply(seat, kind, options, game.decide(seat, kind, options))
             game.next()
+            game.clone().resample_hidden(0, 1)
             game.clone().play_out()
             game.results()
     elif family == "profile":
