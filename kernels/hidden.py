@@ -47,16 +47,11 @@ from wsim.kernels.layout import (C_COPY3, C_NEEDS3, C_ON, E_AGE, E_COPIES, E_KIN
                                  G_TURN, I_CARD, I_GROUP, I_LIN, I_LOC, I_NEW)
 from wsim.kernels.rng import STREAM_SEAT0, stream_key
 from wsim.kernels.step import decider
+from wsim.kernels.turn import controller_at
 
 LOC_HAND, LOC_FC_PILE, LOC_PILE, LOC_TUCKED, LOC_KNOWN = range(5)  # inst's I_LOC
 NEVER_SEEN = 0  # inst's I_GROUP for a card the seat has not seen this age
 FC_PILE = -1  # inst's I_LIN for the Free City's pile
-
-
-@njit(cache=True, inline="always")
-def controller_at(age, turn):
-    """The seat holding the Free City card on `turn` of `age` (step.fc_controller's rule)."""
-    return (turn - 1 + (1 if age == 2 else 0)) % 2
 
 
 @njit(cache=True, inline="always")

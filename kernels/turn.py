@@ -158,10 +158,16 @@ def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, holder,
 
 
 @njit(cache=True, inline="always")
+def controller_at(age, turn):
+    """The seat holding the Free City card on `turn` of `age` (codes.fc_controller): seat 0 on
+    turn 1 of Ages I and III, seat 1 on turn 1 of Age II, then alternating every turn."""
+    return (turn - 1 + (1 if age == 2 else 0)) % 2
+
+
+@njit(cache=True, inline="always")
 def fc_controller(gs):
-    """The seat holding the Free City card this turn (codes.fc_controller): seat 0 on turn 1
-    of Ages I and III, seat 1 on turn 1 of Age II, then alternating every turn."""
-    return (gs[G_TURN] - 1 + (1 if gs[G_AGE] == 2 else 0)) % 2
+    """The seat holding the Free City card this turn."""
+    return controller_at(gs[G_AGE], gs[G_TURN])
 
 
 @njit(cache=True, _nrt=False)

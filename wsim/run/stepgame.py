@@ -25,7 +25,7 @@ from wsim.kernels.game import new_run, new_scratch, new_state
 from wsim.kernels.layout import (C_COUNT, C_ON, F_CHOSEN, F_COINS, F_COPY3, F_COUNT, F_CTR, F_DEFEATS, F_FREE_AGE,
                                  F_HAND, F_HAND2, F_HAND_N, F_MIL, F_STAGE_E, F_STAGES, G_AGE, G_FC, G_N, G_NCARDS,
                                  G_NTOOK, G_OPEN, G_PHASE, G_TURN, MAX_CITY,
-                                 MAX_EVENTS, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER, RES_COUNT, kernel_tables)
+                                 MAX_EVENTS, MAX_HAND, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER, RES_COUNT, kernel_tables)
 from wsim.kernels.loop import play_out
 from wsim.kernels.policy import POLICY_NAMES, POLICY_ROLLOUT
 from wsim.kernels.step import decider, end_age, final
@@ -188,7 +188,7 @@ class KernelGame:
         and the card when built or played by the seat or for it), the discard builds, the discard
         pile's size by age, the Free City pile's size and the game header's public fields."""
         seat_arr, gs, t = self.seat, self.gs, self.tables
-        hidden = set(range(F_HAND, F_HAND + 2 * (F_HAND2 - F_HAND))) | set(range(F_CHOSEN, F_CHOSEN + C_COUNT))
+        hidden = set(range(F_HAND, F_HAND2 + MAX_HAND)) | set(range(F_CHOSEN, F_CHOSEN + C_COUNT))  # hand, its scratch
         public = [f for f in range(F_COUNT) if f not in hidden and f != F_CTR]
         age, turn, fc = int(gs[G_AGE]), int(gs[G_TURN]), int(gs[G_FC])
         hist = self.state["hist"][0]
