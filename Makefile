@@ -28,7 +28,7 @@ $(BASE): pyproject.toml | $(BIN)/python
 	touch $@
 
 $(FULL): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test,analysis,dask]'
+	$(BIN)/pip install --quiet -e '.[test,analysis,dask,rl]'
 	touch $@ $(BASE)
 
 run: $(BASE)

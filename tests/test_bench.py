@@ -11,6 +11,8 @@ def test_bench_pieces_run(tables):
     assert bench._games_per_second(tables, 3, "greedy", 1, 64) > 0
     assert bench._trade_calls_per_second(positions=200, repeats=1) > 0
     assert bench._reference_games_per_second(tables, 3, 1) > 0
+    steps, games = bench._env_speed(3, 1)
+    assert steps > games > 0
     assert bench._rollout_games_per_second(tables, 1, 1) > 0
     per_game = bench._rollout_playouts_per_game(tables, 2, 1)
     assert per_game > 0 and per_game % 2 == 0  # two playouts for each candidate move

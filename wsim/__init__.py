@@ -1,6 +1,37 @@
-"""wsim: a high-throughput Monte Carlo simulator of 7 Wonders (first edition, base game)."""
+"""wsim: a high-throughput Monte Carlo simulator of 7 Wonders (first edition, base game).
+
+The Python API (docs/api.md): `wsim.simulate`, `wsim.iter_batches`, `wsim.open_dataset`,
+`wsim.Game`, and `wsim.WsimError`, the base of every error a user or the environment causes.
+The names load lazily (PEP 562): `import wsim` imports neither numba nor pyarrow nor any
+optional extra.
+"""
 
 __version__ = "0.1.0"
 
 # Bumped whenever any game outcome for the same (data, seed, settings) can change.
 RULES_VERSION = 5  # 5: a rollout's playouts deal the hidden cards with kernels/hidden.resample_hidden
+
+# public name -> the module that defines it
+_LAZY = {
+    "WsimError": "wsim.errors",
+    "simulate": "wsim.api.runs", "iter_batches": "wsim.api.runs", "open_dataset": "wsim.api.runs",
+    "Dataset": "wsim.api.runs",
+    "Game": "wsim.api.game", "Move": "wsim.api.game", "Decision": "wsim.api.game",
+}
+
+__all__ = ["RULES_VERSION", "__version__", *_LAZY]
+
+
+def __getattr__(name: str):
+    from importlib import import_module  # at first use only: this file imports nothing (tests/test_layout.py)
+
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'wsim' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from datetime import datetime, timezone
+from importlib.util import find_spec
 from pathlib import Path
 
 import numba
@@ -264,6 +265,26 @@ def _reference_games_per_second(t, players: int, games: int) -> float:
     return games / (time.perf_counter() - start)
 
 
+def _env_speed(players: int, games: int) -> tuple:
+    """(steps/s, games/s) of wsim.env.wonders_v0 with random legal actions (the action space's
+    sample under the mask, seeded): the environment's own cost, Python included."""
+    from wsim.env import wonders_v0
+
+    env = wonders_v0.env(players=players, seed=0)
+    env.reset(seed=0)
+    steps = 0
+    start = time.perf_counter()
+    for game in range(games):
+        if game:
+            env.reset()
+        for agent in env.agent_iter():
+            obs, _, termination, truncation, _ = env.last()
+            env.step(None if termination or truncation else env.action_space(agent).sample(obs["action_mask"]))
+            steps += 1
+    seconds = time.perf_counter() - start
+    return steps / seconds, games / seconds
+
+
 def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> dict:
     """Run every measurement, print a table with `echo`, and return (and save) the results.
 
@@ -328,6 +349,14 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
     speedup = five["threads_1"] / results["reference_games_per_second"]["5"]
     results["speedup_5p_random_1_thread"] = round(speedup)
     echo(f"  kernel / reference, 5 players, 1 thread: {speedup:,.0f}x")
+
+    if find_spec("pettingzoo") is not None:
+        echo("PettingZoo environment wsim.env.wonders_v0 (random legal actions, 1 thread):")
+        for players in (2, 5):
+            steps, rate = _env_speed(players, 3 if quick else 20)
+            results["env_5p" if players == 5 else "env_2p"] = {"steps_per_second": round(steps),
+                                                              "games_per_second": round(rate, 1)}
+            echo(f"  {players} players: {steps:,.0f} steps/s, {rate:,.1f} games/s")
 
     rate = _trade_calls_per_second()
     results["trade_solver_calls_per_second"] = round(rate)

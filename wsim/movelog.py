@@ -37,6 +37,7 @@ Free City's final entry has "rank": null and "free_city": true.
 from __future__ import annotations
 
 from wsim import RULES_VERSION, codes
+from wsim.errors import WsimError
 from wsim.tables import Tables
 
 FORMAT = "wsim-log-1"
@@ -47,7 +48,7 @@ KINDS, ACTIONS, EVENT_COLUMNS = codes.KINDS, codes.ACTIONS, codes.EVENT_COLUMNS
 COPY_NAMES = ("left", "right")
 
 
-class LogError(ValueError):
+class LogError(WsimError):
     """A move log that cannot be read (unknown names, missing keys, another format)."""
 
 

@@ -13,7 +13,7 @@ import os
 
 import yaml
 
-from wsim.errors import brief
+from wsim.errors import WsimError, brief
 from wsim.inputfile import NotRegularFile, open_regular
 
 MAX_BYTES = 16 * 1024 * 1024
@@ -24,7 +24,7 @@ _BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-class YamlFileError(ValueError):
+class YamlFileError(WsimError):
     """An input file that cannot be read or parsed; the message says why, without the file name."""
 
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from wsim import codes, movelog
+from wsim.errors import WsimError
 from wsim.kernels.deal import deal
 from wsim.movelog import DISCARD_BUILD, MILITARY, MOVE, SEVENTH
 from wsim.reference.engine import Choice, Game, IllegalMove
 from wsim.tables import Tables
 
 
-class ReplayError(ValueError):
+class ReplayError(WsimError):
     """A logged game that the reference rules do not reproduce."""
 
 

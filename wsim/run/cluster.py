@@ -13,7 +13,7 @@ Tasks are pure functions of (data text, settings, part index), so a task re-run 
 died returns the same bytes. The data text and settings reach the workers as the results of
 tasks that return them, not as scattered data: the scheduler runs such a task again when the
 worker that holds its result dies, where scattered data would be forgotten and every task that
-needs it cancelled. A worker runs one kernel call at a time (`_KERNEL_LOCK`): the kernel thread
+needs it cancelled. A worker runs one kernel call at a time (wsim.run.lock): the kernel thread
 count (wsim.run.runner.set_threads) is one setting of the process, and a worker may be started with
 several threads.
 
@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 from wsim import RULES_VERSION, __version__, signals
 from wsim.errors import WsimError, brief
+from wsim.run.lock import KERNEL_LOCK
 
 EXTRA = "pip install 'wsim[dask]'"
 LOCAL_PREFIX = "local:"
@@ -50,8 +51,6 @@ KERNELS_SECONDS = 900  # every worker loads the run's kernels, or compiles them 
 POLL_SECONDS = 10  # while tasks play and none completes: how often the scheduler is asked how many workers it has
 WORKERLESS_SECONDS = 60  # a cluster without any worker for this long ends the run (a nanny restarts one in seconds)
 RERUNS = 3  # a task whose result is lost with its worker more often than this ends the run
-
-_KERNEL_LOCK = threading.Lock()
 _TABLES: dict = {}  # data sha256 -> compiled tables, per worker process
 
 
@@ -83,7 +82,7 @@ def _play(tables, settings, first: int, games: int, threads: int):
     """The Chunk of games first .. first + games - 1, one kernel call of this process at a time."""
     from wsim.run.runner import Pacer, Runner, play_paced, set_threads
 
-    with _KERNEL_LOCK:
+    with KERNEL_LOCK:
         set_threads(threads)
         return play_paced(Runner(tables, settings), Pacer(), first, games)
 
@@ -97,7 +96,7 @@ def load_kernels(data_text: bytes, run_meta: dict) -> tuple:
 
     tables = _tables(data_text)
     started = time.perf_counter()
-    with _KERNEL_LOCK, CompileWatch() as watch:
+    with KERNEL_LOCK, CompileWatch() as watch:
         Runner(tables, settings_from_metadata(run_meta, tables)).load()
     return time.perf_counter() - started, watch.compiled
 

@@ -203,7 +203,8 @@ class KernelGame:
                 shown = mine or action in (codes.ACT_BUILD, codes.ACT_BUILD_FREE)
                 plays.append((row, s, action, card if shown else -1))
         pile = self.state["pile"][0]
-        by_age = [int(sum(pile[c] for c in range(t.n_cards) if t.card_age[c] == a)) for a in (1, 2, 3)]
+        ages = t.card_age
+        by_age = [int(pile[:t.n_cards][ages == a].sum()) for a in (1, 2, 3)]
         return {"cities": seat_arr[:self.n, public].tolist(),
                 "hand": seat_arr[seat, F_HAND:F_HAND + seat_arr[seat, F_HAND_N]].tolist(),
                 "held": self._held(seat), "plays": plays,

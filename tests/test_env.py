@@ -1,0 +1,113 @@
+"""wsim.env.wonders_v0: PettingZoo's own API and seed tests, observations that show nothing
+hidden, and kernel policies through the environment playing wsim.simulate's games."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo", reason="the rl extra (make test installs it)")
+
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+import wsim  # noqa: E402
+from wsim.codes import N_AGES, TURNS_PER_AGE  # noqa: E402
+from wsim.env import wonders_v0  # noqa: E402
+from wsim.env.wonders_v0 import EnvError  # noqa: E402
+from wsim.api.game import DECISION_KINDS  # noqa: E402
+
+# where the decision block sits in an observation (docs/env.md): after the age and turn one-hots
+DECISION = slice(N_AGES + TURNS_PER_AGE, N_AGES + TURNS_PER_AGE + len(DECISION_KINDS) + 1)
+
+
+@pytest.mark.parametrize("players", [2, 4, 7])
+def test_pettingzoo_api_and_seed_tests(players):
+    api_test(wonders_v0.env(players=players, seed=1), num_cycles=300)
+    seed_test(lambda: wonders_v0.env(players=players, seed=1), num_cycles=300)
+
+
+def _play(env, policy):
+    """Play one game through `env` with the kernel policy's actions; the final scores."""
+    for agent in env.agent_iter():
+        obs, _, termination, truncation, info = env.last()
+        if termination or truncation:
+            scores = info["scores"]
+            env.step(None)
+            continue
+        action = env.unwrapped.policy_action(agent, policy)
+        assert obs["action_mask"][action] == 1
+        env.step(action)
+    return scores
+
+
+@pytest.mark.parametrize("players, policy", [(2, "heuristic"), (4, "random"), (5, "greedy")])
+def test_policy_actions_play_the_games_simulate_plays(players, policy):
+    table = wsim.simulate(games=2, players=players, policies=policy, seed=13, threads=1).to_pylist()
+    env = wonders_v0.env(players=players, seed=13, policies=policy)
+    totals = {}
+    for game in range(2):
+        env.reset(seed=13) if game == 0 else env.reset()
+        finals = {}
+        for agent in env.agent_iter():
+            _, _, termination, truncation, info = env.last()
+            if termination or truncation:
+                finals[agent] = info["scores"]["vp_total"]
+                env.step(None)
+            else:
+                env.step(env.unwrapped.policy_action(agent, policy))
+        totals[game] = [finals[a] for a in env.unwrapped.possible_agents]
+    for game in range(2):
+        assert totals[game] == [r["vp_total"] for r in table if r["game"] == game][:players]
+
+
+def test_rewards_are_the_win_share_or_the_margin():
+    for kind in ("win", "margin"):
+        env = wonders_v0.env(players=3, seed=2, reward=kind)
+        env.reset(seed=2)
+        rewards = {}
+        for agent in env.agent_iter():
+            _, reward, termination, truncation, info = env.last()
+            if termination or truncation:
+                rewards[agent] = (reward, info["scores"])
+                env.step(None)
+            else:
+                env.step(env.unwrapped.policy_action(agent, "greedy"))
+        totals = {a: s["vp_total"] for a, (_, s) in rewards.items()}
+        for agent, (reward, score) in rewards.items():
+            if kind == "win":
+                assert reward == (1 / sum(s["win"] for _, s in rewards.values()) if score["win"] else 0)
+            else:
+                assert reward == score["vp_total"] - max(t for a, t in totals.items() if a != agent)
+
+
+def test_the_observation_shows_nothing_hidden():
+    env = wonders_v0.env(players=4, seed=5)
+    env.reset(seed=5)
+    raw = env.unwrapped
+    for _ in range(4 * 5 + 1):  # into turn 6 of Age I: seat 1 (not yet deciding) has seen hands
+        env.step(raw.policy_action(env.agent_selection, "heuristic"))
+    first = env.agent_selection
+    before = {a: env.observe(a)["observation"].copy() for a in raw.possible_agents}
+    # what a seat cannot see changes: the other hands and decks dealt again, from its own view
+    seat = raw.possible_agents.index(first)
+    other = raw.game.clone()
+    other.resample(seat, 99)
+    assert other.observation(seat) == raw.game.observation(seat)
+    saved, raw.game = raw.game, other
+    assert np.array_equal(env.observe(first)["observation"], before[first])
+    raw.game = saved
+    # and a seat's choice this turn never reaches the seats deciding after it
+    env.step(raw.policy_action(first, "heuristic"))
+    nxt = env.agent_selection
+    after = env.observe(nxt)["observation"]
+    keep = np.ones(len(after), bool)
+    keep[DECISION] = False  # the seat is now the one deciding: its decision block says so
+    assert np.array_equal(after[keep], before[nxt][keep])
+
+
+def test_an_illegal_action_is_refused():
+    env = wonders_v0.env(players=3, seed=0)
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    with pytest.raises(EnvError, match="is not legal now"):
+        env.step(int(np.flatnonzero(mask == 0)[0]))
+    with pytest.raises(wsim.WsimError, match="reward: one of win, margin"):
+        wonders_v0.env(reward="points")

@@ -1,0 +1,109 @@
+"""wsim.Game, the step-level API: games played by policy_move are wsim.simulate's, options and
+observations as documented, every misuse a WsimError."""
+
+import pytest
+
+import wsim
+from wsim.api.game import GameError
+from wsim.logtext import log_text
+from wsim.run.runner import Runner, game_log
+from wsim.run.settings import build_settings
+
+
+def _play_by_policy_moves(g: wsim.Game) -> list:
+    while not g.done:
+        g.step({d.seat: g.policy_move(d.seat) for d in g.pending()})
+    return g.scores()
+
+
+@pytest.mark.parametrize("players, policies", [
+    (2, "heuristic"), (3, "random"), (4, ["greedy", "heuristic", "random", "heuristic"]),
+    (5, "heuristic"), (6, "greedy"), (7, "random"),
+])
+def test_policy_moves_play_the_games_simulate_plays(players, policies):
+    table = wsim.simulate(games=3, players=players, policies=policies, seed=21, threads=1).to_pylist()
+    for game in range(3):
+        scores = _play_by_policy_moves(wsim.Game(players=players, seed=21, game=game, policies=policies))
+        rows = [r for r in table if r["game"] == game]
+        for row, score in zip(rows, scores, strict=True):
+            assert {k: row[k] for k in score if k != "seat"} == {k: v for k, v in score.items() if k != "seat"}
+
+
+def test_a_policy_named_at_the_call_plays_as_that_policy():
+    table = wsim.simulate(games=1, players=4, policies="greedy", seed=4, threads=1).to_pylist()
+    g = wsim.Game(players=4, seed=4, policies="random")  # the seats' own policy is not the one asked for
+    while not g.done:
+        g.step({d.seat: g.policy_move(d.seat, "greedy") for d in g.pending()})
+    assert [s["vp_total"] for s in g.scores()] == [r["vp_total"] for r in table]
+
+
+def test_pending_legal_and_step():
+    g = wsim.Game(players=4, seed=0)
+    pending = g.pending()
+    assert [(d.seat, d.kind, d.decider) for d in pending] == [(s, "move", s) for s in range(4)]
+    moves = g.legal(0)
+    assert all(isinstance(m, wsim.Move) for m in moves)
+    assert {m.action for m in moves} <= {"build", "build_free", "stage", "discard"}
+    assert sum(m.action == "discard" for m in moves) == 7  # every card of the hand may be discarded
+    g.step({0: 0})
+    assert [d.seat for d in g.pending()] == [1, 2, 3]  # seat 0 has chosen; the round waits for the rest
+    with pytest.raises(GameError, match="seat 0 has no decision to take now"):
+        g.legal(0)
+    g.step({1: 0, 2: 0, 3: 0})
+    assert g.turn == 2 and len(g.pending()) == 4
+
+
+def test_the_free_city_is_decided_by_its_controller():
+    g = wsim.Game(players=2, seed=3)
+    g.step({0: g.policy_move(0), 1: g.policy_move(1)})  # the Free City's move waits for its controller's
+    assert [(d.seat, d.decider) for d in g.pending()] == [(2, 0)]
+    assert _play_by_policy_moves(g)[2]["rank"] is None
+
+
+@pytest.mark.parametrize("choice, message", [
+    ({0: 999}, "seat 0: an option index 0"),
+    ({0: True}, "seat 0: an option index"),
+    ({0: "1"}, "seat 0: an option index"),
+    ({9: 0}, "seat 9 has no decision"),
+    ({}, "step: a mapping"),
+])
+def test_bad_steps_are_game_errors(choice, message):
+    g = wsim.Game(players=3, seed=1)
+    with pytest.raises(GameError, match=message):
+        g.step(choice)
+    assert len(g.pending()) == 3  # nothing was played
+
+
+def test_other_misuses_are_wsim_errors():
+    with pytest.raises(wsim.WsimError, match="game: a game index"):
+        wsim.Game(game=-1)
+    with pytest.raises(wsim.WsimError, match="players: must be 2..7"):
+        wsim.Game(players=8)
+    g = wsim.Game(players=3)
+    with pytest.raises(wsim.WsimError, match="policy: one of random, greedy, heuristic, rollout"):
+        g.policy_move(0, "chess")
+    with pytest.raises(wsim.WsimError, match="the game is not over"):
+        g.scores()
+    with pytest.raises(wsim.WsimError, match="seed: a whole number"):
+        g.resample(0, -1)
+
+
+def test_resample_and_clone_keep_what_the_seat_sees():
+    g = wsim.Game(players=4, seed=8)
+    for _ in range(3):
+        g.step({d.seat: g.policy_move(d.seat) for d in g.pending()})
+    seen = g.observation(1)
+    other = g.clone()
+    other.resample(1, 12345)
+    assert other.observation(1) == seen
+    assert other.observation(1)["hand"] == seen["hand"]
+    assert any(other.observation(s)["hand"] != g.observation(s)["hand"] for s in (0, 2, 3))
+    _play_by_policy_moves(other)
+    assert not g.done and g.observation(1) == seen  # the clone played on its own state
+
+
+def test_replay_text_is_the_replay_commands(tables):
+    g = wsim.Game(players=3, seed=6, game=2, policies="greedy")
+    _play_by_policy_moves(g)
+    settings = build_settings(tables, players=3, policies=["greedy"] * 3, seed=6, games=3)
+    assert g.replay_text() == log_text(game_log(Runner(tables, settings), 2), ["greedy"] * 3)

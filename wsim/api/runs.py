@@ -1,0 +1,246 @@
+"""wsim from Python: batch runs into a table or a dataset, and datasets opened for analysis.
+
+    import wsim
+    table = wsim.simulate(games=1000, players=4, policies="heuristic", seed=7)   # a pyarrow.Table
+    ds = wsim.simulate(games=100_000, policies="heuristic", out="results/h4")  # a wsim.Dataset
+    df = wsim.open_dataset("results/h4").to_pandas()
+
+The settings are those of `wsim simulate` (INTERFACES §2) under their Python names, checked by
+the same code, so the same settings give the same values as the command line. Every user or
+environment error is a `wsim.WsimError`; the kernels run under the per-process kernel lock
+(wsim.run.lock). Nothing here installs a signal handler: a KeyboardInterrupt (a notebook's
+interrupt) propagates, and a run into `out` leaves only whole parts, which `resume=True`
+completes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from wsim.errors import WsimError, brief
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas
+    import pyarrow as pa
+
+    from wsim.run.settings import Settings
+    from wsim.tables import Tables
+
+# simulate(out=None) builds its table in memory: at most this many rows (games x cities), about
+# 400 MiB; beyond, write a dataset (out=) or take the table a part at a time (iter_batches).
+MAX_TABLE_ROWS = 4_000_000
+
+# The defaults of `wsim simulate`: with resume=True a setting left at its default is the dataset's.
+_DEFAULTS = {"games": 100_000, "players": 4, "policies": "random", "policy_params": (), "seed": 0,
+             "wonders": "random", "sides": "random", "manneken_pis": False, "chunk_size": 100_000}
+_EXPLICIT_NAMES = {"games": "games", "players": "players", "seed": "seed", "wonders": "wonders", "sides": "sides",
+                   "manneken_pis": "manneken_pis", "chunk_size": "chunk_size", "policies": "policies",
+                   "policy_params": "policy_param"}
+
+
+def _python_names(message: str) -> str:
+    """A settings message as the API's caller wrote it: `chunk_size:` for `--chunk-size:`."""
+    message = re.sub(r"--([a-z][a-z-]*)", lambda m: m.group(1).replace("-", "_"), message)
+    return message.replace("policy_param:", "policy_params:")
+
+
+def _policy_list(policies, players: int) -> list:
+    """policies as one name per seat: a string is every seat's, a sequence is seat by seat."""
+    if isinstance(policies, str):
+        return [policies] * players if "," not in policies else policies.split(",")
+    if isinstance(policies, Sequence) and all(isinstance(p, str) for p in policies):
+        return list(policies)
+    raise WsimError(f"policies: a policy name or a list of names, one per seat, got {brief(policies)}")
+
+
+def _param_specs(policy_params) -> tuple:
+    """policy_params as NAME.KEY=VALUE strings: a mapping {"greedy.coin": 40} or such strings."""
+    if isinstance(policy_params, Mapping):
+        return tuple(f"{k}={v}" for k, v in policy_params.items())
+    if isinstance(policy_params, str):
+        return (policy_params,)
+    if isinstance(policy_params, Sequence) and all(isinstance(p, str) for p in policy_params):
+        return tuple(policy_params)
+    raise WsimError(f"policy_params: a mapping {{'NAME.KEY': VALUE}} or 'NAME.KEY=VALUE' strings, "
+                    f"got {brief(policy_params)}")
+
+
+def run_settings(*, games=100_000, players=4, policies="random", policy_params=(), seed=0, wonders="random",
+                 sides="random", manneken_pis=False, data=None, chunk_size=100_000) -> tuple[Tables, Settings]:
+    """(tables, Settings) of a run's settings, checked as `wsim simulate` checks its options."""
+    from wsim import tables as tables_mod
+    from wsim.run.settings import build_settings, check_players
+
+    try:
+        t = tables_mod.load(data)
+        check_players(players)
+        settings = build_settings(t, players=players, policies=_policy_list(policies, players), seed=seed,
+                                  games=games, wonders=wonders, sides=sides, manneken_pis=manneken_pis,
+                                  chunk_size=chunk_size, policy_params=_param_specs(policy_params))
+    except WsimError as e:
+        raise type(e)(_python_names(str(e))) from None
+    return t, settings
+
+
+def _check_threads(threads):
+    from wsim.run.runner import set_threads
+
+    try:
+        set_threads(threads)
+    except WsimError as e:
+        raise type(e)(_python_names(str(e))) from None
+
+
+def iter_batches(*, games=100_000, players=4, policies="random", policy_params=(), seed=0, wonders="random",
+                 sides="random", manneken_pis=False, data=None, threads=None,
+                 chunk_size=100_000) -> Iterator[pa.Table]:
+    """The run `simulate` would play, as one pyarrow.Table per part (chunk_size games each, the
+    rows of part-NNNNN.parquet), played as the loop asks for them: memory stays one part's."""
+    from wsim.dataset import parts
+    from wsim.run.lock import KERNEL_LOCK
+    from wsim.run.runner import Runner
+
+    t, settings = run_settings(games=games, players=players, policies=policies, policy_params=policy_params,
+                               seed=seed, wonders=wonders, sides=sides, manneken_pis=manneken_pis, data=data,
+                               chunk_size=chunk_size)
+    meta = json.dumps(parts.run_meta(t, settings))
+    for index in range(settings.part_count):
+        first, count = settings.part(index)
+        with KERNEL_LOCK:
+            _check_threads(threads)
+            chunk = Runner(t, settings).play(first, count)
+        yield parts.chunk_table(t, settings, chunk).replace_schema_metadata({parts.META_KEY: meta})
+
+
+def simulate(*, games=100_000, players=4, policies="random", policy_params=(), seed=0, wonders="random",
+             sides="random", manneken_pis=False, data=None, threads=None, chunk_size=100_000, out=None,
+             overwrite=False, resume=False, dask=None):
+    """Play a run of `wsim simulate` (INTERFACES §2; the same settings, Python names).
+
+    policies: one name for every seat ("heuristic", "rollout:deep"), or one per seat.
+    policy_params: {"greedy.coin": 40, ...} or ["greedy.coin=40", ...]. data: a card data file
+    (default: the built-in one). threads: kernel threads (default: every core).
+
+    With out=None, returns a pyarrow.Table of the §2 columns, rows by (game, seat), its schema
+    metadata `wsim` the run's metadata (refused above MAX_TABLE_ROWS rows: use out= or
+    iter_batches). With out, writes the dataset exactly as the command line does (overwrite,
+    resume and dask as its --overwrite, --resume and --dask; with resume, a setting left at its
+    default is taken from the dataset) and returns wsim.open_dataset(out).
+    """
+    import pyarrow as pa
+
+    given = {"games": games, "players": players, "policies": policies, "policy_params": policy_params, "seed": seed,
+             "wonders": wonders, "sides": sides, "manneken_pis": manneken_pis, "chunk_size": chunk_size}
+    t, settings = run_settings(data=data, **given)
+    if out is None:
+        for name, value in (("overwrite", overwrite), ("resume", resume), ("dask", dask)):
+            if value not in (False, None):
+                raise WsimError(f"{name}: only with out= (a dataset folder)")
+        if settings.games * settings.cities > MAX_TABLE_ROWS:
+            raise WsimError(f"games: {settings.games:,} games are {settings.games * settings.cities:,} rows, more than "
+                            f"a table in memory holds here ({MAX_TABLE_ROWS:,}): give out= to write a dataset, or "
+                            "read the run a part at a time with wsim.iter_batches")
+        batches = list(iter_batches(data=data, threads=threads, **given))
+        return pa.concat_tables(batches)
+    return _write(t, settings, out, overwrite, resume, dask, threads, data,
+                  {name for name, value in given.items() if value != _DEFAULTS[name]})
+
+
+def _write(t, settings, out, overwrite, resume, dask, threads, data, changed: set):
+    """simulate() into the dataset folder `out`."""
+    from wsim.run.batch import Request, write_dataset
+    from wsim.run.lock import KERNEL_LOCK
+
+    if not isinstance(out, (str, os.PathLike)) or str(out) == "":
+        raise WsimError(f"out: must name a folder, got {brief(out)}")
+    if overwrite and resume:
+        raise WsimError("overwrite and resume: give one or the other, not both")
+    explicit = {_EXPLICIT_NAMES[name] for name in changed}
+    if data is not None:
+        explicit.add("data")
+    mode = "overwrite" if overwrite else "resume" if resume else "new"
+    with KERNEL_LOCK:
+        if dask is None:
+            _check_threads(threads)
+        elif threads is not None and (type(threads) is not int or threads < 1):
+            raise WsimError(f"threads: must be at least 1, got {brief(threads)}")
+        try:
+            write_dataset(Request(t, settings, mode, frozenset(explicit), dask, threads), Path(out), progress=False)
+        except WsimError as e:
+            raise type(e)(_python_names(str(e))) from None
+        except OSError as e:
+            from wsim.dataset.folder import os_problem
+
+            raise WsimError(f"{out}: {os_problem(e)}") from None
+    return open_dataset(out)
+
+
+class Dataset:
+    """A complete wsim dataset (a folder of parts and its manifest), checked when opened."""
+
+    def __init__(self, path: Path, metadata: dict, files: Sequence[Path]):
+        self.path = path
+        self.metadata = metadata  # the run's `wsim` metadata (INTERFACES §2: settings, versions, policies)
+        self.files = list(files)  # the part files, in game order
+
+    @property
+    def games(self) -> int:
+        return int(self.metadata["games"])
+
+    def __repr__(self) -> str:
+        return f"wsim.Dataset({str(self.path)!r}, games={self.games:,})"
+
+    def to_arrow(self) -> pa.Table:
+        """Every row, in (game, seat) order, as one pyarrow.Table."""
+        import pyarrow as pa
+
+        from wsim.dataset import parts
+
+        tables = [parts.read_columns(f, None) for f in self.files]
+        return pa.concat_tables([tb.replace_schema_metadata(None) for tb in tables])
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """Every row as a pandas DataFrame (needs pandas: pip install 'wsim[analysis]')."""
+        _needs("pandas", "to_pandas")
+        return self.to_arrow().to_pandas()
+
+    def to_duckdb(self, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.DuckDBPyRelation:
+        """The rows as a DuckDB relation over the part files, read lazily by `con` (default:
+        DuckDB's default connection; needs duckdb: pip install 'wsim[analysis]')."""
+        _needs("duckdb", "to_duckdb")
+        import duckdb
+
+        con = duckdb.default_connection() if con is None else con
+        return con.read_parquet([str(f) for f in self.files])
+
+
+def _needs(module: str, method: str):
+    from importlib.util import find_spec
+
+    if find_spec(module) is None:
+        raise WsimError(f"Dataset.{method} needs {module}: pip install 'wsim[analysis]'")
+
+
+def open_dataset(path) -> Dataset:
+    """The dataset in folder `path`, checked against its manifest as `wsim check` checks it
+    (parts present, rows, checksums, settings); a WsimError names every problem otherwise."""
+    from wsim import tables as tables_mod
+    from wsim.dataset import manifest
+    from wsim.dataset.folder import DatasetError
+
+    if not isinstance(path, (str, os.PathLike)) or str(path) == "":
+        raise WsimError(f"path: must name a dataset folder, got {brief(path)}")
+    where = Path(path)
+    if not where.is_dir():
+        raise DatasetError(f"{where}: no such dataset folder")
+    report = manifest.check(where, tables_mod.load(None))
+    if not report.ok:
+        raise DatasetError(f"{where}: not a complete dataset ({report.closing}): " + "; ".join(report.problems[:5]))
+    return Dataset(where, report.meta, report.files)
+

@@ -1,0 +1,250 @@
+"""wonders_v0: 7 Wonders as a PettingZoo AEC environment (docs/env.md documents every feature).
+
+    from wsim.env import wonders_v0
+    env = wonders_v0.env(players=4, seed=0)
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        action = None if termination or truncation else env.action_space(agent).sample(obs["action_mask"])
+        env.step(action)
+
+One agent per player ("player_0" ...); the simultaneous turns of the rules are taken one seat
+after the other, and an agent's observation never shows what the seats before it chose this
+turn (it is built from the seat's view, RULES.md §2). At 2 players the Free City's moves are its
+controller's: that agent acts twice in such a turn (the observation says for which city).
+Rewards come at the end: each winner's share of the win (1/k among k tied winners), or with
+reward="margin" the player's points minus the best other player's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from wsim import codes
+from wsim.errors import WsimError, brief
+from wsim.api.game import DECISION_KINDS, Game
+from wsim.kernels.layout import (DECLINE, F_BOARD, F_COINS, F_COLORS, F_DEFEATS, F_MIL, F_NCARDS, F_OWNED, F_PROD,
+                                 F_SCI, F_SHIELDS, F_SIDE, F_STAGES, M_ACTION, M_CARD, M_COPY3, M_SLOT)
+from wsim.kernels.schema import MAX_OPTIONS
+
+N_ACTIONS_PER_CARD = len(codes.ACTIONS)  # build, build_free, stage, discard
+PURCHASE_SLOTS = MAX_OPTIONS  # a (card, action) pair's purchases, the default first
+REWARDS = ("win", "margin")
+CITY_SCALARS = (F_COINS, F_SHIELDS, F_MIL, F_DEFEATS, F_STAGES, F_NCARDS, F_SIDE)
+OBS_LOW, OBS_HIGH = -999, 999
+
+
+class EnvError(WsimError):
+    """An action the environment cannot take, or a bad environment setting."""
+
+
+def env(**kwargs) -> AECEnv:
+    """The environment, wrapped in PettingZoo's order checks (the usual entry point)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class ActionLayout:
+    """The fixed action space: one id per (card name, action, purchase slot), then the stage-3
+    neighbours, a discard build's card by name, and the decline.
+
+        id = (name * 4 + action) * PURCHASE_SLOTS + purchase     turn moves and 7th cards
+        moves_end + 0 / + 1                                      stage-3 neighbour left / right
+        copy_end + name                                          a discard build takes that card
+        size - 1                                                 decline (a 7th card, a discard build)
+    """
+
+    def __init__(self, n_names: int):
+        self.n_names = n_names
+        self.moves_end = n_names * N_ACTIONS_PER_CARD * PURCHASE_SLOTS
+        self.copy_end = self.moves_end + 2
+        self.size = self.copy_end + n_names + 1
+        self.decline = self.size - 1
+
+    def ids(self, rows: np.ndarray, kind: int, name_of) -> list:
+        """The action id of each legal row (kernel rows, columns layout.M_*) of a decision."""
+        out = []
+        if kind == DECISION_KINDS.index("copy3"):
+            return [self.moves_end + (0 if r[M_COPY3] == codes.COPY_LEFT else 1) for r in rows]
+        if kind == DECISION_KINDS.index("discard_build"):
+            return [self.decline if r[M_CARD] == DECLINE else self.copy_end + name_of(r[M_CARD]) for r in rows]
+        purchase, pair = 0, None
+        for r in rows:
+            if r[M_ACTION] == DECLINE:
+                out.append(self.decline)
+                continue
+            key = (int(r[M_SLOT]), int(r[M_ACTION]))
+            purchase = purchase + 1 if key == pair else 0  # a pair's purchases follow its default one
+            pair = key
+            out.append((name_of(r[M_CARD]) * N_ACTIONS_PER_CARD + int(r[M_ACTION])) * PURCHASE_SLOTS + purchase)
+        return out
+
+
+class raw_env(AECEnv):
+    """wonders_v0 without wrappers (module docstring). players 2..7; seed: the game seed (reset
+    without a seed plays the next game of it); reward: "win" or "margin"; the other settings as
+    wsim.Game's (policies: those policy_action plays by default)."""
+
+    metadata = {"render_modes": ["ansi"], "name": "wonders_v0", "is_parallelizable": False}
+
+    def __init__(self, players: int = 4, seed: int = 0, reward: str = "win", wonders: str = "random",
+                 sides: str = "random", manneken_pis: bool = False, policies="heuristic", data=None,
+                 render_mode: str | None = None):
+        super().__init__()
+        if reward not in REWARDS:
+            raise EnvError(f"reward: one of {', '.join(REWARDS)}, got {brief(reward)}")
+        if render_mode not in (None, "ansi"):
+            raise EnvError(f"render_mode: None or 'ansi', got {brief(render_mode)}")
+        self.settings = dict(players=players, wonders=wonders, sides=sides, manneken_pis=manneken_pis,
+                             policies=policies, data=data)
+        self.game = Game(seed=seed, **self.settings)  # checks every setting now
+        self.seed_value, self.game_index = seed, 0
+        self.reward_kind, self.render_mode = reward, render_mode
+        t = self.game._tables
+        self._name_id = np.array(t.card_name_id, np.int64)
+        self._n_boards = len(t.board_ids)
+        self.layout = ActionLayout(len(t.names))
+        self.cities = codes.FC_CITIES if players == codes.FC_PLAYERS else players
+        self.possible_agents = [f"player_{i}" for i in range(players)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        size = self._obs_size()
+        self._obs_spaces = {a: spaces.Dict({
+            "observation": spaces.Box(OBS_LOW, OBS_HIGH, (size,), np.int16),
+            "action_mask": spaces.Box(0, 1, (self.layout.size,), np.int8)}) for a in self.possible_agents}
+        self._act_spaces = {a: spaces.Discrete(self.layout.size) for a in self.possible_agents}
+
+    # -- spaces ----------------------------------------------------------------------------------
+    def observation_space(self, agent):
+        return self._obs_spaces[agent]
+
+    def action_space(self, agent):
+        return self._act_spaces[agent]
+
+    def _city_size(self) -> int:
+        return (len(CITY_SCALARS) + self._n_boards + codes.N_RES + codes.N_KINDS + codes.N_SCIENCE
+                + self.layout.n_names)
+
+    def _obs_size(self) -> int:
+        header = codes.N_AGES + codes.TURNS_PER_AGE + len(DECISION_KINDS) + 3
+        return header + 2 * self.layout.n_names + self.cities * self._city_size()
+
+    # -- the game --------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        """A new game: game 0 of `seed`, or without one the next game of the current seed."""
+        if seed is not None:
+            self.seed_value, self.game_index = int(seed), 0
+        else:
+            self.game_index += 1
+        self.game = Game(seed=self.seed_value, game=self.game_index, **self.settings)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._select()
+
+    def _select(self):
+        """The next decision (the first pending, in seat order) and the agent that takes it."""
+        decision = self.game.pending()[0]
+        self._decision = decision
+        kind = DECISION_KINDS.index(decision.kind)
+        rows = self.game._rows(decision.seat, kind)
+        self._ids = self.layout.ids(rows, kind, lambda c: int(self._name_id[c]))
+        self._row_of = {}
+        for i, a in enumerate(self._ids):
+            self._row_of.setdefault(a, i)  # two copies of one name: the same move, the first row
+        self.agent_selection = self.possible_agents[decision.decider]
+
+    def observe(self, agent):
+        seat = self._seat[agent]
+        mask = np.zeros(self.layout.size, np.int8)
+        if agent == self.agent_selection and not self.game.done:
+            mask[list(self._row_of)] = 1
+        return {"observation": self._features(seat), "action_mask": mask}
+
+    def _features(self, seat: int) -> np.ndarray:
+        g, view = self.game._g, self.game.observation(seat)
+        out = np.zeros(self._obs_size(), np.int16)
+        age, turn = view["header"][2], view["header"][3]
+        out[age - 1] = 1
+        at = codes.N_AGES
+        out[at + min(turn, codes.TURNS_PER_AGE) - 1] = 1
+        at += codes.TURNS_PER_AGE
+        mine = not g.over and self.agent_selection == self.possible_agents[seat]
+        if mine:
+            out[at + DECISION_KINDS.index(self._decision.kind)] = 1
+        at += len(DECISION_KINDS)
+        out[at] = 1 if mine and self._decision.seat != seat else 0  # deciding for the Free City
+        out[at + 1] = sum(view["pile_by_age"])
+        out[at + 2] = view["fc_pile"]
+        at += 3
+        n_names = self.layout.n_names
+        for c in view["hand"]:
+            out[at + self._name_id[c]] += 1
+        at += n_names
+        for c in {c for hand in view["held"] for c in hand}:
+            out[at + self._name_id[c]] = 1
+        at += n_names
+        row = g.seat
+        for k in range(self.cities):
+            s = (seat + k) % self.cities  # the seat itself, its left neighbour, and on round the ring
+            for f in CITY_SCALARS:
+                out[at] = row[s, f]
+                at += 1
+            out[at + row[s, F_BOARD]] = 1
+            at += self._n_boards
+            for block, width in ((F_PROD, codes.N_RES), (F_COLORS, codes.N_KINDS), (F_SCI, codes.N_SCIENCE),
+                                 (F_OWNED, n_names)):
+                out[at:at + width] = row[s, block:block + width]
+                at += width
+        return out
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None or int(action) not in self._row_of:
+            raise EnvError(f"{agent}: action {brief(action)} is not legal now (see the action mask)")
+        self._cumulative_rewards[agent] = 0
+        self.rewards = {a: 0 for a in self.agents}
+        self.game.step({self._decision.seat: self._row_of[int(action)]})
+        if self.game.done:
+            self._finish()
+        else:
+            self._select()
+        self._accumulate_rewards()
+
+    def _finish(self):
+        scores = self.game.scores()[:len(self.possible_agents)]  # not the Free City's
+        totals = [p["vp_total"] for p in scores]
+        winners = sum(p["win"] for p in scores)
+        for a, p in zip(self.possible_agents, scores):
+            if self.reward_kind == "win":
+                self.rewards[a] = 1 / winners if p["win"] else 0
+            else:
+                self.rewards[a] = p["vp_total"] - max(t for i, t in enumerate(totals) if i != p["seat"])
+            self.terminations[a] = True
+            self.infos[a] = {"scores": p}
+
+    def policy_action(self, agent: str, policy: str = "heuristic") -> int:
+        """The action id the kernel policy `policy` (random, greedy, heuristic or rollout) picks
+        for the agent's pending decision, as wsim.Game.policy_move (it draws from the seat's
+        random stream)."""
+        if agent != self.agent_selection or self.game.done:
+            raise EnvError(f"{agent}: has no decision to take now (deciding: {self.agent_selection})")
+        return self._ids[self.game.policy_move(self._decision.seat, policy)]
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        if self.game.done:
+            return self.game.replay_text()
+        d = self._decision
+        return f"age {self.game.age}, turn {self.game.turn}: seat {d.seat} ({d.kind}) decided by player_{d.decider}"
+
+    def close(self):
+        pass
