@@ -152,3 +152,32 @@ def test_api_calls_from_two_threads_take_turns():
     for w in workers:
         w.join()
     assert errors == [] and results[0].equals(results[1])
+
+
+def test_an_interrupt_leaves_whole_parts_and_no_handler_of_ours(tmp_path, monkeypatch):
+    """A notebook's interrupt (KeyboardInterrupt in the call): whole parts only, the signal
+    handlers untouched, and resume=True completes the dataset to an uninterrupted run's values."""
+    import signal
+
+    from wsim.run import batch
+
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    played = []
+    real = batch.play_part
+
+    def interrupted(*args, **kwargs):
+        if len(played) == 2:
+            raise KeyboardInterrupt
+        played.append(args[2])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(batch, "play_part", interrupted)
+    out = tmp_path / "d"
+    with pytest.raises(KeyboardInterrupt):
+        wsim.simulate(games=10, players=3, seed=6, chunk_size=2, threads=1, out=out)
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".wsim-lock")) == [
+        "part-00000.parquet", "part-00001.parquet"]
+    assert {s: signal.getsignal(s) for s in handlers} == handlers
+    monkeypatch.setattr(batch, "play_part", real)
+    ds = wsim.simulate(games=10, players=3, seed=6, chunk_size=2, threads=1, out=out, resume=True)
+    assert ds.to_arrow().equals(wsim.simulate(games=10, players=3, seed=6, threads=1).replace_schema_metadata(None))

@@ -270,7 +270,7 @@ def test_ablate_interrupted_leaves_the_old_report(planted, tables, monkeypatch):
 
 
 def test_without_the_analysis_extra_the_commands_name_it(dataset, tmp_path, monkeypatch):
-    from wsim.cli import analysis
+    from wsim.api import analysis
 
     monkeypatch.setattr(analysis, "ANALYSIS_LIBRARIES", analysis.ANALYSIS_LIBRARIES + ("wsim_no_such_library",))
     for args in (["balance", str(dataset)], ["ablate", "--edit", "Altar=neutral", "--games", "10"]):

@@ -15,6 +15,7 @@ BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 SHOWN = re.compile(r"# -> (.*?)(?: \(.*\))?$", re.M)  # the printed text, then an optional (remark)
 
 
+@pytest.mark.slow  # the examples play small runs and analyses (5 s)
 @pytest.mark.parametrize("page", PAGES)
 def test_the_pages_examples_run_and_print_what_they_say(page, tmp_path, monkeypatch):
     blocks = BLOCK.findall((ROOT / page).read_text())

@@ -16,6 +16,7 @@ def _play_by_policy_moves(g: wsim.Game) -> list:
     return g.scores()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players, policies", [
     (2, "heuristic"), (3, "random"), (4, ["greedy", "heuristic", "random", "heuristic"]),
     (5, "heuristic"), (6, "greedy"), (7, "random"),

@@ -4,11 +4,23 @@ The command line maps a WsimError (and an OSError) to `Error: <message>` with ex
 one place (`wsim.cli.app.WsimGroup`); anything else that escapes is a bug in wsim.
 """
 
+import contextvars
 import reprlib
 
 
 class WsimError(ValueError):
     """A mistake in the user's input or environment; the message names the field and the fix."""
+
+
+# How a message names a setting: "python" (`chunk_size:`, the API's default) or "cli"
+# (`--chunk-size:`, set by the command line for the calls it makes through the API).
+OPTION_STYLE: contextvars.ContextVar = contextvars.ContextVar("wsim_option_style", default="python")
+
+
+def option(name: str) -> str:
+    """A setting's name as the caller typed it: `chunk_size` from Python, `--chunk-size` on the
+    command line (OPTION_STYLE)."""
+    return "--" + name.replace("_", "-") if OPTION_STYLE.get() == "cli" else name
 
 
 class _Brief(reprlib.Repr):

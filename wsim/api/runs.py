@@ -19,10 +19,12 @@ import json
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wsim.errors import WsimError, brief
+from wsim.errors import OPTION_STYLE, WsimError, brief
 
 if TYPE_CHECKING:
     import duckdb
@@ -45,7 +47,10 @@ _EXPLICIT_NAMES = {"games": "games", "players": "players", "seed": "seed", "wond
 
 
 def _python_names(message: str) -> str:
-    """A settings message as the API's caller wrote it: `chunk_size:` for `--chunk-size:`."""
+    """A settings message as the API's caller wrote it: `chunk_size:` for `--chunk-size:` (the
+    command line, which calls the API too, keeps its option names: errors.OPTION_STYLE)."""
+    if OPTION_STYLE.get() == "cli":
+        return message
     message = re.sub(r"--([a-z][a-z-]*)", lambda m: m.group(1).replace("-", "_"), message)
     return message.replace("policy_param:", "policy_params:")
 
@@ -59,7 +64,7 @@ def _policy_list(policies, players: int) -> list:
     raise WsimError(f"policies: a policy name or a list of names, one per seat, got {brief(policies)}")
 
 
-def _param_specs(policy_params) -> tuple:
+def param_specs(policy_params) -> tuple:
     """policy_params as NAME.KEY=VALUE strings: a mapping {"greedy.coin": 40} or such strings."""
     if isinstance(policy_params, Mapping):
         return tuple(f"{k}={v}" for k, v in policy_params.items())
@@ -77,24 +82,40 @@ def run_settings(*, games=100_000, players=4, policies="random", policy_params=(
     from wsim import tables as tables_mod
     from wsim.run.settings import build_settings, check_players
 
-    try:
+    with settings_error():
         t = tables_mod.load(data)
         check_players(players)
         settings = build_settings(t, players=players, policies=_policy_list(policies, players), seed=seed,
                                   games=games, wonders=wonders, sides=sides, manneken_pis=manneken_pis,
-                                  chunk_size=chunk_size, policy_params=_param_specs(policy_params))
-    except WsimError as e:
-        raise type(e)(_python_names(str(e))) from None
+                                  chunk_size=chunk_size, policy_params=param_specs(policy_params))
     return t, settings
 
 
-def _check_threads(threads):
-    from wsim.run.runner import set_threads
-
+@contextmanager
+def settings_error():
+    """Let a WsimError raised inside through with its message in the API's names."""
     try:
-        set_threads(threads)
+        yield
     except WsimError as e:
         raise type(e)(_python_names(str(e))) from None
+
+
+def threads_checked(threads, dask=None):
+    """Check `threads`: this process's kernel threads (set here), or with dask each task's (its
+    worker checks them against its cores), and that dask can be used."""
+    from wsim.run.runner import set_threads
+
+    with settings_error():
+        if dask is None:
+            set_threads(threads)
+            return
+        if threads is not None and (type(threads) is not int or threads < 1):
+            raise WsimError(f"threads: must be at least 1, got {brief(threads)}")
+        from wsim.run.cluster import parse_address
+
+        parse_address(dask)
+        if find_spec("distributed") is None:
+            raise WsimError("dask needs the dask extra: pip install 'wsim[dask]'")
 
 
 def iter_batches(*, games=100_000, players=4, policies="random", policy_params=(), seed=0, wonders="random",
@@ -113,7 +134,7 @@ def iter_batches(*, games=100_000, players=4, policies="random", policy_params=(
     for index in range(settings.part_count):
         first, count = settings.part(index)
         with KERNEL_LOCK:
-            _check_threads(threads)
+            threads_checked(threads)
             chunk = Runner(t, settings).play(first, count)
         yield parts.chunk_table(t, settings, chunk).replace_schema_metadata({parts.META_KEY: meta})
 
@@ -154,9 +175,6 @@ def simulate(*, games=100_000, players=4, policies="random", policy_params=(), s
 
 def _write(t, settings, out, overwrite, resume, dask, threads, data, changed: set):
     """simulate() into the dataset folder `out`."""
-    from wsim.run.batch import Request, write_dataset
-    from wsim.run.lock import KERNEL_LOCK
-
     if not isinstance(out, (str, os.PathLike)) or str(out) == "":
         raise WsimError(f"out: must name a folder, got {brief(out)}")
     if overwrite and resume:
@@ -165,20 +183,29 @@ def _write(t, settings, out, overwrite, resume, dask, threads, data, changed: se
     if data is not None:
         explicit.add("data")
     mode = "overwrite" if overwrite else "resume" if resume else "new"
-    with KERNEL_LOCK:
-        if dask is None:
-            _check_threads(threads)
-        elif threads is not None and (type(threads) is not int or threads < 1):
-            raise WsimError(f"threads: must be at least 1, got {brief(threads)}")
+    threads_checked(threads, dask)
+    with settings_error():
         try:
-            write_dataset(Request(t, settings, mode, frozenset(explicit), dask, threads), Path(out), progress=False)
-        except WsimError as e:
-            raise type(e)(_python_names(str(e))) from None
+            write_simulation(t, settings, Path(out), mode=mode, explicit=frozenset(explicit), dask=dask,
+                             threads=threads)
         except OSError as e:
             from wsim.dataset.folder import os_problem
 
             raise WsimError(f"{out}: {os_problem(e)}") from None
     return open_dataset(out)
+
+
+def write_simulation(t: Tables, settings: Settings, out: Path, *, mode: str = "new", explicit=frozenset(), dask=None,
+                     threads=None, progress: bool = False):
+    """Run `settings` into the dataset folder `out` as `wsim simulate --out` does (mode "new",
+    "overwrite" or "resume"; with resume the settings named in `explicit` must equal the
+    dataset's), under the kernel lock; returns the run's wsim.run.batch.Result (the summary of
+    the whole dataset). The threads are those set before (threads_checked)."""
+    from wsim.run.batch import Request, write_dataset
+    from wsim.run.lock import KERNEL_LOCK
+
+    with KERNEL_LOCK:
+        return write_dataset(Request(t, settings, mode, frozenset(explicit), dask, threads), out, progress=progress)
 
 
 class Dataset:

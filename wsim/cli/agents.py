@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from wsim import codes
-from wsim.cli.options import SEED, load_tables, out_folder, out_option, overwrite_option, threads_for
+from wsim.cli.options import SEED, load_tables, out_folder, out_option, overwrite_option
 from wsim.cli.render import aligned
 
 
@@ -34,13 +34,11 @@ def ladder_cmd(ctx, policies, players, games, seed, policy_param, threads, dask,
     Wilson 95% CI, mean points and margin) and DIR/ratings.csv (one openskill rating per policy
     over all games), and prints both.
     """
-    from wsim.agents.ladder import parse_entries, run_ladder
+    from wsim.api.analysis import ladder
 
     folder = out_folder(out)
-    t = load_tables(ctx)
-    entries = parse_entries(policies.split(","), policy_param)
-    threads_for(threads, dask)
-    total = games * len(entries) * (len(entries) - 1)
+    names = policies.split(",")
+    total = games * len(names) * (len(names) - 1)
     done = [0]
 
     def on_progress(n):
@@ -49,13 +47,14 @@ def ladder_cmd(ctx, policies, players, games, seed, policy_param, threads, dask,
             sys.stderr.write(f"\r  {done[0]:,} / {total:,} games")
             sys.stderr.flush()
 
-    ladder_text, ratings_text = run_ladder(t, entries, players, games, seed, folder, overwrite, on_progress,
-                                           dask, threads)
+    result = ladder(names, out=folder, players=players, games=games, seed=seed, policy_params=policy_param,
+                    data=ctx.obj.get("data"), threads=threads, dask=dask, overwrite=overwrite,
+                    on_progress=on_progress)
     if sys.stderr.isatty():
         sys.stderr.write("\n")
-    click.echo(aligned(ladder_text))
+    click.echo(aligned(result.ladder_text))
     click.echo("")
-    click.echo(aligned(ratings_text))
+    click.echo(aligned(result.ratings_text))
     click.echo(f"\nladder: {folder / 'ladder.csv'}, ratings: {folder / 'ratings.csv'}")
 
 

@@ -4,30 +4,16 @@ experiment of card edits, and populations side by side (INTERFACES §5, §6). Th
 
 from __future__ import annotations
 
-import os
 import sys
-from importlib.util import find_spec
-from pathlib import Path
 
 import click
 
 from wsim import signals
 from wsim.analysis.populations import builtin_help
-from wsim.cli.options import (SEED, UserError, load_tables, out_folder, out_option, overwrite_option, run_options,
-                              run_settings, threads_for)
+from wsim.cli.options import (SEED, load_tables, out_folder, out_option, overwrite_option, policy_names, run_options,
+                              run_settings)
 from wsim.cli.render import duration, paired_text, population_line, verdict_text
 from wsim.run.settings import MAX_CHUNK, MAX_GAMES
-
-ANALYSIS_LIBRARIES = ("duckdb", "statsmodels", "matplotlib")
-
-
-def _analysis_extra():
-    """Refuse the command, naming the extra to install, when an analysis library is missing."""
-    for name in ANALYSIS_LIBRARIES:
-        if find_spec(name) is None:
-            raise UserError(f"this command needs the analysis extra ({name} is missing): "
-                            "pip install 'wsim[analysis]'")
-
 
 @click.command("balance")
 @click.argument("directory", type=click.Path())
@@ -41,20 +27,10 @@ def balance_cmd(ctx, directory, baseline, overwrite, out):
     Wilson 95% CIs), cards.csv (build and win rates, the adjusted association of each card with
     winning) and, with --baseline, paired.csv (every metric compared game by game).
     """
-    from wsim.dataset.folder import output_files
+    from wsim.api.analysis import balance
 
     folder = out_folder(out)
-    _analysis_extra()
-    from wsim.analysis.balance.report import build, owns
-
-    for option, read in (("DIR", directory), ("--baseline", baseline)):
-        # the report folder is locked while the datasets are read: it cannot be one of them
-        if read is not None and os.path.realpath(read) == os.path.realpath(out):
-            raise UserError(f"--out: {out} is the dataset folder {option} names; give the report a folder of its own")
-    t = load_tables(ctx)
-    with output_files(folder, owns, overwrite, "report") as commit:
-        report = build(Path(directory), t, Path(baseline) if baseline is not None else None)
-        commit(report.files)
+    report = balance(directory, out=folder, baseline=baseline, overwrite=overwrite, data=ctx.obj.get("data"))
     if report.paired is not None:
         click.echo(paired_text(report))
     click.echo(f"report: {folder / 'index.html'} ({', '.join(n for n in report.files if n.endswith('.csv'))})")
@@ -72,25 +48,22 @@ def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param,
     """The paired experiment: the same games played with the card data as it is and with the
     edits applied (the deal never changes), then the `wsim balance --baseline` report of the two.
     """
-    folder = out_folder(out)
-    _analysis_extra()
-    from wsim.analysis.ablate import precheck, refuse_edits_out_of_play, run_ablate
-    from wsim.analysis.edits import apply_edits
+    from wsim.api.analysis import ablate
 
-    t = load_tables(ctx)
-    edited = apply_edits(t, list(edits))
-    settings = run_settings(t, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
-                            chunk_size)
-    refuse_edits_out_of_play(t, settings, list(edits))
-    threads_for(threads, dask)
-    precheck(folder, overwrite)
+    folder = out_folder(out)
+    # the options checked as simulate checks them, its messages naming --policy or --policies
+    run_settings(load_tables(ctx), games, players, seed, policy, policies, policy_param, wonders, sides,
+                 manneken_pis, chunk_size)
 
     def on_run(name, result):
         s = result.summary
         click.echo(f"{name}: {s.games:,} games in {s.seconds:.1f} s", err=True)
 
     try:
-        report, _ = run_ablate(t, edited, settings, folder, overwrite, sys.stderr.isatty(), on_run, dask, threads)
+        report = ablate(list(edits), out=folder, games=games, players=players, policies=policy_names(policy, policies, players)[0],
+                        policy_params=policy_param, seed=seed, wonders=wonders, sides=sides,
+                        manneken_pis=manneken_pis, data=ctx.obj.get("data"), threads=threads, chunk_size=chunk_size,
+                        dask=dask, overwrite=overwrite, progress=sys.stderr.isatty(), on_run=on_run)
     except (KeyboardInterrupt, signals.Terminated):
         click.echo("\ninterrupted: the report folder is as it was", err=True)
         raise
@@ -132,40 +105,29 @@ def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, si
     side, card effects, and a verdict on each (robust, depends on population, not resolved).
     Writes REPORT/index.html, survey.csv, verdicts.csv, card_verdicts.csv, pairs.csv (and
     reference.csv with --reference)."""
-    folder = out_folder(out)
-    if overwrite and resume:
-        raise UserError("--overwrite and --resume: give one or the other, not both")
-    _analysis_extra()
-    from wsim.analysis.playtest import read_reference
-    from wsim.analysis.populations import build_populations, builtin_specs, parse_population
-    from wsim.analysis.survey import estimate_seconds, games_done, precheck, run_survey
-    from wsim.run.settings import check_players
+    from wsim.api.analysis import survey
 
-    t = load_tables(ctx)
-    check_players(players)
-    specs = [(*parse_population(p), ()) for p in populations] or builtin_specs(players, games)
-    pops = build_populations(t, specs, policy_param, players=players, games=games, seed=seed, wonders=wonders,
-                             sides=sides, manneken_pis=manneken_pis, chunk_size=chunk_size)
-    people = read_reference(reference, t, players) if reference is not None else None
-    threads_for(threads, dask)
-    mode = "overwrite" if overwrite else "resume" if resume else "new"
-    precheck(folder, mode)
-    if dask is None:
-        estimates = estimate_seconds(t, pops, games_done(folder, pops) if resume else None)
+    folder = out_folder(out)
+
+    def on_estimate(estimates):
         for pop, seconds in estimates:
             click.echo(f"  {population_line(pop, seconds)}", err=True)
         total = sum(s for _, s in estimates)
-        click.echo(f"estimated play: {duration(total)} for {len(pops)} populations, then the analysis", err=True)
+        click.echo(f"estimated play: {duration(total)} for {len(estimates)} populations, then the analysis", err=True)
 
     def on_run(pop, result):
         s = result.summary
         click.echo(f"{pop.name}: {s.games:,} games in {s.seconds:.1f} s", err=True)
 
     try:
-        survey = run_survey(t, pops, folder, mode, people, sys.stderr.isatty(), on_run, dask, threads)
+        result = survey(out=folder, populations=list(populations), players=players, games=games, seed=seed,
+                        policy_params=policy_param, wonders=wonders, sides=sides, manneken_pis=manneken_pis,
+                        chunk_size=chunk_size, data=ctx.obj.get("data"), threads=threads, dask=dask,
+                        reference=reference, overwrite=overwrite, resume=resume, progress=sys.stderr.isatty(),
+                        on_estimate=on_estimate, on_run=on_run)
     except (KeyboardInterrupt, signals.Terminated):
-        click.echo("\ninterrupted: whole parts are kept (complete the survey with --resume)" if mode != "overwrite"
+        click.echo("\ninterrupted: whole parts are kept (complete the survey with --resume)" if not overwrite
                    else "\ninterrupted: the survey folder is as it was", err=True)
         raise
-    click.echo(verdict_text(survey))
-    click.echo(f"survey: {folder / 'index.html'} ({', '.join(n for n in survey.files if n.endswith('.csv'))})")
+    click.echo(verdict_text(result))
+    click.echo(f"survey: {folder / 'index.html'} ({', '.join(n for n in result.files if n.endswith('.csv'))})")

@@ -12,7 +12,7 @@ import click
 from wsim import RULES_VERSION, __version__, signals
 from wsim.cli import agents, analysis, facts, runs
 from wsim.cli.options import UserError
-from wsim.errors import WsimError
+from wsim.errors import OPTION_STYLE, WsimError
 
 
 class PipeClosed(BaseException):
@@ -25,6 +25,7 @@ class WsimGroup(click.Group):
     def invoke(self, ctx: click.Context):
         from wsim.run.compiling import CompileWatch
 
+        style = OPTION_STYLE.set("cli")  # the API's messages name the options as typed here
         try:
             with CompileWatch(on_first=_announce_compile) as ctx.meta["wsim.compile_watch"]:
                 return super().invoke(ctx)
@@ -43,6 +44,8 @@ class WsimGroup(click.Group):
             signals.swallowed()
             click.echo(f"\n{e}", err=True)
             ctx.exit(128 + e.signum)
+        finally:
+            OPTION_STYLE.reset(style)
 
 
 def _announce_compile():

@@ -91,15 +91,19 @@ def threads_for(threads, dask):
             raise UserError("--dask needs the dask extra: pip install 'wsim[dask]'")
 
 
-def run_settings(t, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
-                 chunk_size):
-    """The checked Settings of the run_options."""
+def policy_names(policy, policies, players) -> tuple:
+    """(one policy name per seat, the option that gave them) of --policy or --policies."""
     if policy is not None and policies is not None:
         raise UserError("--policy and --policies: give one or the other, not both")
     if policies is not None:
-        names, option = policies.split(","), "--policies"
-    else:
-        names, option = [policy or "random"] * players, "--policy"
+        return policies.split(","), "--policies"
+    return [policy or "random"] * players, "--policy"
+
+
+def run_settings(t, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
+                 chunk_size):
+    """The checked Settings of the run_options."""
+    names, option = policy_names(policy, policies, players)
     try:
         return build_settings(t, players=players, policies=names, seed=seed, games=games, wonders=wonders,
                               sides=sides, manneken_pis=manneken_pis, chunk_size=chunk_size,

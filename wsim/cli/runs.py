@@ -33,7 +33,7 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wond
     """
     from click.core import ParameterSource
 
-    from wsim.run.batch import Request, write_dataset
+    from wsim.api.runs import write_simulation
 
     folder = out_folder(out)
     if overwrite and resume:
@@ -52,8 +52,8 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wond
         given.add("data")
     mode = "overwrite" if overwrite else "resume" if resume else "new"
     try:
-        result = write_dataset(Request(t, settings, mode, frozenset(given), dask, threads), folder,
-                               progress=sys.stderr.isatty())
+        result = write_simulation(t, settings, folder, mode=mode, explicit=frozenset(given), dask=dask,
+                                  threads=threads, progress=sys.stderr.isatty())
     except (KeyboardInterrupt, signals.Terminated) as e:
         done = getattr(e, "wsim_complete", False)
         click.echo(f"\ninterrupted after the run completed: the dataset in {out} is whole" if done

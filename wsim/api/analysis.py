@@ -1,0 +1,189 @@
+"""The analyses from Python: `wsim.balance`, `wsim.ablate`, `wsim.ladder`, `wsim.survey`.
+
+Each takes its command's options under their Python names, writes the same report folder (the
+output rules of INTERFACES §0: a non-empty folder only with overwrite, the old one replaced
+once the new one is whole, one writer at a time) and returns its tables as pandas DataFrames.
+The command line calls these functions and prints what they return. They need the analysis
+extra (`pip install 'wsim[analysis]'`).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from dataclasses import dataclass
+from importlib.util import find_spec
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from wsim.api.runs import run_settings, settings_error, threads_checked
+from wsim.errors import WsimError, brief, option
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from wsim.analysis.balance.report import Report
+    from wsim.analysis.survey import Survey
+
+ANALYSIS_LIBRARIES = ("duckdb", "statsmodels", "matplotlib")
+
+
+def analysis_extra():
+    """Refuse an analysis, naming the extra to install, when one of its libraries is missing."""
+    for name in ANALYSIS_LIBRARIES:
+        if find_spec(name) is None:
+            raise WsimError(f"this needs the analysis extra ({name} is missing): pip install 'wsim[analysis]'")
+
+
+def _folder(out) -> Path:
+    if not isinstance(out, (str, os.PathLike)) or str(out) == "":
+        raise WsimError(f"{option('out')}: must name a folder, got {brief(out)}")
+    return Path(out)
+
+
+def balance(dataset, *, out=None, baseline=None, overwrite: bool = False, data=None) -> Report:
+    """The balance report of a dataset folder (`wsim balance`): returns the report, whose
+    `.wonders` (win rates with Wilson 95% CIs and q-values), `.cards` (card effects) and, with a
+    `baseline` dataset of the same games, `.paired` are DataFrames. With `out`, its files
+    (index.html, wonders.csv, cards.csv, paired.csv) are written there as the command writes
+    them; without, nothing is written."""
+    from wsim import tables as tables_mod
+
+    analysis_extra()
+    from wsim.analysis.balance.report import build, owns
+    from wsim.dataset.folder import output_files
+
+    for what, path in (("dataset", dataset), ("baseline", baseline)):
+        if path is not None and (not isinstance(path, (str, os.PathLike)) or str(path) == ""):
+            raise WsimError(f"{option(what)}: must name a dataset folder, got {brief(path)}")
+    t = tables_mod.load(data)
+    base = Path(baseline) if baseline is not None else None
+    if out is None:
+        return build(Path(dataset), t, base)
+    folder = _folder(out)
+    # the report folder is locked while the datasets are read: it cannot be one of them
+    dataset_name = "dataset" if option("out") == "out" else "DIR"  # the command's argument
+    for what, read in ((dataset_name, dataset), (option("baseline"), baseline)):
+        if read is not None and os.path.realpath(read) == os.path.realpath(out):
+            raise WsimError(f"{option('out')}: {out} is the dataset folder {what} names; give the report a folder "
+                            "of its own")
+    with output_files(folder, owns, overwrite, "report") as commit:
+        report = build(Path(dataset), t, base)
+        commit(report.files)
+    return report
+
+
+def ablate(edits, *, out, games=100_000, players=4, policies="random", policy_params=(), seed=0,
+           wonders="random", sides="random", manneken_pis=False, data=None, threads=None, chunk_size=100_000,
+           dask=None, overwrite: bool = False, progress: bool = False, on_run=None) -> Report:
+    """The paired experiment (`wsim ablate`): the same games with the card data as it is and with
+    `edits` (a list of --edit texts: "Baths.points=+1", ...), then the balance report of the two
+    in `out` (the two datasets in out/data/). Returns the report (its `.paired` DataFrame: every
+    metric's paired difference with its CI and q-value). on_run(name, result) is called after
+    each of the two runs."""
+    analysis_extra()
+    from wsim.analysis.ablate import precheck, refuse_edits_out_of_play, run_ablate
+    from wsim.analysis.edits import apply_edits
+
+    folder = _folder(out)
+    if isinstance(edits, str) or not all(isinstance(e, str) for e in edits) or not edits:
+        raise WsimError(f"{option('edit')}: a list of edits such as ['Baths.points=+1'], got {brief(edits)}")
+    t, settings = run_settings(games=games, players=players, policies=policies, policy_params=policy_params, seed=seed,
+                               wonders=wonders, sides=sides, manneken_pis=manneken_pis, data=data,
+                               chunk_size=chunk_size)
+    with settings_error():
+        edited = apply_edits(t, list(edits))
+        refuse_edits_out_of_play(t, settings, list(edits))
+    threads_checked(threads, dask)
+    precheck(folder, overwrite)
+    report, _ = run_ablate(t, edited, settings, folder, overwrite, progress, on_run, dask, threads)
+    return report
+
+
+@dataclass
+class LadderResult:
+    """A ladder's two tables: their CSV texts (as written) and, read with pandas, DataFrames."""
+
+    ladder_text: str
+    ratings_text: str
+
+    @property
+    def ladder(self) -> pd.DataFrame:
+        """ladder.csv: per ordered pair, the one seat's win share with its Wilson 95% CI, mean
+        points and margin."""
+        return _csv_frame(self.ladder_text)
+
+    @property
+    def ratings(self) -> pd.DataFrame:
+        """ratings.csv: one openskill rating per policy over all games."""
+        return _csv_frame(self.ratings_text)
+
+
+def _csv_frame(text: str) -> pd.DataFrame:
+    if find_spec("pandas") is None:
+        raise WsimError("a ladder's DataFrames need pandas: pip install 'wsim[analysis]'")
+    import pandas as pd
+
+    return pd.read_csv(io.StringIO(text))
+
+
+def ladder(policies, *, out, players: int = 4, games: int = 10_000, seed: int = 0, policy_params=(), data=None,
+           threads=None, dask=None, overwrite: bool = False, on_progress=None) -> LadderResult:
+    """Every ordered pair of `policies` (a list, or "A,B,..."), one seat against the others on the
+    same deals (`wsim ladder`): writes out/ladder.csv and out/ratings.csv and returns both tables
+    (`.ladder`: win share with its Wilson 95% CI, mean points and margin, per pair; `.ratings`:
+    openskill ratings) as DataFrames, with their texts. on_progress(games) follows the play."""
+    from wsim import tables as tables_mod
+    from wsim.agents.ladder import parse_entries, run_ladder
+    from wsim.api.runs import param_specs
+
+    folder = _folder(out)
+    names = policies.split(",") if isinstance(policies, str) else policies
+    if not isinstance(names, (list, tuple)) or not all(isinstance(p, str) for p in names):
+        raise WsimError(f"{option('policies')}: a list of policy names, got {brief(policies)}")
+    t = tables_mod.load(data)
+    with settings_error():
+        entries = parse_entries(list(names), param_specs(policy_params))
+    threads_checked(threads, dask)
+    with settings_error():
+        return LadderResult(*run_ladder(t, entries, players, games, seed, folder, overwrite, on_progress, dask,
+                                        threads))
+
+
+def survey(*, out, populations=(), players: int = 4, games: int = 20_000, seed: int = 0, policy_params=(),
+           wonders: str = "random", sides: str = "random", manneken_pis: bool = False, chunk_size: int = 100_000,
+           data=None, threads=None, dask=None, reference=None, overwrite: bool = False, resume: bool = False,
+           progress: bool = False, on_estimate=None, on_run=None) -> Survey:
+    """The same deals played by several populations (`wsim survey`): populations as
+    "NAME=POLICIES[@GAMES]" texts (default: the built-in set); writes the survey folder and
+    returns the survey, whose `.survey`, `.verdicts`, `.card_verdicts`, `.pairs` (and with a
+    `reference` CSV of your own games, `.reference`) are DataFrames. on_estimate([(population,
+    seconds), ...]) receives the estimated play before it starts (not with dask); on_run(population,
+    result) follows each population's run."""
+    analysis_extra()
+    from wsim import tables as tables_mod
+    from wsim.analysis.playtest import read_reference
+    from wsim.analysis.populations import build_populations, builtin_specs, parse_population
+    from wsim.analysis.survey import estimate_seconds, games_done, precheck, run_survey
+    from wsim.api.runs import param_specs
+    from wsim.run.settings import check_players
+
+    folder = _folder(out)
+    if overwrite and resume:
+        raise WsimError(f"{option('overwrite')} and {option('resume')}: give one or the other, not both")
+    if isinstance(populations, str) or not all(isinstance(p, str) for p in populations):
+        raise WsimError(f"{option('population')}: a list of 'NAME=POLICIES[@GAMES]' texts, got {brief(populations)}")
+    t = tables_mod.load(data)
+    with settings_error():
+        check_players(players)
+        specs = [(*parse_population(p), ()) for p in populations] or builtin_specs(players, games)
+        pops = build_populations(t, specs, param_specs(policy_params), players=players, games=games, seed=seed,
+                                 wonders=wonders, sides=sides, manneken_pis=manneken_pis, chunk_size=chunk_size)
+        people = read_reference(reference, t, players) if reference is not None else None
+    threads_checked(threads, dask)
+    mode = "overwrite" if overwrite else "resume" if resume else "new"
+    precheck(folder, mode)
+    if dask is None and on_estimate is not None:
+        on_estimate(estimate_seconds(t, pops, games_done(folder, pops) if resume else None))
+    return run_survey(t, pops, folder, mode, people, progress, on_run, dask, threads)
+
