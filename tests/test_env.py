@@ -24,24 +24,14 @@ def test_pettingzoo_api_and_seed_tests(players):
     seed_test(lambda: wonders_v0.env(players=players, seed=1), num_cycles=300)
 
 
-def _play(env, policy):
-    """Play one game through `env` with the kernel policy's actions; the final scores."""
-    for agent in env.agent_iter():
-        obs, _, termination, truncation, info = env.last()
-        if termination or truncation:
-            scores = info["scores"]
-            env.step(None)
-            continue
-        action = env.unwrapped.policy_action(agent, policy)
-        assert obs["action_mask"][action] == 1
-        env.step(action)
-    return scores
+EVERY_KIND = "fixed:manneken_pis/A,halicarnassus/A,babylon/B,olympia/A"  # copy3, discard builds, 7th cards
 
 
-@pytest.mark.parametrize("players, policy", [(2, "heuristic"), (4, "random"), (5, "greedy")])
-def test_policy_actions_play_the_games_simulate_plays(players, policy):
-    table = wsim.simulate(games=2, players=players, policies=policy, seed=13, threads=1).to_pylist()
-    env = wonders_v0.env(players=players, seed=13, policies=policy)
+@pytest.mark.parametrize("players, policy, wonders", [
+    (2, "heuristic", "random"), (4, "random", "random"), (5, "greedy", "random"), (4, "heuristic", EVERY_KIND)])
+def test_policy_actions_play_the_games_simulate_plays(players, policy, wonders):
+    table = wsim.simulate(games=2, players=players, policies=policy, seed=13, threads=1, wonders=wonders).to_pylist()
+    env = wonders_v0.env(players=players, seed=13, policies=policy, wonders=wonders)
     totals = {}
     for game in range(2):
         env.reset(seed=13) if game == 0 else env.reset()

@@ -30,6 +30,23 @@ def test_policy_moves_play_the_games_simulate_plays(players, policies):
             assert {k: row[k] for k in score if k != "seat"} == {k: v for k, v in score.items() if k != "seat"}
 
 
+EVERY_KIND = "fixed:manneken_pis/A,halicarnassus/A,babylon/B,olympia/A"  # copy3, discard builds, 7th cards, free builds
+
+
+@pytest.mark.parametrize("policies", ["heuristic", "random"])  # greedy seldom builds stages
+def test_every_kind_of_decision_plays_as_simulate(policies):
+    table = wsim.simulate(games=4, players=4, policies=policies, wonders=EVERY_KIND, seed=3, threads=1).to_pylist()
+    kinds = set()
+    for game in range(4):
+        g = wsim.Game(players=4, seed=3, game=game, policies=policies, wonders=EVERY_KIND)
+        while not g.done:
+            kinds |= {d.kind for d in g.pending()}
+            g.step({d.seat: g.policy_move(d.seat) for d in g.pending()})
+        assert [s["vp_total"] for s in g.scores()] == [r["vp_total"] for r in table if r["game"] == game]
+    # random seldom gets Manneken Pis to its third stage in 4 games
+    assert kinds == {"move", "seventh", "copy3", "discard_build"} - ({"copy3"} if policies == "random" else set())
+
+
 def test_a_policy_named_at_the_call_plays_as_that_policy():
     table = wsim.simulate(games=1, players=4, policies="greedy", seed=4, threads=1).to_pylist()
     g = wsim.Game(players=4, seed=4, policies="random")  # the seats' own policy is not the one asked for
