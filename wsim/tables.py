@@ -25,6 +25,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import resources as importlib_resources
 from pathlib import Path
 
@@ -112,23 +113,27 @@ class Tables:
         return int(self.board_stage_ent[board, side, stage])
 
 
-def _view(array_name: str, offset: int, width: int, rows_of_cards: bool, shape=None):
+def _set_view(attr: str, array_name: str, offset: int, width: int, rows_of_cards: bool, shape=None):
+    """Tables.<attr>: a view of the packed array's field, made at first use and kept (the
+    reference engine reads these millions of times a run)."""
     def get(self):
         a = getattr(self, array_name)
         if rows_of_cards:
             a = a[:self.n_cards]
         v = a[:, offset] if width == 1 else a[:, offset:offset + width]
         return v.reshape((v.shape[0],) + shape) if shape else v
-    return property(get)
+    view = cached_property(get)
+    view.__set_name__(Tables, attr)
+    setattr(Tables, attr, view)
 
 
 # ent_<field>, card_<field> and board_<field>: views of the packed arrays (module docstring)
 for _name, _width, _ in ENTITY.fields:
     _card = _name in CARD_ONLY
-    setattr(Tables, ("card_" if _card else "ent_") + _name, _view("ent", ENTITY.offsets[_name], _width, _card))
+    _set_view(("card_" if _card else "ent_") + _name, "ent", ENTITY.offsets[_name], _width, _card)
 for _name, _width, _ in BOARD.fields:
-    setattr(Tables, "board_" + _name, _view("board", BOARD.offsets[_name], _width, False,
-                                            (2, MAX_STAGES) if _name == "stage_ent" else None))
+    _set_view("board_" + _name, "board", BOARD.offsets[_name], _width, False,
+              (2, MAX_STAGES) if _name == "stage_ent" else None)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 Each takes its command's options under their Python names, writes the same report folder (the
 output rules of INTERFACES §0: a non-empty folder only with overwrite, the old one replaced
 once the new one is whole, one writer at a time) and returns its tables as pandas DataFrames.
+Their games run under the per-process kernel lock (wsim.run.lock).
 The command line calls these functions and prints what they return. They need the analysis
 extra (`pip install 'wsim[analysis]'`).
 """
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from wsim.api.runs import run_settings, settings_error, threads_checked
 from wsim.errors import WsimError, brief, option
+from wsim.run.lock import KERNEL_LOCK
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -96,7 +98,8 @@ def ablate(edits, *, out, games=100_000, players=4, policies="random", policy_pa
         refuse_edits_out_of_play(t, settings, list(edits))
     threads_checked(threads, dask)
     precheck(folder, overwrite)
-    report, _ = run_ablate(t, edited, settings, folder, overwrite, progress, on_run, dask, threads)
+    with KERNEL_LOCK:
+        report, _ = run_ablate(t, edited, settings, folder, overwrite, progress, on_run, dask, threads)
     return report
 
 
@@ -145,7 +148,7 @@ def ladder(policies, *, out, players: int = 4, games: int = 10_000, seed: int = 
     with settings_error():
         entries = parse_entries(list(names), param_specs(policy_params))
     threads_checked(threads, dask)
-    with settings_error():
+    with settings_error(), KERNEL_LOCK:
         return LadderResult(*run_ladder(t, entries, players, games, seed, folder, overwrite, on_progress, dask,
                                         threads))
 
@@ -184,6 +187,8 @@ def survey(*, out, populations=(), players: int = 4, games: int = 20_000, seed: 
     mode = "overwrite" if overwrite else "resume" if resume else "new"
     precheck(folder, mode)
     if dask is None and on_estimate is not None:
-        on_estimate(estimate_seconds(t, pops, games_done(folder, pops) if resume else None))
-    return run_survey(t, pops, folder, mode, people, progress, on_run, dask, threads)
+        with KERNEL_LOCK:
+            on_estimate(estimate_seconds(t, pops, games_done(folder, pops) if resume else None))
+    with KERNEL_LOCK:
+        return run_survey(t, pops, folder, mode, people, progress, on_run, dask, threads)
 
