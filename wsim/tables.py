@@ -125,7 +125,10 @@ def _set_view(attr: str, array_name: str, offset: int, width: int, rows_of_cards
     view = cached_property(get)
     view.__set_name__(Tables, attr)
     setattr(Tables, attr, view)
+    _VIEWS.append(attr)
 
+
+_VIEWS: list = []  # the names _set_view gave
 
 # ent_<field>, card_<field> and board_<field>: views of the packed arrays (module docstring)
 for _name, _width, _ in ENTITY.fields:
@@ -593,6 +596,8 @@ class _Compiler:
             packed[:, 0], packed[:, 1] = pack_halves(getattr(t, f"ent_{name}").astype(np.int64))
         ent.setflags(write=False)
         t.board.setflags(write=False)
+        for name in _VIEWS:  # the views made while filling were writable: read-only ones from now on
+            t.__dict__.pop(name, None)
         return t
 
     def _kernel_limits(self, t: Tables):
