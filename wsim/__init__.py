@@ -1,7 +1,8 @@
 """wsim: a high-throughput Monte Carlo simulator of 7 Wonders (first edition, base game).
 
 The Python API (docs/api.md): `wsim.simulate`, `wsim.iter_batches`, `wsim.open_dataset`,
-`wsim.Game`, the analyses `wsim.balance`, `wsim.ablate`, `wsim.ladder`, `wsim.survey`, and
+`wsim.Game`, the analyses `wsim.balance`, `wsim.ablate`, `wsim.ladder`, `wsim.survey`,
+`wsim.rebalance`, and
 `wsim.WsimError`, the base of every error a user or the environment causes.
 The names load lazily (PEP 562): `import wsim` imports neither numba nor pyarrow nor any
 optional extra.
@@ -19,7 +20,7 @@ _LAZY = {
     "Dataset": "wsim.api.runs",
     "Game": "wsim.api.game", "Move": "wsim.api.game", "Decision": "wsim.api.game",
     "balance": "wsim.api.analysis", "ablate": "wsim.api.analysis", "ladder": "wsim.api.analysis",
-    "survey": "wsim.api.analysis",
+    "survey": "wsim.api.analysis", "rebalance": "wsim.api.analysis",
 }
 
 __all__ = ["RULES_VERSION", "__version__", *_LAZY]

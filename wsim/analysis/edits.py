@@ -129,3 +129,74 @@ def apply_edits(base: Tables, edits: list) -> Tables:
         raise EditError("--edit: the edits change the deck's composition, so the two runs would not "
                         "play the same deals")
     return edited
+
+
+def _mapping_get(node, key: str):
+    """The value node of `key` in a YAML mapping node, or None."""
+    for k, v in node.value:
+        if getattr(k, "value", None) == key:
+            return v
+    return None
+
+
+def _field_spots(root, edit: str, base: Tables) -> list:
+    """The mapping nodes (one per copy of a card, or the stage's) that an edit's subject names,
+    found in the composed YAML of the data file."""
+    subject = edit.partition("=")[0].strip().rpartition(".")[0].strip()
+    stage = _STAGE.fullmatch(subject)
+    if stage:
+        wonder, side, k = _wonder_id(stage["wonder"]), stage["side"].upper(), int(stage["k"])
+        for entry in _mapping_get(root, "wonders").value:
+            if getattr(_mapping_get(entry, "id"), "value", None) == wonder:
+                return [_mapping_get(_mapping_get(entry, "sides"), side).value[k - 1]]
+        return []
+    name = normalize_name(base.card_names[base.card_id(subject)])
+    return [entry for entry in _mapping_get(root, "cards").value
+            if normalize_name(str(getattr(_mapping_get(entry, "name"), "value", ""))) == name]
+
+
+def edited_text(base: Tables, edits: list) -> str | None:
+    """The data file's text with only the lines of the edited numbers changed (comments and
+    layout kept), for points and coins edits of a file in the block layout of the shipped one;
+    None when the file's layout does not allow it (a flow mapping, say). The result compiles to
+    the tables apply_edits makes, or None is returned."""
+    text = base.raw.decode()
+    changes = []  # (start, end, replacement) in the text
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        edited = apply_edits(base, edits)
+        for edit in edits:
+            field = edit.partition("=")[0].strip().rpartition(".")[2].strip().lower()
+            for node in _field_spots(root, edit, base):
+                if node.flow_style:
+                    return None
+                value = _mapping_get(node, field)
+                new = _entry_value(edited, base, edit, field)
+                if value is not None:
+                    changes.append((value.start_mark.index, value.end_mark.index, str(new)))
+                else:  # a new key after the mapping's last line, indented as its keys
+                    indent = " " * node.value[0][0].start_mark.column
+                    end = node.value[-1][1].end_mark.index
+                    changes.append((end, end, f"\n{indent}{field}: {new}"))
+    except (yaml.YAMLError, AttributeError, IndexError, KeyError, TypeError):
+        return None
+    for start, end, replacement in sorted(changes, reverse=True):
+        text = text[:start] + replacement + text[end:]
+    try:
+        again = compile_text(text, source="edited data")
+    except DataError:
+        return None
+    same = (again.ent == edited.ent).all() and (again.board == edited.board).all()
+    return text if same else None
+
+
+def _entry_value(edited: Tables, base: Tables, edit: str, field: str) -> int:
+    """The value an edit leaves in the edited tables (the entity of its stage or card)."""
+    subject = edit.partition("=")[0].strip().rpartition(".")[0].strip()
+    stage = _STAGE.fullmatch(subject)
+    if stage:
+        board = base.board_id(_wonder_id(stage["wonder"]))
+        entity = base.stage_entity(board, "AB".index(stage["side"].upper()), int(stage["k"]) - 1)
+    else:
+        entity = base.card_id(subject)
+    return int(getattr(edited, f"ent_{field}")[entity])

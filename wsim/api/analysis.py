@@ -192,3 +192,62 @@ def survey(*, out, populations=(), players: int = 4, games: int = 20_000, seed: 
     with KERNEL_LOCK:
         return run_survey(t, pops, folder, mode, people, progress, on_run, dask, threads)
 
+
+
+def rebalance(*, out, players=4, population: str = "heuristic", policy_params=(), levers: str = "stages",
+              fields: str = "points", tolerance: float | None = None, max_edits: int | None = None,
+              max_change: int | None = None, max_steps: int | None = None, games: int = 20_000, seed: int = 0,
+              manneken_pis: bool = False, data=None, threads=None, dask=None, overwrite: bool = False,
+              on_estimate=None, on_event=None):
+    """The smallest edit of the printed numbers after which every wonder side's win rate is within
+    `tolerance` of the fair share at every player count of `players` (`wsim rebalance`,
+    docs/rebalance.md): writes the report to `out` and returns the result (`.edits`, the --edit
+    texts; `.held_out`, result.csv's DataFrame; `.solved`; `.max_deviation`; `.files`).
+    players: a count, a list or "3,4,5"; population: [NAME=]POLICIES; levers:
+    stages|cards|both[:WONDER|CARD,...]; fields: points|coins|both. on_estimate(seconds, games)
+    receives the estimated play before the search (not with dask); on_event(text) follows it."""
+    from wsim import tables as tables_mod
+    from wsim.analysis import rebalance as rb
+    from wsim.api.runs import param_specs
+    from wsim.kernels.policy import POLICY_NAMES
+
+    folder = _folder(out)
+    counts = _player_counts(players)
+    t = tables_mod.load(data)
+    specs = param_specs(policy_params)
+    tolerance = rb.DEFAULT_TOLERANCE if tolerance is None else tolerance
+    with settings_error():
+        plan = rb.plan(t, counts, population, specs, games=games, seed=seed, tolerance=tolerance,
+                       max_edits=rb.DEFAULT_MAX_EDITS if max_edits is None else max_edits,
+                       max_change=rb.DEFAULT_MAX_CHANGE if max_change is None else max_change,
+                       max_steps=rb.DEFAULT_MAX_STEPS if max_steps is None else max_steps,
+                       manneken_pis=manneken_pis)
+        chosen = rb.parse_levers(levers, fields, t, manneken_pis)
+    threads_checked(threads, dask)
+    searching = any(POLICY_NAMES[p] == "rollout" for s in plan.settings.values() for p in s.policy_ids())
+    if searching and dask is None:
+        raise WsimError(f"{option('population')}: a rollout population plays tens of games a second here, and a "
+                        f"search plays up to {rb.search_games(chosen, plan):,} games: give {option('dask')} (a "
+                        "cluster of many cores)")
+    from wsim.dataset.folder import precheck_output
+
+    precheck_output(folder, overwrite, "report")
+    if dask is None and on_estimate is not None:
+        with KERNEL_LOCK:
+            on_estimate(rb.estimate_seconds(t, chosen, plan), rb.search_games(chosen, plan))
+    with KERNEL_LOCK:
+        return rb.run_rebalance(t, chosen, plan, specs, folder, overwrite, dask, threads, on_event)
+
+
+def _player_counts(players) -> list:
+    """--players as a list of counts: an int, a list of ints, or "3,4,5"."""
+    if isinstance(players, str):
+        parts = [p.strip() for p in players.split(",")]
+        if not all(p.isdigit() for p in parts):
+            raise WsimError(f"{option('players')}: player counts such as 4 or 3,4,5, got {brief(players)}")
+        return [int(p) for p in parts]
+    if type(players) is int:
+        return [players]
+    if isinstance(players, (list, tuple)) and players and all(type(p) is int for p in players):
+        return list(players)
+    raise WsimError(f"{option('players')}: player counts such as 4 or [3, 4, 5], got {brief(players)}")

@@ -131,3 +131,61 @@ def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, si
         raise
     click.echo(verdict_text(result))
     click.echo(f"survey: {folder / 'index.html'} ({', '.join(n for n in result.files if n.endswith('.csv'))})")
+
+
+@click.command("rebalance")
+@click.option("--players", default="4", show_default=True, metavar="P[,P...]",
+              help="The player counts every side must be fair at (one data file serves them all).")
+@click.option("--population", default="heuristic", show_default=True, metavar="[NAME=]POLICIES",
+              help="The players: POLICIES as --policies takes them (one for every seat), e.g. a survey population.")
+@click.option("--policy-param", "policy_param", multiple=True, metavar="NAME.KEY=VALUE",
+              help="A parameter of the population's policies (repeatable).")
+@click.option("--levers", default="stages", show_default=True, metavar="stages|cards|both[:WONDER|CARD,...]",
+              help="What may change: wonder stages, cards or both, optionally only the named wonders or cards.")
+@click.option("--fields", type=click.Choice(["points", "coins", "both"]), default="points", show_default=True,
+              help="The numbers edited.")
+@click.option("--tolerance", type=float, default=None,
+              help="How far from the fair share a side's win rate may be, e.g. 0.03 [0.03].")
+@click.option("--max-edits", "max_edits", type=int, default=None, help="At most this many numbers edited [6].")
+@click.option("--max-change", "max_change", type=int, default=None, help="Each edit at most ±N [3].")
+@click.option("--max-steps", "max_steps", type=int, default=None,
+              help="Measure-solve-verify steps at most [4].")
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=20_000, show_default=True,
+              help="Games of each paired measurement (and at least of the held-out run).")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="The seed (steps use SEED+step; the held-out "
+              "run SEED+1000003).")
+@click.option("--manneken-pis", "manneken_pis", is_flag=True, help="Put the Manneken Pis promo board in the pool.")
+@click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores].")
+@click.option("--dask", default=None, metavar="tcp://HOST:PORT|local:W",
+              help="Play the runs as tasks on a Dask cluster (see simulate); a rollout population needs it.")
+@overwrite_option("report")
+@out_option("Report folder (created if missing).")
+@click.pass_context
+def rebalance_cmd(ctx, players, population, policy_param, levers, fields, tolerance, max_edits, max_change, max_steps,
+                  games, seed, manneken_pis, threads, dask, overwrite, out):
+    """The smallest edit of the printed numbers (fewest numbers, then least change) after which
+    every wonder side's win rate is within --tolerance of the fair share at every player count of
+    --players, verified on held-out games. Writes REPORT/edits.txt, cards.yaml, result.csv,
+    path.csv, path_rates.csv and index.html (docs/rebalance.md)."""
+    from wsim.api.analysis import rebalance
+
+    folder = out_folder(out)
+
+    def on_estimate(seconds, count):
+        click.echo(f"estimated play: at most {duration(seconds)} ({count:,} games; a search that succeeds "
+                   "early stops early)", err=True)
+
+    try:
+        result = rebalance(out=folder, players=players, population=population, policy_params=policy_param,
+                           levers=levers, fields=fields, tolerance=tolerance, max_edits=max_edits,
+                           max_change=max_change, max_steps=max_steps, games=games, seed=seed,
+                           manneken_pis=manneken_pis, data=ctx.obj.get("data"), threads=threads, dask=dask,
+                           overwrite=overwrite, on_estimate=on_estimate,
+                           on_event=lambda text: click.echo(text, err=True))
+    except (KeyboardInterrupt, signals.Terminated):
+        click.echo("\ninterrupted: the report folder is as it was (a search run again from the start gives the "
+                   "same result)", err=True)
+        raise
+    click.echo("edits: " + (" ".join(result.edits) or "none"))
+    click.echo(f"report: {folder / 'index.html'}")
+    click.echo(f"solved: {'yes' if result.solved else 'no'}, max deviation {result.max_deviation:.4f} on held-out games")

@@ -1,0 +1,128 @@
+"""`wsim rebalance` (INTERFACES §7): a planted imbalance found and undone, nothing proposed when
+nothing is needed, the report and its reproduction by `wsim ablate`, determinism, bad options.
+Small runs: 3 players, restricted levers, a wide tolerance."""
+
+import csv
+import difflib
+import io
+import re
+
+import pytest
+
+import wsim
+from wsim.analysis.edits import apply_edits, edited_text
+from wsim.tables import compile_text
+
+from conftest import last_error_line, run_cli
+
+PLANTED = "giza/A.stage2.points=+6"
+pytestmark = pytest.mark.slow  # small searches, a few seconds each
+
+SMALL = ["--players", "3", "--levers", "stages:giza", "--games", "3000", "--tolerance", "0.08", "--max-steps", "2",
+         "--seed", "2"]
+
+
+def _rows(path) -> list:
+    return list(csv.DictReader(io.StringIO(path.read_text())))
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory, tables):
+    """The data file with Giza A's second stage worth 6 more points, and its rebalance."""
+    where = tmp_path_factory.mktemp("rebalance")
+    data = where / "planted.yaml"
+    data.write_text(edited_text(tables, [PLANTED]))
+    out = where / "report"
+    result = run_cli("--data", str(data), "rebalance", *SMALL, "--threads", "2", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    return data, out, result
+
+
+def test_a_planted_stage_is_edited_back_within_tolerance(planted):
+    _, out, result = planted
+    edits = out.joinpath("edits.txt").read_text().split()
+    assert edits and all(e.startswith("giza/A.") for e in edits)
+    assert sum(int(e.rpartition("=")[2]) for e in edits) < 0  # points taken back from Giza A
+    row = next(r for r in _rows(out / "result.csv") if r["wonder"] == "giza" and r["side"] == "A")
+    fair = sum(float(r["before"]) * int(r["seats"]) for r in _rows(out / "result.csv")) / sum(
+        int(r["seats"]) for r in _rows(out / "result.csv"))
+    assert float(row["before"]) - fair > 0.08  # the plant shows on the held-out games
+    assert abs(float(row["after"]) - fair) <= 0.08  # and the edits undo it there
+    assert float(row["diff"]) < 0 and float(row["q_value"]) < 0.05
+    assert result.output.strip().splitlines()[-1].startswith("solved: ")
+
+
+def test_the_report_files(planted, tables):
+    data, out, _ = planted
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == sorted(
+        ["edits.txt", "cards.yaml", "result.csv", "path.csv", "path_rates.csv", "index.html"])
+    assert list(_rows(out / "result.csv")[0]) == ["players", "wonder", "side", "seats", "before", "before_ci_low",
+                                                  "before_ci_high", "after", "after_ci_low", "after_ci_high", "diff",
+                                                  "ci_low", "ci_high", "q_value"]
+    path = _rows(out / "path.csv")
+    assert list(path[0]) == ["step", "edits", "max_deviation"] and path[0]["step"] == "0" and path[0]["edits"] == ""
+    assert list(_rows(out / "path_rates.csv")[0]) == ["step", "players", "wonder", "side", "rate", "ci_low", "ci_high"]
+    # cards.yaml: the input with only the edited lines changed, compiling to the edited data
+    before, after = data.read_text().splitlines(), (out / "cards.yaml").read_text().splitlines()
+    changed = [ln for ln in difflib.unified_diff(before, after, n=0, lineterm="") if ln[:1] in "+-"
+               and not ln.startswith(("+++", "---"))]
+    edits = (out / "edits.txt").read_text().split()
+    assert 0 < len(changed) <= 2 * len(edits) and all("points" in ln for ln in changed)
+    base = compile_text(data.read_bytes())
+    assert (compile_text((out / "cards.yaml").read_bytes()).ent == apply_edits(base, edits).ent).all()
+    page = (out / "index.html").read_text()
+    assert "wsim ablate" in page and "<svg" in page
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", page, re.I)  # self-contained
+
+
+def test_the_printed_ablate_line_reproduces_the_held_out_rates(planted, tmp_path):
+    data, out, _ = planted
+    page = (out / "index.html").read_text()
+    line = next(ln for ln in page.split("<pre>")[2].split("</pre>")[0].splitlines() if ln.startswith("wsim ablate"))
+    args = line.split()[1:-1] + [str(tmp_path / "ablate")]  # "ablate ... --out" REPORT
+    result = run_cli("--data", str(data), *args)
+    assert result.exit_code == 0, result.output
+    paired = {r["key"]: r for r in _rows(tmp_path / "ablate" / "paired.csv") if r["metric"] == "win_rate"}
+    for row in _rows(out / "result.csv"):
+        other = paired[f"{row['wonder']}/{row['side']}@3"]
+        assert float(other["baseline"]) == pytest.approx(float(row["before"]), abs=1e-6)
+        assert float(other["value"]) == pytest.approx(float(row["after"]), abs=1e-6)
+
+
+def test_the_same_seed_gives_the_same_report_whatever_the_threads(planted, tmp_path):
+    data, out, _ = planted
+    again = run_cli("--data", str(data), "rebalance", *SMALL, "--threads", "1", "--out", str(tmp_path / "r"))
+    assert again.exit_code == 0, again.output
+    for name in ("edits.txt", "result.csv", "path.csv", "path_rates.csv", "cards.yaml"):
+        assert (tmp_path / "r" / name).read_bytes() == (out / name).read_bytes(), name
+
+
+def test_nothing_is_proposed_within_a_wide_tolerance(tmp_path, tables):
+    result = wsim.rebalance(out=tmp_path / "r", players=3, levers="stages:giza", games=2000, tolerance=0.35, seed=1,
+                            threads=1)
+    assert result.solved and result.edits == [] and len(result.path) == 1
+    assert (tmp_path / "r" / "edits.txt").read_text() == ""
+    assert (tmp_path / "r" / "cards.yaml").read_bytes() == tables.raw
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--levers", "walls"], "--levers: stages, cards or both"),
+    (["--levers", "stages:atlantis"], "--levers: 'atlantis' is not a wonder"),
+    (["--levers", "cards:giza"], "--levers: 'giza' is not a card"),
+    (["--tolerance", "0"], "--tolerance: a win-rate distance between 0 and 0.5"),
+    (["--tolerance", "0.7"], "--tolerance: a win-rate distance between 0 and 0.5"),
+    (["--max-edits", "0"], "--max-edits: a whole number from 1"),
+    (["--max-change", "0"], "--max-change: a whole number from 1"),
+    (["--max-steps", "0"], "--max-steps: a whole number from 1"),
+    (["--players", "9"], "--players: must be 2..7"),
+    (["--players", "3,3"], "--players: distinct player counts"),
+    (["--players", "three"], "--players: player counts such as 4"),
+    (["--population", "chess"], "--population"),
+    (["--population", "deep=rollout"], "--population: a rollout population"),
+    (["--policy-param", "greedy.coin=3"], "--policy-param"),
+])
+def test_bad_options_write_nothing(tmp_path, args, message):
+    result = run_cli("rebalance", "--games", "10", *args, "--out", str(tmp_path / "r"))
+    assert result.exit_code == 2
+    assert last_error_line(result).startswith("Error: ") and message in last_error_line(result), result.output
+    assert not (tmp_path / "r").exists()
