@@ -218,11 +218,14 @@ def test_bad_dask_options(tmp_path, monkeypatch):
     assert result.exit_code == 2 and "pip install 'wsim[dask]'" in last_error_line(result)
 
 
-def test_ladder_and_ablate_on_the_cluster_equal_local_runs(tmp_path, cluster):
+def test_ladder_ablate_and_rebalance_on_the_cluster_equal_local_runs(tmp_path, cluster):
     lc, _ = cluster
     ladder = ("ladder", "--policies", "random,greedy", "--players", "3", "--games", "2500", "--seed", "2")
     ablate = ("ablate", "--edit", "Altar.points=+6", "--games", "1500", "--chunk-size", "500", "--seed", "3")
-    for args, files in ((ladder, ("ladder.csv", "ratings.csv")), (ablate, ("paired.csv", "cards.csv", "wonders.csv"))):
+    rebalance = ("rebalance", "--players", "3", "--levers", "stages:giza", "--games", "600", "--tolerance", "0.2",
+                 "--max-steps", "1", "--seed", "4")
+    for args, files in ((ladder, ("ladder.csv", "ratings.csv")), (ablate, ("paired.csv", "cards.csv", "wonders.csv")),
+                        (rebalance, ("edits.txt", "result.csv", "path.csv", "path_rates.csv", "cards.yaml"))):
         here = run_cli(*args, "--threads", "1", "--out", str(tmp_path / "here"))
         there = run_cli(*args, "--dask", lc.scheduler_address, "--out", str(tmp_path / "there"))
         assert here.exit_code == 0 and there.exit_code == 0, there.output

@@ -41,8 +41,8 @@ def planted(tmp_path_factory, tables):
 def test_a_planted_stage_is_edited_back_within_tolerance(planted):
     _, out, result = planted
     edits = out.joinpath("edits.txt").read_text().split()
-    assert edits and all(e.startswith("giza/A.") for e in edits)
-    assert sum(int(e.rpartition("=")[2]) for e in edits) < 0  # points taken back from Giza A
+    assert all(e.startswith("giza/") for e in edits)  # the levers asked for (Giza B is weak at 3 players)
+    assert sum(int(e.rpartition("=")[2]) for e in edits if e.startswith("giza/A.")) < 0  # points taken from Giza A
     row = next(r for r in _rows(out / "result.csv") if r["wonder"] == "giza" and r["side"] == "A")
     fair = sum(float(r["before"]) * int(r["seats"]) for r in _rows(out / "result.csv")) / sum(
         int(r["seats"]) for r in _rows(out / "result.csv"))

@@ -7,13 +7,13 @@ The search (docs/rebalance.md):
    win rate per lever is a column of the linear model J;
 2. solve: the integer edits t (per lever, relative to the input file) that make, in order, the
    fewest edited numbers and the least total change, such that the model's rates
-   r + J (t - t_now) are within MARGIN x tolerance of the fair share for every side and player
+   r + J (t - t_now) are within MARGIN x ACCEPT x tolerance of the fair share for every side and player
    count, |t| <= max_change, no number negative, at most max_edits numbers edited (scipy's MILP);
    when no edit can, those of the least worst deviation;
-3. verify: the step-0 games again with the solved data (every point of the path on the same
-   deals, paired); done when every side is within tolerance, else measure again from there, on
-   new games (at most max_steps steps);
-4. held out: the best data of the path against the input, paired, on a seed no step used
+3. verify: N new games (seed + step) with the solved data; done when every side is within
+   ACCEPT x tolerance, else the next step's model starts from these games (at most max_steps);
+4. held out: the best data of the path (the fewest and least edits within ACCEPT x tolerance,
+   else the least excess beyond it) against the input, paired, on a seed no step used
    (HELD_OUT_SEED_OFFSET from --seed), with enough games that every side's 95% half-width is at
    most half the tolerance; its rates decide `solved`.
 Every game comes from (seed, game), so the result depends on --seed only, not on threads.
@@ -39,11 +39,12 @@ from wsim.kernels.layout import RES_BOARD, RES_RANK, RES_SIDE
 from wsim.run.settings import Settings, check_players
 from wsim.tables import Tables
 
-MARGIN = 0.75  # the model is asked for this share of the tolerance: verification has room for noise
+ACCEPT = 0.85  # the search stops at this share of the tolerance: the held-out run has room for its noise
+MARGIN = 0.75  # the model is asked for this share of that: the verification has room for its own
 SIGNIFICANT = 3.0  # a lever's measured effect on a side enters the model beyond this many standard errors
 LEVER_STEP = 2  # a lever is measured this many units up (a larger signal), its effect taken per unit
 # the defaults of the options (docs/rebalance.md says how they were chosen)
-DEFAULT_TOLERANCE = 0.03
+DEFAULT_TOLERANCE = 0.04
 DEFAULT_MAX_EDITS = 6
 DEFAULT_MAX_CHANGE = 3
 DEFAULT_MAX_STEPS = 4
@@ -321,15 +322,15 @@ def _jacobian(games: Games, base: Tables, levers: list, changes: dict, now: Rate
 
 
 def solve(levers: list, changes: dict, now: Rates, jac: np.ndarray, keys: list, plan_: Plan) -> dict:
-    """The total changes the linear model says bring every side within MARGIN x tolerance of the
-    fair share: fewest edited numbers, then least total change. When no change within the limits
+    """The total changes the linear model says bring every side within MARGIN x ACCEPT x tolerance
+    of the fair share: fewest edited numbers, then least total change. When no change within the limits
     can, those of the least total excess beyond it (summed over the sides), then fewest and least
     (module docstring)."""
     from scipy.optimize import Bounds, LinearConstraint, milp
 
     n, k = len(levers), len(keys)
     m = plan_.max_change
-    goal = MARGIN * plan_.tolerance
+    goal = MARGIN * ACCEPT * plan_.tolerance
     current = np.array([changes.get(j, 0) for j in range(n)], dtype=float)
     lo = np.array([max(-m, -lv.value) for lv in levers], dtype=float)  # nothing negative
     hi = np.full(n, float(m))
@@ -382,24 +383,24 @@ def rebalance(base: Tables, levers: list, plan_: Plan, games: Games, on_event=No
     path = [Step(0, {}, now)]
     say(f"step 0 (the input): max deviation {now.deviation():.3f}")
     changes: dict = {}
+    current, seed = now, plan_.seed
+    aim = ACCEPT * plan_.tolerance
     for step in range(1, plan_.max_steps + 1):
-        if path[-1].rates.deviation() <= plan_.tolerance:
+        if current.deviation() <= aim:
             break
-        seed = plan_.seed + step
-        current = measure(games, data_for(base, levers, changes), plan_, seed)
         jac = _jacobian(games, base, levers, changes, current, plan_, seed, keys,
                         lambda j, n: say(f"  step {step}: lever {j} / {n}") if j % 10 == 0 or j == n else None)
         proposed = solve(levers, changes, current, jac, keys, plan_)
         if proposed == changes:
             say(f"step {step}: no change the model prefers; the search ends")
             break
-        changes = proposed
-        # verified on the step-0 games: the path's points are compared on the same deals
-        rates = measure(games, data_for(base, levers, changes), plan_, plan_.seed)
-        path.append(Step(step, dict(changes), rates))
+        # verified on new games, which the next step's model then starts from
+        changes, seed = proposed, plan_.seed + step
+        current = measure(games, data_for(base, levers, changes), plan_, seed)
+        path.append(Step(step, dict(changes), current))
         say(f"step {step}: {' '.join(edits_of(levers, changes)) or '(no edit)'}: max deviation "
-            f"{rates.deviation():.3f}")
-    best = min(path, key=lambda s: _preference(s, plan_.tolerance))
+            f"{current.deviation():.3f}")
+    best = min(path, key=lambda s: _preference(s, aim))
     held_seed = plan_.seed + HELD_OUT_SEED_OFFSET
     held_games = max(plan_.games, held_out_games(now, plan_))
     table, after = held_out(games, base, levers, best.changes, plan_, held_seed, held_games)
@@ -467,7 +468,7 @@ def held_out(games: Games, base: Tables, levers: list, changes: dict, plan_: Pla
 
 def search_games(levers: list, plan_: Plan) -> int:
     """The games a whole search plays at most, every player count together (estimate_seconds)."""
-    runs = 1 + plan_.max_steps * (len(levers) + 2)
+    runs = 1 + plan_.max_steps * (len(levers) + 1)
     return (runs * plan_.games + 2 * plan_.games) * len(plan_.settings)
 
 

@@ -145,7 +145,7 @@ def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, si
 @click.option("--fields", type=click.Choice(["points", "coins", "both"]), default="points", show_default=True,
               help="The numbers edited.")
 @click.option("--tolerance", type=float, default=None,
-              help="How far from the fair share a side's win rate may be, e.g. 0.03 [0.03].")
+              help="How far from the fair share a side's win rate may be, e.g. 0.05 [0.04].")
 @click.option("--max-edits", "max_edits", type=int, default=None, help="At most this many numbers edited [6].")
 @click.option("--max-change", "max_change", type=int, default=None, help="Each edit at most ±N [3].")
 @click.option("--max-steps", "max_steps", type=int, default=None,
