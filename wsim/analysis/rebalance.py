@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
+import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -361,17 +364,34 @@ def solve(levers: list, changes: dict, now: Rates, jac: np.ndarray, keys: list, 
     lower = np.r_[lo, np.zeros(2 * n + k)]
     upper = np.r_[hi, np.full(n, m), np.ones(n), np.full(k, np.inf)]
     constraints = [LinearConstraint(np.array(rows), np.array(low), np.array(high))]
-    excess = milp(np.r_[np.zeros(3 * n), np.ones(k)], integrality=integrality, bounds=Bounds(lower, upper),
-                  constraints=constraints)
+    with _c_output_silenced():
+        excess = milp(np.r_[np.zeros(3 * n), np.ones(k)], integrality=integrality, bounds=Bounds(lower, upper),
+                      constraints=constraints)
     if not excess.success:
         return dict(changes)
     # then the fewest edited numbers and the least change with no more excess than that
     allowed = excess.x[3 * n:].sum() * (1 + 1e-6) + 1e-9
     constraints.append(LinearConstraint(np.r_[np.zeros(3 * n), np.ones(k)][None, :], -np.inf, allowed))
     fewest = np.r_[np.zeros(n), np.ones(n), np.full(n, 2 * n * m + 1), np.zeros(k)]
-    found = milp(fewest, integrality=integrality, bounds=Bounds(lower, upper), constraints=constraints)
+    with _c_output_silenced():
+        found = milp(fewest, integrality=integrality, bounds=Bounds(lower, upper), constraints=constraints)
     x = found.x if found.success else excess.x
     return {j: int(round(x[j])) for j in range(n) if round(x[j]) != 0}
+
+
+@contextmanager
+def _c_output_silenced():
+    """File descriptor 1 sent to /dev/null: HiGHS (scipy's MILP) prints a debugging line to the C
+    stdout in some searches, which would land among the command's own output."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def rebalance(base: Tables, levers: list, plan_: Plan, games: Games, on_event=None) -> Result:
