@@ -18,6 +18,10 @@ from wsim.api.game import DECISION_KINDS  # noqa: E402
 DECISION = slice(N_AGES + TURNS_PER_AGE, N_AGES + TURNS_PER_AGE + len(DECISION_KINDS) + 1)
 
 
+# api_test warns about every Dict observation space, the layout PettingZoo's own masked
+# environments use ({"observation", "action_mask"}): not a problem of this environment
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
 @pytest.mark.parametrize("players", [2, 4, 7])
 def test_pettingzoo_api_and_seed_tests(players):
     api_test(wonders_v0.env(players=players, seed=1), num_cycles=300)
