@@ -126,3 +126,23 @@ def test_bad_options_write_nothing(tmp_path, args, message):
     assert result.exit_code == 2
     assert last_error_line(result).startswith("Error: ") and message in last_error_line(result), result.output
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.system
+def test_an_interrupted_search_writes_nothing(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "wsim", "rebalance", "--players", "3", "--games", "50000",
+                             "--threads", "1", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(3)  # the kernels loaded and the search under way (it would take minutes)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "the report folder is as it was" in stderr
+    assert not out.exists() or [p.name for p in out.iterdir()] in ([], [".wsim-lock"])
