@@ -166,9 +166,10 @@ class raw_env(AECEnv):
         return {"observation": self._features(seat), "action_mask": mask}
 
     def _features(self, seat: int) -> np.ndarray:
-        g, view = self.game._g, self.game.observation(seat)
+        # the seat's view (KernelGame.view), the pieces this vector uses read one by one
+        g = self.game._g
         out = np.zeros(self._obs_size(), np.int16)
-        age, turn = view["header"][2], view["header"][3]
+        age, turn = g.age, g.turn
         out[age - 1] = 1
         at = codes.N_AGES
         out[at + min(turn, codes.TURNS_PER_AGE) - 1] = 1
@@ -178,14 +179,14 @@ class raw_env(AECEnv):
             out[at + DECISION_KINDS.index(self._decision.kind)] = 1
         at += len(DECISION_KINDS)
         out[at] = 1 if mine and self._decision.seat != seat else 0  # deciding for the Free City
-        out[at + 1] = sum(view["pile_by_age"])
-        out[at + 2] = view["fc_pile"]
+        out[at + 1] = sum(g.pile_by_age())
+        out[at + 2] = g.fc_pile()
         at += 3
         n_names = self.layout.n_names
-        for c in view["hand"]:
+        for c in g.hand(seat):
             out[at + self._name_id[c]] += 1
         at += n_names
-        for c in {c for hand in view["held"] for c in hand}:
+        for c in {c for hand in g.held(seat) for c in hand}:
             out[at + self._name_id[c]] = 1
         at += n_names
         row = g.seat

@@ -187,10 +187,10 @@ class KernelGame:
         hand, the hands it held earlier this age (sorted), this age's plays as shown (the action,
         and the card when built or played by the seat or for it), the discard builds, the discard
         pile's size by age, the Free City pile's size and the game header's public fields."""
-        seat_arr, gs, t = self.seat, self.gs, self.tables
+        seat_arr, gs = self.seat, self.gs
         hidden = set(range(F_HAND, F_HAND2 + MAX_HAND)) | set(range(F_CHOSEN, F_CHOSEN + C_COUNT))  # hand, its scratch
         public = [f for f in range(F_COUNT) if f not in hidden and f != F_CTR]
-        age, turn, fc = int(gs[G_AGE]), int(gs[G_TURN]), int(gs[G_FC])
+        age, fc = int(gs[G_AGE]), int(gs[G_FC])
         hist = self.state["hist"][0]
         plays = []
         for row in range(hist.shape[0]):
@@ -202,17 +202,27 @@ class KernelGame:
                 mine = (codes.fc_controller(age, u) if s == fc else s) == seat
                 shown = mine or action in (codes.ACT_BUILD, codes.ACT_BUILD_FREE)
                 plays.append((row, s, action, card if shown else -1))
-        pile = self.state["pile"][0]
-        ages = t.card_age
-        by_age = [int(pile[:t.n_cards][ages == a].sum()) for a in (1, 2, 3)]
-        return {"cities": seat_arr[:self.n, public].tolist(),
-                "hand": seat_arr[seat, F_HAND:F_HAND + seat_arr[seat, F_HAND_N]].tolist(),
-                "held": self._held(seat), "plays": plays,
-                "took": self.state["took"][0][:gs[G_NTOOK]].tolist(),
-                "pile_by_age": by_age, "fc_pile": codes.TURNS_PER_AGE + 1 - turn if fc >= 0 else 0,
+        return {"cities": seat_arr[:self.n, public].tolist(), "hand": self.hand(seat), "held": self.held(seat),
+                "plays": plays, "took": self.state["took"][0][:gs[G_NTOOK]].tolist(),
+                "pile_by_age": self.pile_by_age(), "fc_pile": self.fc_pile(),
                 "header": [int(gs[f]) for f in (G_N, G_FC, G_AGE, G_TURN, G_PHASE)]}
 
-    def _held(self, seat: int) -> list:
+    # the pieces of a view that a caller may want alone (the environment's observation)
+    def hand(self, seat: int) -> list:
+        """The seat's hand (card ids)."""
+        return self.seat[seat, F_HAND:F_HAND + self.seat[seat, F_HAND_N]].tolist()
+
+    def pile_by_age(self) -> list:
+        """The discard pile's size by age of its cards (public: every discard is seen face down)."""
+        t = self.tables
+        pile = self.state["pile"][0][:t.n_cards]
+        return [int(pile[t.card_age == a].sum()) for a in (1, 2, 3)]
+
+    def fc_pile(self) -> int:
+        """The cards left in the Free City's pile (0 without it)."""
+        return codes.TURNS_PER_AGE + 1 - self.turn if int(self.gs[G_FC]) >= 0 else 0
+
+    def held(self, seat: int) -> list:
         """The hands `seat` held at each earlier turn of this age (sorted card lists), followed from
         the age's deal and its plays."""
         age, now, fc, n = int(self.gs[G_AGE]), int(self.gs[G_TURN]), int(self.gs[G_FC]), self.n
