@@ -447,11 +447,11 @@ def _preference(step: Step, tolerance: float) -> tuple:
 def held_out_games(now: Rates, plan_: Plan) -> int:
     """Games enough that every side's 95% half-width is at most half the tolerance: from each
     side's share of the seats in the step-0 run and a rate at worst 1/2."""
+    seats = (2 * Z95 / plan_.tolerance) ** 2 * 0.25  # a side's seats for that half-width at a rate of 1/2
     need = 0
-    for k, w in now.wins.items():
-        share = len(w) / plan_.games  # seats of the side per game
+    for w in now.wins.values():
+        share = len(w) / plan_.games  # the side's seats per game
         if share > 0:
-            seats = (2 * Z95 / plan_.tolerance) ** 2 * 0.25
             need = max(need, math.ceil(seats / share))
     return need
 

@@ -1,4 +1,5 @@
-"""The analyses from Python: `wsim.balance`, `wsim.ablate`, `wsim.ladder`, `wsim.survey`.
+"""The analyses from Python: `wsim.balance`, `wsim.ablate`, `wsim.ladder`, `wsim.survey`,
+`wsim.rebalance`.
 
 Each takes its command's options under their Python names, writes the same report folder (the
 output rules of INTERFACES §0: a non-empty folder only with overwrite, the old one replaced
@@ -14,10 +15,9 @@ import io
 import os
 from dataclasses import dataclass
 from importlib.util import find_spec
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wsim.api.runs import run_settings, settings_error, threads_checked
+from wsim.api.runs import folder_arg, run_settings, settings_error, threads_checked, write_mode
 from wsim.errors import WsimError, brief, option
 from wsim.run.lock import KERNEL_LOCK
 
@@ -37,12 +37,6 @@ def analysis_extra():
             raise WsimError(f"this needs the analysis extra ({name} is missing): pip install 'wsim[analysis]'")
 
 
-def _folder(out) -> Path:
-    if not isinstance(out, (str, os.PathLike)) or str(out) == "":
-        raise WsimError(f"{option('out')}: must name a folder, got {brief(out)}")
-    return Path(out)
-
-
 def balance(dataset, *, out=None, baseline=None, overwrite: bool = False, data=None) -> Report:
     """The balance report of a dataset folder (`wsim balance`): returns the report, whose
     `.wonders` (win rates with Wilson 95% CIs and q-values), `.cards` (card effects) and, with a
@@ -55,14 +49,12 @@ def balance(dataset, *, out=None, baseline=None, overwrite: bool = False, data=N
     from wsim.analysis.balance.report import build, owns
     from wsim.dataset.folder import output_files
 
-    for what, path in (("dataset", dataset), ("baseline", baseline)):
-        if path is not None and (not isinstance(path, (str, os.PathLike)) or str(path) == ""):
-            raise WsimError(f"{option(what)}: must name a dataset folder, got {brief(path)}")
+    source = folder_arg(dataset, "dataset", "a dataset folder")
+    base = folder_arg(baseline, "baseline", "a dataset folder") if baseline is not None else None
     t = tables_mod.load(data)
-    base = Path(baseline) if baseline is not None else None
     if out is None:
-        return build(Path(dataset), t, base)
-    folder = _folder(out)
+        return build(source, t, base)
+    folder = folder_arg(out)
     # the report folder is locked while the datasets are read: it cannot be one of them
     dataset_name = "dataset" if option("out") == "out" else "DIR"  # the command's argument
     for what, read in ((dataset_name, dataset), (option("baseline"), baseline)):
@@ -70,7 +62,7 @@ def balance(dataset, *, out=None, baseline=None, overwrite: bool = False, data=N
             raise WsimError(f"{option('out')}: {out} is the dataset folder {what} names; give the report a folder "
                             "of its own")
     with output_files(folder, owns, overwrite, "report") as commit:
-        report = build(Path(dataset), t, base)
+        report = build(source, t, base)
         commit(report.files)
     return report
 
@@ -87,7 +79,7 @@ def ablate(edits, *, out, games=100_000, players=4, policies="random", policy_pa
     from wsim.analysis.ablate import precheck, refuse_edits_out_of_play, run_ablate
     from wsim.analysis.edits import apply_edits
 
-    folder = _folder(out)
+    folder = folder_arg(out)
     if isinstance(edits, str) or not all(isinstance(e, str) for e in edits) or not edits:
         raise WsimError(f"{option('edit')}: a list of edits such as ['Baths.points=+1'], got {brief(edits)}")
     t, settings = run_settings(games=games, players=players, policies=policies, policy_params=policy_params, seed=seed,
@@ -140,7 +132,7 @@ def ladder(policies, *, out, players: int = 4, games: int = 10_000, seed: int = 
     from wsim.agents.ladder import parse_entries, run_ladder
     from wsim.api.runs import param_specs
 
-    folder = _folder(out)
+    folder = folder_arg(out)
     names = policies.split(",") if isinstance(policies, str) else policies
     if not isinstance(names, (list, tuple)) or not all(isinstance(p, str) for p in names):
         raise WsimError(f"{option('policies')}: a list of policy names, got {brief(policies)}")
@@ -171,9 +163,8 @@ def survey(*, out, populations=(), players: int = 4, games: int = 20_000, seed: 
     from wsim.api.runs import param_specs
     from wsim.run.settings import check_players
 
-    folder = _folder(out)
-    if overwrite and resume:
-        raise WsimError(f"{option('overwrite')} and {option('resume')}: give one or the other, not both")
+    folder = folder_arg(out)
+    mode = write_mode(overwrite, resume)
     if isinstance(populations, str) or not all(isinstance(p, str) for p in populations):
         raise WsimError(f"{option('population')}: a list of 'NAME=POLICIES[@GAMES]' texts, got {brief(populations)}")
     t = tables_mod.load(data)
@@ -184,14 +175,12 @@ def survey(*, out, populations=(), players: int = 4, games: int = 20_000, seed: 
                                  wonders=wonders, sides=sides, manneken_pis=manneken_pis, chunk_size=chunk_size)
         people = read_reference(reference, t, players) if reference is not None else None
     threads_checked(threads, dask)
-    mode = "overwrite" if overwrite else "resume" if resume else "new"
     precheck(folder, mode)
     if dask is None and on_estimate is not None:
         with KERNEL_LOCK:
             on_estimate(estimate_seconds(t, pops, games_done(folder, pops) if resume else None))
     with KERNEL_LOCK:
         return run_survey(t, pops, folder, mode, people, progress, on_run, dask, threads)
-
 
 
 def rebalance(*, out, players=4, population: str = "heuristic", policy_params=(), levers: str = "stages",
@@ -209,9 +198,8 @@ def rebalance(*, out, players=4, population: str = "heuristic", policy_params=()
     from wsim import tables as tables_mod
     from wsim.analysis import rebalance as rb
     from wsim.api.runs import param_specs
-    from wsim.kernels.policy import POLICY_NAMES
 
-    folder = _folder(out)
+    folder = folder_arg(out)
     counts = _player_counts(players)
     t = tables_mod.load(data)
     specs = param_specs(policy_params)
@@ -224,8 +212,7 @@ def rebalance(*, out, players=4, population: str = "heuristic", policy_params=()
                        manneken_pis=manneken_pis)
         chosen = rb.parse_levers(levers, fields, t, manneken_pis)
     threads_checked(threads, dask)
-    searching = any(POLICY_NAMES[p] == "rollout" for s in plan.settings.values() for p in s.policy_ids())
-    if searching and dask is None:
+    if dask is None and any("rollout" in s.policies for s in plan.settings.values()):
         raise WsimError(f"{option('population')}: a rollout population plays tens of games a second here, and a "
                         f"search plays up to {rb.search_games(chosen, plan):,} games: give {option('dask')} (a "
                         "cluster of many cores)")

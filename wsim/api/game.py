@@ -132,6 +132,12 @@ class Game:
             todo = self._g.pending()
         return [Decision(s, DECISION_KINDS[kind], int(decider(self._g.gs, np.int32(s)))) for s, kind in todo]
 
+    def _seat(self, seat) -> int:
+        """A seat argument checked: one of the game's cities."""
+        if type(seat) not in (int, np.int64, np.int32) or not 0 <= seat < self._g.n:
+            raise GameError(f"seat: 0..{self._g.n - 1}, got {brief(seat)}")
+        return int(seat)
+
     def _kind_of(self, seat) -> int:
         if type(seat) not in (int, np.int64, np.int32) or isinstance(seat, bool):
             raise GameError(f"seat: a seat number, got {brief(seat)}")
@@ -172,9 +178,7 @@ class Game:
         columns, its hand, the hands it held earlier this age, this age's plays as shown, the
         discard builds, the pile's size by age, the Free City pile's size, the game header
         (wsim.run.stepgame.KernelGame.view documents each entry)."""
-        if type(seat) not in (int, np.int64, np.int32) or not 0 <= seat < self._g.n:
-            raise GameError(f"seat: 0..{self._g.n - 1}, got {brief(seat)}")
-        return self._g.view(int(seat))
+        return self._g.view(self._seat(seat))
 
     # -- the steps -------------------------------------------------------------------------------
     def step(self, choices: Mapping[int, int]):
@@ -202,11 +206,12 @@ class Game:
         call), from what the seat sees."""
         from wsim.kernels.layout import M_ACTION, M_CARD, M_COPY3, M_LEFT, M_RIGHT, M_SLOT
         from wsim.kernels.policy import all_purchases
+        from wsim.kernels.step import decider
         from wsim.run.lock import KERNEL_LOCK
 
         kind = self._kind_of(seat)
         g = self._g
-        who = next(d.decider for d in self.pending() if d.seat == seat)
+        who = int(decider(g.gs, np.int32(seat)))
         saved = (int(g.policies[who]), g.params[who].copy())
         if policy is not None:
             pid, row = _policy_rows(policy)
@@ -239,12 +244,11 @@ class Game:
         unchanged."""
         from wsim.run.lock import KERNEL_LOCK
 
-        if type(seat) not in (int, np.int64, np.int32) or not 0 <= seat < self._g.n:
-            raise GameError(f"seat: 0..{self._g.n - 1}, got {brief(seat)}")
+        seat = self._seat(seat)
         if type(seed) is not int or not 0 <= seed < 2**64:
             raise GameError(f"seed: a whole number 0..2^64 - 1, got {brief(seed)}")
         with KERNEL_LOCK:
-            self._g.resample_hidden(int(seat), seed)
+            self._g.resample_hidden(seat, seed)
 
     def scores(self) -> list[dict]:
         """Each seat's points by category (INTERFACES §2's names), total, coins and rank (None for

@@ -24,7 +24,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wsim.errors import OPTION_STYLE, WsimError, brief
+from wsim.errors import OPTION_STYLE, WsimError, brief, option
 
 if TYPE_CHECKING:
     import duckdb
@@ -41,9 +41,6 @@ MAX_TABLE_ROWS = 4_000_000
 # The defaults of `wsim simulate`: with resume=True a setting left at its default is the dataset's.
 _DEFAULTS = {"games": 100_000, "players": 4, "policies": "random", "policy_params": (), "seed": 0,
              "wonders": "random", "sides": "random", "manneken_pis": False, "chunk_size": 100_000}
-_EXPLICIT_NAMES = {"games": "games", "players": "players", "seed": "seed", "wonders": "wonders", "sides": "sides",
-                   "manneken_pis": "manneken_pis", "chunk_size": "chunk_size", "policies": "policies",
-                   "policy_params": "policy_param"}
 
 
 def _python_names(message: str) -> str:
@@ -118,24 +115,45 @@ def threads_checked(threads, dask=None):
             raise WsimError("dask needs the dask extra: pip install 'wsim[dask]'")
 
 
+def folder_arg(value, name: str = "out", what: str = "a folder") -> Path:
+    """A folder argument as a Path (WsimError for anything else, an empty name included)."""
+    if not isinstance(value, (str, os.PathLike)) or str(value) == "":
+        raise WsimError(f"{option(name)}: must name {what}, got {brief(value)}")
+    return Path(value)
+
+
+def write_mode(overwrite: bool, resume: bool) -> str:
+    """The mode of a writing run: "new", "overwrite" or "resume" (not both of the last two)."""
+    if overwrite and resume:
+        raise WsimError(f"{option('overwrite')} and {option('resume')}: give one or the other, not both")
+    return "overwrite" if overwrite else "resume" if resume else "new"
+
+
 def iter_batches(*, games=100_000, players=4, policies="random", policy_params=(), seed=0, wonders="random",
                  sides="random", manneken_pis=False, data=None, threads=None,
                  chunk_size=100_000) -> Iterator[pa.Table]:
     """The run `simulate` would play, as one pyarrow.Table per part (chunk_size games each, the
     rows of part-NNNNN.parquet), played as the loop asks for them: memory stays one part's."""
+    t, settings = run_settings(games=games, players=players, policies=policies, policy_params=policy_params,
+                               seed=seed, wonders=wonders, sides=sides, manneken_pis=manneken_pis, data=data,
+                               chunk_size=chunk_size)
+    return _batches(t, settings, threads)
+
+
+def _batches(t: Tables, settings: Settings, threads) -> Iterator[pa.Table]:
+    """One table per part of the run, each played when asked for (under the kernel lock, the
+    threads set again for it: another caller may have changed them in between)."""
     from wsim.dataset import parts
     from wsim.run.lock import KERNEL_LOCK
     from wsim.run.runner import Runner
 
-    t, settings = run_settings(games=games, players=players, policies=policies, policy_params=policy_params,
-                               seed=seed, wonders=wonders, sides=sides, manneken_pis=manneken_pis, data=data,
-                               chunk_size=chunk_size)
     meta = json.dumps(parts.run_meta(t, settings))
+    runner = Runner(t, settings)
     for index in range(settings.part_count):
         first, count = settings.part(index)
         with KERNEL_LOCK:
             threads_checked(threads)
-            chunk = Runner(t, settings).play(first, count)
+            chunk = runner.play(first, count)
         yield parts.chunk_table(t, settings, chunk).replace_schema_metadata({parts.META_KEY: meta})
 
 
@@ -167,32 +185,29 @@ def simulate(*, games=100_000, players=4, policies="random", policy_params=(), s
             raise WsimError(f"games: {settings.games:,} games are {settings.games * settings.cities:,} rows, more than "
                             f"a table in memory holds here ({MAX_TABLE_ROWS:,}): give out= to write a dataset, or "
                             "read the run a part at a time with wsim.iter_batches")
-        batches = list(iter_batches(data=data, threads=threads, **given))
-        return pa.concat_tables(batches)
+        return pa.concat_tables(list(_batches(t, settings, threads)))
     return _write(t, settings, out, overwrite, resume, dask, threads, data,
                   {name for name, value in given.items() if value != _DEFAULTS[name]})
 
 
 def _write(t, settings, out, overwrite, resume, dask, threads, data, changed: set):
     """simulate() into the dataset folder `out`."""
-    if not isinstance(out, (str, os.PathLike)) or str(out) == "":
-        raise WsimError(f"out: must name a folder, got {brief(out)}")
-    if overwrite and resume:
-        raise WsimError("overwrite and resume: give one or the other, not both")
-    explicit = {_EXPLICIT_NAMES[name] for name in changed}
+    folder = folder_arg(out)
+    mode = write_mode(overwrite, resume)
+    # the settings the command line would have been given (its option is --policy-param)
+    explicit = {"policy_param" if name == "policy_params" else name for name in changed}
     if data is not None:
         explicit.add("data")
-    mode = "overwrite" if overwrite else "resume" if resume else "new"
     threads_checked(threads, dask)
     with settings_error():
         try:
-            write_simulation(t, settings, Path(out), mode=mode, explicit=frozenset(explicit), dask=dask,
+            write_simulation(t, settings, folder, mode=mode, explicit=frozenset(explicit), dask=dask,
                              threads=threads)
         except OSError as e:
             from wsim.dataset.folder import os_problem
 
             raise WsimError(f"{out}: {os_problem(e)}") from None
-    return open_dataset(out)
+    return open_dataset(folder)
 
 
 def write_simulation(t: Tables, settings: Settings, out: Path, *, mode: str = "new", explicit=frozenset(), dask=None,
@@ -248,8 +263,6 @@ class Dataset:
 
 
 def _needs(module: str, method: str):
-    from importlib.util import find_spec
-
     if find_spec(module) is None:
         raise WsimError(f"Dataset.{method} needs {module}: pip install 'wsim[analysis]'")
 
@@ -261,9 +274,7 @@ def open_dataset(path) -> Dataset:
     from wsim.dataset import manifest
     from wsim.dataset.folder import DatasetError
 
-    if not isinstance(path, (str, os.PathLike)) or str(path) == "":
-        raise WsimError(f"path: must name a dataset folder, got {brief(path)}")
-    where = Path(path)
+    where = folder_arg(path, "path", "a dataset folder")
     if not where.is_dir():
         raise DatasetError(f"{where}: no such dataset folder")
     report = manifest.check(where, tables_mod.load(None))
