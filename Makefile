@@ -1,8 +1,9 @@
 # wsim developer tasks. Everything runs inside .venv, created from the system python3.
 #   make run      base install, then 100,000 four-player heuristic games and their summary
 #   make check    the inner loop (about a minute warm): units, rules on both engines, a small replay
-#   make test     everything but the deep runs: check's tests and the heavier ones in parallel,
-#                 then the system tests (subprocesses, signals, Dask) in a serial pass
+#   make test     everything but the deep runs: the cold-compile count beside the kernels' compile,
+#                 check's tests and the heavier ones in parallel, then the system tests
+#                 (subprocesses, signals, Dask) in a serial pass
 #   make verify   the deep runs (SHARD=k/n for one shard of n, DEPTH=full for the full depth);
 #                 resumable: a shard run again skips what passed under the same code
 PY      ?= python3
@@ -22,13 +23,17 @@ install: $(FULL)
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
-# make run needs the base dependencies only; the test targets add every extra (their own stamp)
+# make run needs the base dependencies only; the test targets add every extra (their own stamp).
+# --no-compile: byte-compiling every installed module took half the install; Python compiles the
+# modules it imports on first use instead
+PIP     := $(BIN)/pip install --quiet --no-compile
+
 $(BASE): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+	$(PIP) -e .
 	touch $@
 
 $(FULL): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test,analysis,dask,rl]'
+	$(PIP) -e '.[test,analysis,dask,rl]'
 	touch $@ $(BASE)
 
 run: $(BASE)
@@ -37,12 +42,15 @@ run: $(BASE)
 # pytest exits 5 when it collects no test: every pytest line below fails the target then
 check: $(FULL)
 	$(BIN)/wsim compile games step
-	$(PYTEST) -n $(JOBS) -m "not slow and not system and not deep"
+	$(PYTEST) -n $(JOBS) -m "not slow and not system and not deep and not cold"
 
-# the kernels are compiled once before the parallel pass (its workers then load them)
+# the kernels are compiled once before the parallel pass (its workers then load them); the compile
+# is single-threaded, so the cold-compile count (its own empty cache, alone otherwise) runs beside it
 test: $(FULL)
-	$(BIN)/wsim compile games rollout step profile
-	$(PYTEST) -n $(JOBS) -m "not system and not deep" --durations=5
+	$(BIN)/wsim compile games rollout step profile & compiling=$$!; \
+	  $(PYTEST) -p no:xdist -m cold; cold=$$?; \
+	  wait $$compiling && [ $$cold = 0 ]
+	$(PYTEST) -n $(JOBS) -m "not system and not deep and not cold" --durations=5
 	$(PYTEST) -p no:xdist -m "system" --durations=5
 
 verify: $(FULL) chromium

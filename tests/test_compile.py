@@ -38,7 +38,7 @@ def compiled_by(tmp_path, games: int, policies: str) -> dict:
     return json.loads(done.stdout)
 
 
-@pytest.mark.system
+@pytest.mark.cold
 def test_a_cold_run_compiles_each_kernel_function_once_and_no_search(tmp_path):
     counts = compiled_by(tmp_path, 10, "random,greedy,heuristic")
     assert {"game.play_games", "game.play_game", "decide.take_decision", "decide._heuristic_choice",
