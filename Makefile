@@ -24,9 +24,9 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
 # make run needs the base dependencies only; the test targets add every extra (their own stamp).
-# --no-compile: byte-compiling every installed module took half the install; Python compiles the
-# modules it imports on first use instead
-PIP     := $(BIN)/pip install --quiet --no-compile
+# (pip's byte-compiling is half the install, but --no-compile cost more than it saved where
+# PYTHONDONTWRITEBYTECODE is set: every subprocess of the system tests compiled its imports again)
+PIP     := $(BIN)/pip install --quiet
 
 $(BASE): pyproject.toml | $(BIN)/python
 	$(PIP) -e .
