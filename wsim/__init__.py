@@ -2,8 +2,8 @@
 
 The Python API (docs/api.md): `wsim.simulate`, `wsim.iter_batches`, `wsim.open_dataset`,
 `wsim.Game`, the analyses `wsim.balance`, `wsim.ablate`, `wsim.ladder`, `wsim.survey`,
-`wsim.rebalance`, and
-`wsim.WsimError`, the base of every error a user or the environment causes.
+`wsim.rebalance`, the card data and scenario positions `wsim.cards`, `wsim.score`, `wsim.trade`,
+and `wsim.WsimError`, the base of every error a user or the environment causes.
 The names load lazily (PEP 562): `import wsim` imports neither numba nor pyarrow nor any
 optional extra.
 """
@@ -21,6 +21,7 @@ _LAZY = {
     "Game": "wsim.api.game", "Move": "wsim.api.game", "Decision": "wsim.api.game",
     "balance": "wsim.api.analysis", "ablate": "wsim.api.analysis", "ladder": "wsim.api.analysis",
     "survey": "wsim.api.analysis", "rebalance": "wsim.api.analysis",
+    "cards": "wsim.api.facts", "score": "wsim.api.facts", "trade": "wsim.api.facts",
 }
 
 __all__ = ["RULES_VERSION", "__version__", *_LAZY]

@@ -8,7 +8,8 @@ import json
 import click
 
 from wsim import codes, scenario
-from wsim.cli.options import UserError, load_tables
+from wsim.api.facts import check_question, trade_card
+from wsim.cli.options import load_tables
 from wsim.cli.render import cards_text, score_text, trade_text
 from wsim.describe import cards_json
 from wsim.reference.positions import score_json, trade_json
@@ -62,16 +63,8 @@ def trade_cmd(ctx, file, seat, card_name, stage, as_json):
     Lists every Pareto-minimal purchase (coins paid to the left and right neighbours) in the
     position of scenario FILE, and whether the build is affordable and legal.
     """
-    if (card_name is None) == (not stage):
-        raise UserError("give exactly one of --card NAME or --stage")
+    check_question(card_name, stage)
     pos = load_position(ctx, file)
-    if not 0 <= seat < pos.n:
-        raise UserError(f"--seat: {seat} is not a seat of this scenario (0 to {pos.n - 1})")
-    card = None
-    if card_name is not None:
-        try:
-            card = pos.t.card_id(card_name)
-        except KeyError:
-            raise UserError(f"--card: unknown card {card_name!r} (see `wsim cards` for the names)") from None
+    card = trade_card(pos, seat, card_name)
     doc = trade_json(pos, seat, card)
     click.echo(json.dumps(doc, indent=1) if as_json else trade_text(pos, seat, card, doc))

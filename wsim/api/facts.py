@@ -1,0 +1,89 @@
+"""The card data and scenario positions from Python: the documents `wsim cards --json`,
+`wsim score --json` and `wsim trade --json` print (INTERFACES §1, §3), as dicts.
+
+    import wsim
+    deck = wsim.cards(age=3, players=5)                      # {"cards": [...], "wonders": [...], ...}
+    points = wsim.score("spec/examples/score-basic.yaml")    # per seat, every scoring column
+    costs = wsim.trade("position.yaml", seat=0, card="Caravansery")
+
+A scenario is a YAML file's path, or the mapping such a file holds (INTERFACES §1), checked by
+the same code as the command line's. `data` names a card data file (None: the built-in one).
+Every mistake is a `wsim.WsimError` naming the argument as written here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from wsim import codes, tables
+from wsim.errors import OPTION_STYLE, WsimError, brief, option
+
+
+def _int_in(value, name: str, lo: int, hi: int) -> int:
+    """value as an int in lo..hi, else a WsimError naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise WsimError(f"{option(name)}: expected a whole number from {lo} to {hi}, got {brief(value)}")
+    return value
+
+
+def _position(scenario, t: tables.Tables):
+    """The Position of a scenario given as a file path or as the mapping a scenario file holds."""
+    from wsim import scenario as scenario_mod
+
+    if isinstance(scenario, (str, os.PathLike)):
+        return scenario_mod.load(scenario, t)
+    if isinstance(scenario, Mapping):
+        return scenario_mod.parse(scenario, t)
+    raise WsimError(f"scenario: expected a scenario file's path or its mapping, got {brief(scenario)}")
+
+
+def cards(*, age: int | None = None, players: int | None = None, data=None) -> dict:
+    """The compiled cards and wonders, as the simulator sees them (`wsim cards --json`): only age
+    `age` (1..3) and the deck for `players` (3..7; guilds always listed) when given."""
+    from wsim.describe import cards_json
+
+    if age is not None:
+        _int_in(age, "age", 1, 3)
+    if players is not None:
+        _int_in(players, "players", codes.MIN_PLAYERS, codes.MAX_PLAYERS)
+    return cards_json(tables.load(data), age=age, players=players)
+
+
+def score(scenario, *, data=None) -> dict:
+    """The final scoring of a scenario's position (`wsim score --json`): no conflict resolved, no
+    "when built" effect applied; end-of-game choices maximise each seat's own total."""
+    from wsim.reference.positions import score_json
+
+    return score_json(_position(scenario, tables.load(data)))
+
+
+def check_question(card: str | None, stage: bool) -> None:
+    """A trade question names a card or asks for the next stage: exactly one of the two."""
+    if (card is None) == (not stage):
+        either = "--card NAME or --stage" if OPTION_STYLE.get() == "cli" else "card=NAME or stage=True"
+        raise WsimError(f"give exactly one of {either}")
+
+
+def trade_card(pos, seat, card: str | None) -> int | None:
+    """The card id a trade question asks about (None: the next stage), once seat is known to be
+    a seat of the position and card a known card name."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < pos.n:
+        raise WsimError(f"{option('seat')}: {brief(seat)} is not a seat of this scenario (0 to {pos.n - 1})")
+    if card is None:
+        return None
+    try:
+        return pos.t.card_id(card)
+    except KeyError:
+        raise WsimError(f"{option('card')}: unknown card {brief(card)} (see `wsim cards` for the names)") from None
+
+
+def trade(scenario, seat: int, *, card: str | None = None, stage: bool = False, data=None) -> dict:
+    """What it costs `seat` to build `card` (a printed name; case, spaces and punctuation ignored)
+    or, with stage=True, its next wonder stage, in a scenario's position (`wsim trade --json`):
+    every Pareto-minimal purchase, and whether the build is affordable and legal."""
+    from wsim.reference.positions import trade_json
+
+    check_question(card, stage)
+    pos = _position(scenario, tables.load(data))
+    return trade_json(pos, seat, trade_card(pos, seat, card))
