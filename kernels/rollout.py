@@ -8,7 +8,8 @@ base policy at every seat (`heuristic` unless `base=` names another, with the pa
 row carries for it).
 The pair with the best mean outcome for the deciding seat — 1,000 per win plus its points
 margin over the best other player — is played; playout k of every pair uses the same deal
-(common random numbers). Other decisions (a stage-3 neighbour, a 7th card, a discard build)
+(common random numbers), and the other seats' decisions of the turn, which no pair changes, are
+taken once per world and shared by its pairs' playouts. Other decisions (a stage-3 neighbour, a 7th card, a discard build)
 are the base policy's.
 
 Each playout's world is drawn by kernels/hidden.resample_hidden: every card the deciding seat
@@ -31,9 +32,10 @@ from wsim.kernels.hidden import resample_hidden
 from wsim.kernels.layout import (DEC_MOVE, F_CTR, G_FC, G_N, MAX_CITY, MAX_SEATS, MAX_STAGES, M_DEFAULT, RES_COUNT, RES_RANK,
                                  RES_TOTAL, SCRATCH, STATE)
 from wsim.kernels.decide import decide as decide_simple
+from wsim.kernels.decide import take_decision
 from wsim.kernels.policy import POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, RUN, all_purchases
 from wsim.kernels.rng import stream_key
-from wsim.kernels.step import apply, clone_state, final, legal
+from wsim.kernels.step import apply, clone_state, final, legal, pending
 
 # Playout k of a decision draws the deciding seat's own base moves from its stream's counter
 # start + PLAYOUT_STRIDE * k (start: the counter at the decision). A seat draws at most twice a
@@ -76,6 +78,20 @@ def _base_of(run, who):
     return base
 
 
+@njit(cache=True, _nrt=False)
+def _decide_others(ent, board, base, w, sc, s, log, n_log):
+    """Take, in world w, the decisions pending now of every seat but s, by the base policies.
+    Every pair's playout would take them the same way (a policy reads no other seat's choice of
+    the turn, and each seat draws from its own stream), so one world's pairs share them. The Free
+    City's move, pending only once its controller has chosen, is left to the playouts."""
+    todo = sc.todo
+    k = pending(w, todo)
+    for i in range(k):
+        t = todo[i, 0]
+        if t != s:
+            take_decision(ent, board, w, sc, t, todo[i, 1], todo[i, 2], base, log, NO_GAME, n_log)
+
+
 @njit(cache=True, _nrt=True)
 def decide_rollout(ent, board, st, s, who, moves, n_moves, run):
     """The rollout policy's turn move for seat s, decided by seat who (module docstring)."""
@@ -100,6 +116,7 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run):
         if resample_hidden(ent, w, scratch[0], who, stream_key(st.keys[who], start, k)) < 0:
             raise ValueError("rollout: the state's record of this age's plays does not add up")
         w.seat[who, F_CTR] = start + PLAYOUT_STRIDE * k
+        _decide_others(ent, board, base[0], w, scratch[0], s, log, n_log)
         for i in range(n_moves):
             if moves[i, M_DEFAULT] != 1:
                 continue
