@@ -110,7 +110,7 @@ def _greedy_choice(ent, board, seat, s, who, kind, moves, n_moves, params, n, ag
 
 
 @njit(cache=True, _nrt=False)
-def _heuristic_choice(ent, board, seat, gs, s, who, kind, moves, n_moves, params, n, age):
+def _heuristic_choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, age):
     """The heuristic's option: the first of highest value (kernels/heuristic.py). A decision's
     stage moves share one stage value, and a card's stage and discard moves one denial: each is
     computed once (denial not at all when its weight is 0); the values are those of a plain
@@ -124,32 +124,31 @@ def _heuristic_choice(ent, board, seat, gs, s, who, kind, moves, n_moves, params
     best = 0
     base = 0
     for i in range(n_moves):
-        if kind == DEC_DISCARD:
-            v = heuristic.entity_value(ent, seat, n, s, moves[i, M_CARD], params, who, age)
-        else:
-            if moves[i, M_DEFAULT] == 1:  # a (card, action) pair's rows follow its default one
-                action = moves[i, M_ACTION]
-                c = moves[i, M_CARD]
-                if action == ACT_DISCARD or action == ACT_STAGE:
-                    if c != deny_card:
-                        deny_card = c
-                        deny_v = 0
-                        if params[who, heuristic.H_DENY] != 0:
-                            deny_v = params[who, heuristic.H_DENY] * heuristic.denial(ent, seat, gs, n, s, c)
-                    if action == ACT_DISCARD:
-                        base = params[who, heuristic.H_COIN] * DISCARD_COINS + deny_v
-                    else:
-                        if not stage_known:
-                            copy3 = np.int64(COPY_LEFT)  # not a literal: one specialisation of stage_value
-                            if moves[i, M_COPY3] == 1:
-                                copy3 = choose_copy3(ent, board, seat, n, s, np.int64(POLICY_HEURISTIC), params, who,
-                                                     age)
-                            stage_v = heuristic.stage_value(ent, board, seat, n, s, moves, i, params, who, age, copy3)
-                            stage_known = True
-                        base = stage_v + deny_v
+        # A (card, action) pair's rows follow its default one. A discard build's rows (pile
+        # cards) are default (card, build) rows that pay nothing: one value site serves both,
+        # since the heuristic's entity value is inlined where it is called (compile time).
+        if moves[i, M_DEFAULT] == 1:
+            action = moves[i, M_ACTION]
+            c = moves[i, M_CARD]
+            if action == ACT_DISCARD or action == ACT_STAGE:
+                if c != deny_card:
+                    deny_card = c
+                    deny_v = 0
+                    if params[who, heuristic.H_DENY] != 0:
+                        deny_v = params[who, heuristic.H_DENY] * heuristic.denial(ent, seat, gs, n, s, c)
+                if action == ACT_DISCARD:
+                    base = params[who, heuristic.H_COIN] * DISCARD_COINS + deny_v
                 else:
-                    base = heuristic.entity_value(ent, seat, n, s, c, params, who, age)
-            v = base + heuristic.payment_value(moves, i, params, who, rival)
+                    if not stage_known:
+                        copy3 = np.int64(COPY_LEFT)  # not a literal: one specialisation of stage_value
+                        if moves[i, M_COPY3] == 1:
+                            copy3 = choose_copy3(ent, board, seat, n, s, np.int64(POLICY_HEURISTIC), params, who, age)
+                        stage_v = heuristic.stage_value(ent, board, seat, n, s, moves, i, params, who, age, copy3)
+                        stage_known = True
+                    base = stage_v + deny_v
+            else:
+                base = heuristic.entity_value(ent, seat, n, s, c, params, who, age)
+        v = base + heuristic.payment_value(moves, i, params, who, rival)
         best_i, best = first_best(i, v, best_i, best)
     return best_i
 
@@ -172,7 +171,7 @@ def decide(ent, board, st, s, who, kind, moves, n_moves, run):
         copy3 = choose_copy3(ent, board, seat, n, s, np.int64(policy), params, who, age)
         return 1 if moves[1, M_COPY3] == copy3 else 0
     if policy == POLICY_HEURISTIC:
-        return _heuristic_choice(ent, board, seat, gs, s, who, kind, moves, n_moves, params, n, age)
+        return _heuristic_choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, age)
     return _greedy_choice(ent, board, seat, s, who, kind, moves, n_moves, params, n, age)
 
 
