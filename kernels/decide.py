@@ -61,7 +61,7 @@ def choose_copy3(ent, board, seat, n, s, policy, params, who, age):
         if e < 0:
             v = -1
         elif policy == POLICY_HEURISTIC:
-            v = heuristic.entity_value(ent, seat, n, s, e, params, who, age)
+            v = heuristic.entity_value_compiled(ent, seat, n, np.int64(s), np.int64(e), params, who, np.int64(age))
         else:
             v = greedy.entity_value(ent, seat, n, s, e, np.int64(0), params, who, age)
         best, best_v = first_best(j, v, best, best_v)

@@ -101,6 +101,13 @@ def entity_value(ent, seat, n, s, e, params, who, age):
     return v
 
 
+@njit(cache=True, _nrt=False)
+def entity_value_compiled(ent, seat, n, s, e, params, who, age):
+    """entity_value compiled once, for the sites that value one entity a decision (the next
+    stage, a stage-3 neighbour's): inlined there it cost compile time and saved no run time."""
+    return entity_value(ent, seat, n, s, e, params, who, age)
+
+
 @njit(cache=True, inline="always")
 def _size(seat, s):
     return seat[s, F_NCARDS] + seat[s, F_STAGES]
@@ -131,7 +138,7 @@ def stage_value(ent, board, seat, n, s, moves, i, params, who, age, copy3):
         e, _ = stage_source(ent, board, seat, n, s, seat[s, F_STAGES])
     v = params[who, H_STAGE]
     if e >= 0:
-        v += entity_value(ent, seat, n, s, e, params, who, age)
+        v += entity_value_compiled(ent, seat, n, np.int64(s), np.int64(e), params, who, np.int64(age))
     return v
 
 
