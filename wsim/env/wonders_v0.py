@@ -109,6 +109,11 @@ class raw_env(AECEnv):
         self.cities = codes.FC_CITIES if players == codes.FC_PLAYERS else players
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        # the city block's columns, gathered for every city at once (_features): the scalars, the
+        # board (one-hot, set apart), then the production, colour, science and owned-name counts
+        self._city_rest = np.concatenate([np.arange(block, block + width) for block, width in (
+            (F_PROD, codes.N_RES), (F_COLORS, codes.N_KINDS), (F_SCI, codes.N_SCIENCE), (F_OWNED, self.layout.n_names))])
+        self._ring = np.array([[(seat + k) % self.cities for k in range(self.cities)] for seat in range(self.cities)])
         size = self._obs_size()
         self._obs_spaces = {a: spaces.Dict({
             "observation": spaces.Box(OBS_LOW, OBS_HIGH, (size,), np.int16),
@@ -189,18 +194,12 @@ class raw_env(AECEnv):
         for c in {c for hand in g.held(seat) for c in hand}:
             out[at + self._name_id[c]] = 1
         at += n_names
-        row = g.seat
-        for k in range(self.cities):
-            s = (seat + k) % self.cities  # the seat itself, its left neighbour, and on round the ring
-            for f in CITY_SCALARS:
-                out[at] = row[s, f]
-                at += 1
-            out[at + row[s, F_BOARD]] = 1
-            at += self._n_boards
-            for block, width in ((F_PROD, codes.N_RES), (F_COLORS, codes.N_KINDS), (F_SCI, codes.N_SCIENCE),
-                                 (F_OWNED, n_names)):
-                out[at:at + width] = row[s, block:block + width]
-                at += width
+        rows = g.seat[self._ring[seat]]  # the seat itself, its left neighbour, and on round the ring
+        cities = out[at:].reshape(self.cities, self._city_size())
+        scalars = len(CITY_SCALARS)
+        cities[:, :scalars] = rows[:, CITY_SCALARS]
+        cities[np.arange(self.cities), scalars + rows[:, F_BOARD]] = 1
+        cities[:, scalars + self._n_boards:] = rows[:, self._city_rest]
         return out
 
     def step(self, action):
