@@ -9,8 +9,8 @@ row carries for it).
 The pair with the best mean outcome for the deciding seat — 1,000 per win plus its points
 margin over the best other player — is played; playout k of every pair uses the same deal
 (common random numbers), and the other seats' decisions of the turn, which no pair changes, are
-taken once per world and shared by its pairs' playouts. Other decisions (a stage-3 neighbour, a 7th card, a discard build)
-are the base policy's.
+taken once per world and shared by its pairs' playouts. Other decisions (a stage-3 neighbour, a
+7th card, a discard build) are the base policy's.
 
 Each playout's world is drawn by kernels/hidden.resample_hidden: every card the deciding seat
 cannot see (RULES.md §2) dealt again uniformly over the deals consistent with what it sees (its

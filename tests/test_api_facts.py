@@ -4,6 +4,7 @@ from a scenario's path or its mapping, and every mistake a WsimError naming the 
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -28,8 +29,9 @@ def test_score_and_trade_give_the_worked_examples_from_a_path_or_a_mapping():
 
 def test_a_stage_question_is_the_command_lines():
     cli = json.loads(run_cli("trade", str(TRADE), "--seat", "2", "--stage", "--json").stdout)
-    doc = wsim.trade(TRADE, 2, stage=True)
+    doc = wsim.trade(TRADE, np.int64(2), stage=True)  # numpy's whole numbers are whole numbers too
     assert doc == cli and doc["target"] != _expected("trade-example.json")["target"]
+    assert wsim.cards(age=np.int32(2)) == wsim.cards(age=2)
 
 
 @pytest.mark.parametrize("args, options", [({}, []), ({"age": 2}, ["--age", "2"]),

@@ -3,7 +3,7 @@
 
     import wsim
     deck = wsim.cards(age=3, players=5)                      # {"cards": [...], "wonders": [...], ...}
-    points = wsim.score("spec/examples/score-basic.yaml")    # per seat, every scoring column
+    points = wsim.score("position.yaml")                     # per seat, every scoring column
     costs = wsim.trade("position.yaml", seat=0, card="Caravansery")
 
 A scenario is a YAML file's path, or the mapping such a file holds (INTERFACES §1), checked by
@@ -15,16 +15,22 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from numbers import Integral
 
 from wsim import codes, tables
 from wsim.errors import OPTION_STYLE, WsimError, brief, option
 
 
+def _whole_in(value, lo: int, hi: int) -> bool:
+    """Whether value is a whole number (Python's or numpy's, not a bool) in lo..hi."""
+    return isinstance(value, Integral) and not isinstance(value, bool) and lo <= value <= hi
+
+
 def _int_in(value, name: str, lo: int, hi: int) -> int:
     """value as an int in lo..hi, else a WsimError naming the argument."""
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+    if not _whole_in(value, lo, hi):
         raise WsimError(f"{option(name)}: expected a whole number from {lo} to {hi}, got {brief(value)}")
-    return value
+    return int(value)
 
 
 def _position(scenario, t: tables.Tables):
@@ -44,9 +50,9 @@ def cards(*, age: int | None = None, players: int | None = None, data=None) -> d
     from wsim.describe import cards_json
 
     if age is not None:
-        _int_in(age, "age", 1, 3)
+        age = _int_in(age, "age", 1, 3)
     if players is not None:
-        _int_in(players, "players", codes.MIN_PLAYERS, codes.MAX_PLAYERS)
+        players = _int_in(players, "players", codes.MIN_PLAYERS, codes.MAX_PLAYERS)
     return cards_json(tables.load(data), age=age, players=players)
 
 
@@ -68,7 +74,7 @@ def check_question(card: str | None, stage: bool) -> None:
 def trade_card(pos, seat, card: str | None) -> int | None:
     """The card id a trade question asks about (None: the next stage), once seat is known to be
     a seat of the position and card a known card name."""
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < pos.n:
+    if not _whole_in(seat, 0, pos.n - 1):
         raise WsimError(f"{option('seat')}: {brief(seat)} is not a seat of this scenario (0 to {pos.n - 1})")
     if card is None:
         return None
@@ -86,4 +92,5 @@ def trade(scenario, seat: int, *, card: str | None = None, stage: bool = False, 
 
     check_question(card, stage)
     pos = _position(scenario, tables.load(data))
-    return trade_json(pos, seat, trade_card(pos, seat, card))
+    card_id = trade_card(pos, seat, card)
+    return trade_json(pos, int(seat), card_id)
