@@ -22,7 +22,7 @@ from numba import njit
 
 from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS
 from wsim.kernels import greedy, heuristic
-from wsim.kernels.city import stage_source_with
+from wsim.kernels.city import policy_stage_source
 from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, F_CTR, G_AGE, G_N, M_ACTION, M_CARD,
                                  M_COPY3, M_DEFAULT)
 from wsim.kernels.policy import POLICY_GREEDY, POLICY_HEURISTIC, POLICY_RANDOM, all_purchases
@@ -57,7 +57,7 @@ def choose_copy3(ent, board, seat, n, s, policy, params, who, age):
     best_v = 0
     for j in range(2):
         of = COPY_LEFT if j == 0 else COPY_RIGHT
-        e, _ = stage_source_with(ent, board, seat, n, s, 2, of)
+        e, _ = policy_stage_source(ent, board, seat, n, s, 2, of)
         if e < 0:
             v = -1
         elif policy == POLICY_HEURISTIC:

@@ -56,10 +56,14 @@ def new_run(n: int, seed: int, n_cards: int, promo: bool, board_spec, side_spec,
     return run
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def play_game(ent, board, run, st, sc, game, res, cards, log, g, n_log, search):
     """Deal and play game `game` of the run; writes res[n, RES_COUNT], cards[n, MAX_CITY] and
-    the log (search: None, or True when a seat may play rollout; module docstring)."""
+    the log (search: None, or True when a seat may play rollout; module docstring).
+
+    Inlined into play_games: numba links every kernel a compiled function calls into its own
+    module and optimises the whole again, so a compiled level of its own cost the cold start
+    about a second (the game's whole code once more) and saved no run time."""
     init_game(ent, board, run.n_cards, run.n, run.seed, game, run.board_spec, run.side_spec, run.promo, st, sc)
     if log.shape[0] > 0:
         n_log[g] = 0

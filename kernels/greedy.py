@@ -15,8 +15,8 @@ import numpy as np
 from numba import njit
 
 from wsim.codes import ACT_DISCARD, ACT_STAGE, DISCARD_COINS, N_AGES, N_RES
-from wsim.kernels.city import coins_when_built, points_now, stage_source, stage_source_with
-from wsim.kernels.layout import (E_CHOICE, E_PROD, E_PROD_PK, E_SCIENCE, E_SHIELDS, F_STAGES, M_ACTION, M_CARD,
+from wsim.kernels.city import coins_when_built, points_now, policy_stage_source
+from wsim.kernels.layout import (E_CHOICE, E_PROD, E_PROD_PK, E_SCIENCE, E_SHIELDS, F_COPY3, F_STAGES, M_ACTION, M_CARD,
                                  M_COIN_COST, M_COPY3, M_LEFT, M_RIGHT)
 from wsim.kernels.score import science_gain
 
@@ -53,9 +53,9 @@ def move_value(ent, board, seat, n, s, moves, i, params, who, age, copy3):
     paid = moves[i, M_COIN_COST] + moves[i, M_LEFT] + moves[i, M_RIGHT]
     if action == ACT_STAGE:
         if moves[i, M_COPY3] == 1:
-            e, _ = stage_source_with(ent, board, seat, n, s, 2, copy3)
+            e, _ = policy_stage_source(ent, board, seat, n, s, 2, copy3)
         else:
-            e, _ = stage_source(ent, board, seat, n, s, seat[s, F_STAGES])
+            e, _ = policy_stage_source(ent, board, seat, n, s, seat[s, F_STAGES], seat[s, F_COPY3])
         if e < 0:
             return params[who, P_STAGE] - params[who, P_COIN] * paid
         return params[who, P_STAGE] + entity_value(ent, seat, n, s, e, paid, params, who, age)

@@ -32,9 +32,9 @@ import numpy as np
 from numba import njit
 
 from wsim.codes import MILITARY_WIN, N_AGES, N_RES, POW_COPY_GUILD, POW_DISCARD_BUILD, POW_FREE_BUILD, POW_SEVENTH
-from wsim.kernels.city import coins_when_built, left_of, points_now, right_of, stage_source, stage_source_with
+from wsim.kernels.city import coins_when_built, left_of, points_now, policy_stage_source, right_of
 from wsim.kernels.layout import (E_CHAINS_TO, E_CHOICE, E_DISCOUNT, E_POWER, E_PROD, E_PROD_PK, E_SCIENCE,
-                                 E_SHIELDS, F_DISC, F_NCARDS, F_PROD, F_SHIELDS, F_STAGES, G_AGE, G_FC, M_COIN_COST,
+                                 E_SHIELDS, F_COPY3, F_DISC, F_NCARDS, F_PROD, F_SHIELDS, F_STAGES, G_AGE, G_FC, M_COIN_COST,
                                  M_COPY3, M_LEFT, M_RIGHT)
 from wsim.kernels.score import science_gain
 
@@ -133,9 +133,9 @@ def stage_value(ent, board, seat, n, s, moves, i, params, who, age, copy3):
     entity's value included (Manneken Pis A's stage 3: that of the copy of neighbour copy3,
     kernels/decide.choose_copy3), denial excluded."""
     if moves[i, M_COPY3] == 1:
-        e, _ = stage_source_with(ent, board, seat, n, s, 2, copy3)
+        e, _ = policy_stage_source(ent, board, seat, n, s, 2, copy3)
     else:
-        e, _ = stage_source(ent, board, seat, n, s, seat[s, F_STAGES])
+        e, _ = policy_stage_source(ent, board, seat, n, s, seat[s, F_STAGES], seat[s, F_COPY3])
     v = params[who, H_STAGE]
     if e >= 0:
         v += entity_value_compiled(ent, seat, n, np.int64(s), np.int64(e), params, who, np.int64(age))

@@ -213,7 +213,7 @@ def apply(ent, board, st, s, kind, moves, j, log, g, n_log):
     """
     seat, gs = st.seat, st.gs
     if kind == DEC_DISCARD:
-        _take_from_pile(ent, st, s, moves[j, M_CARD], log, g, n_log)
+        _take_from_pile(ent, st, s, np.int64(moves[j, M_CARD]), log, g, n_log)
         gs[G_DBQ_POS] += 1
         _run_discard_builds(ent, st, log, g, n_log)
         return
@@ -296,9 +296,10 @@ def _queue_discard_builds(ent, board, seat, gs):
     gs[G_DBQ_POS] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _take_from_pile(ent, st, s, card, log, g, n_log):
-    """Seat s's discard build takes `card` (-1: nothing) from the pile, and hist's `took` notes it."""
+    """Seat s's discard build takes `card` (-1: nothing) from the pile, and hist's `took` notes it.
+    Compiled once, not inlined: discard builds are rare, and each inlined copy cost compile time."""
     seat, pile, gs = st.seat, st.pile, st.gs
     log_event(log, g, n_log, DISCARD_BUILD, gs[G_AGE], gs[G_TURN], s, card, 0, 0, 0, -1)
     if card >= 0:
@@ -324,7 +325,7 @@ def _run_discard_builds(ent, st, log, g, n_log):
         if has_option:
             gs[G_PHASE] = PH_DISCARD
             return
-        _take_from_pile(ent, st, s, -1, log, g, n_log)
+        _take_from_pile(ent, st, s, np.int64(-1), log, g, n_log)
         gs[G_DBQ_POS] += 1
     _end_turn(seat, gs, dealt, log, g, n_log)
 

@@ -34,7 +34,7 @@ def test_numba_still_compiles_without_its_runtime_when_asked():
 def test_the_hot_kernels_declare_it():
     from wsim.kernels import decide, game, trade, turn
 
-    hot = [game.play_games, game.play_game, decide.take_decision, turn.resolve, turn.legal_moves, trade._solve]
+    hot = [game.play_games, decide.take_decision, turn.resolve, turn.legal_moves, trade._solve]
     for f in hot:
         assert f.targetoptions.get("_nrt") is False, f.py_func.__qualname__
     # and every kernel says which it is: with the runtime, without it, or inlined into its callers
