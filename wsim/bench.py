@@ -393,10 +393,50 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
         echo(f"`wsim simulate --games {big:,} --players 5`: {seconds:.1f} s end to end, "
              f"peak RSS {peak:,.0f} MiB")
     if save:
-        folder = Path(__file__).resolve().parent.parent / "bench" / "results"
-        if folder.parent.is_dir():
-            folder.mkdir(exist_ok=True)
-            path = folder / f"bench-{results['when'][:19].replace(':', '')}{'-quick' if quick else ''}.json"
-            path.write_text(json.dumps(results, indent=1) + "\n")
-            echo(f"recorded in {path}")
+        _record(results, f"bench-{results['when'][:19].replace(':', '')}{'-quick' if quick else ''}", echo)
+    return results
+
+
+def _record(results: dict, name: str, echo):
+    """Write results to bench/results/NAME.json of the checkout (nothing from an installed copy)."""
+    folder = Path(__file__).resolve().parent.parent / "bench" / "results"
+    if folder.parent.is_dir():
+        folder.mkdir(exist_ok=True)
+        path = folder / f"{name}.json"
+        path.write_text(json.dumps(results, indent=1) + "\n")
+        echo(f"recorded in {path}")
+
+
+def compare_with(rev: str, rounds: int, quick: bool, save: bool, echo) -> dict:
+    """`wsim bench --against REV`: this tree and commit REV of its checkout side by side
+    (wsim.bench_against); prints each run and the table, and returns (and saves) the results."""
+    from wsim import bench_against
+
+    root = bench_against.source_root()
+    commit = bench_against.resolve(root, rev)
+    games, rollout_games = (2_000, 2) if quick else (8_000, 6)
+    results: dict = {
+        "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "command": f"wsim bench --against {rev} --rounds {rounds}" + (" --quick" if quick else ""),
+        "before": {"rev": rev, "commit": commit},
+        "after": {"head": bench_against.head(root), "changed": bench_against.changed(root)},
+        "games_per_policy": games, "rollout_games": rollout_games, "rollout_playouts_per_move": 16,
+    }
+    echo(f"this tree ({root}) against {rev} ({commit[:10]}): five players, one thread, {games:,} games per "
+         f"policy, rollout K=16 over {rollout_games} games; {rounds} round{'s' if rounds > 1 else ''} of two "
+         f"runs, both trees at once (after an untimed run of each, which compiles {commit[:10]}'s kernels)")
+    with bench_against.checkout(root, commit) as before:
+        after = bench_against.Tree("this tree", root, None)
+
+        def on_run(i, run):
+            echo(f"  run {i}: " + ", ".join(f"{p} {run[before.label][p]:,.0f} / {run[after.label][p]:,.0f}"
+                                            for p in bench_against.POLICIES))
+
+        runs = bench_against.measure((before, after), rounds, games, rollout_games, on_run=on_run)
+        rows = bench_against.summary(runs, before.label, after.label)
+        echo(bench_against.table_text(rows, before.label, after.label))
+    results["runs"] = runs
+    results["summary"] = rows
+    if save:
+        _record(results, f"against-{commit[:10]}-{results['when'][:19].replace(':', '')}", echo)
     return results

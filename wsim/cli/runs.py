@@ -158,10 +158,24 @@ def compile_cmd(ctx, families):
 @click.command("bench")
 @click.option("--quick", is_flag=True, help="Fewer games per measurement (a rough check, under a minute).")
 @click.option("--save/--no-save", default=True, show_default=True, help="Record the results in bench/results/.")
+@click.option("--against", "against", metavar="REV", default=None,
+              help="Only compare with commit REV of this checkout: both trees at the same time, one per core.")
+@click.option("--rounds", type=click.IntRange(1, 20), default=3, show_default=True,
+              help="With --against: rounds, each running the two trees twice with the cores swapped.")
 @click.pass_context
-def bench_cmd(ctx, quick, save):
+def bench_cmd(ctx, quick, save, against, rounds):
     """Benchmarks: games/s by players, policy and threads; compile and start-up time; memory of a
-    1,000,000-game run; trading solver calls/s; the reference engine's games/s."""
+    1,000,000-game run; trading solver calls/s; the reference engine's games/s.
+
+    With --against REV: five-player games/s (random, greedy, heuristic) and rollout playouts/s,
+    one thread, of this tree and of commit REV side by side (docs/speed.md)."""
+    if against is not None:
+        from wsim.bench import compare_with
+
+        if ctx.obj.get("data") is not None:
+            raise UserError("--against: compares the built-in card data only (no --data or WSIM_DATA)")
+        compare_with(against, rounds=rounds, quick=quick, save=save, echo=click.echo)
+        return
     from wsim.bench import run_benchmarks
 
     load_tables(ctx)  # a data error is an Error: line here too, before any benchmark
