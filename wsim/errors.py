@@ -6,6 +6,7 @@ one place (`wsim.cli.app.WsimGroup`); anything else that escapes is a bug in wsi
 
 import contextvars
 import reprlib
+from numbers import Integral
 
 
 class WsimError(ValueError):
@@ -65,3 +66,15 @@ def brief(value) -> str:
     text = _BRIEF.repr(value)
     # Nested lists still give 6 x 6 x 6 items: cut to what fits in one message line.
     return text if len(text) <= _MAX_BRIEF else text[:_MAX_BRIEF - 3] + "..."
+
+
+def is_whole(value, lo: int, hi: int) -> bool:
+    """Whether value is a whole number in lo..hi: Python's or numpy's integers, not a bool."""
+    return isinstance(value, Integral) and not isinstance(value, bool) and lo <= value <= hi
+
+
+def whole_number(value, name: str, lo: int, hi: int) -> int:
+    """value as an int in lo..hi, else a WsimError naming the argument as the caller typed it."""
+    if not is_whole(value, lo, hi):
+        raise WsimError(f"{option(name)}: expected a whole number from {lo:,} to {hi:,}, got {brief(value)}")
+    return int(value)

@@ -15,22 +15,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from numbers import Integral
 
 from wsim import codes, tables
-from wsim.errors import OPTION_STYLE, WsimError, brief, option
-
-
-def _whole_in(value, lo: int, hi: int) -> bool:
-    """Whether value is a whole number (Python's or numpy's, not a bool) in lo..hi."""
-    return isinstance(value, Integral) and not isinstance(value, bool) and lo <= value <= hi
-
-
-def _int_in(value, name: str, lo: int, hi: int) -> int:
-    """value as an int in lo..hi, else a WsimError naming the argument."""
-    if not _whole_in(value, lo, hi):
-        raise WsimError(f"{option(name)}: expected a whole number from {lo} to {hi}, got {brief(value)}")
-    return int(value)
+from wsim.errors import OPTION_STYLE, WsimError, brief, is_whole, option, whole_number
 
 
 def _position(scenario, t: tables.Tables):
@@ -50,9 +37,9 @@ def cards(*, age: int | None = None, players: int | None = None, data=None) -> d
     from wsim.describe import cards_json
 
     if age is not None:
-        age = _int_in(age, "age", 1, 3)
+        age = whole_number(age, "age", 1, 3)
     if players is not None:
-        players = _int_in(players, "players", codes.MIN_PLAYERS, codes.MAX_PLAYERS)
+        players = whole_number(players, "players", codes.MIN_PLAYERS, codes.MAX_PLAYERS)
     return cards_json(tables.load(data), age=age, players=players)
 
 
@@ -74,7 +61,7 @@ def check_question(card: str | None, stage: bool) -> None:
 def trade_card(pos, seat, card: str | None) -> int | None:
     """The card id a trade question asks about (None: the next stage), once seat is known to be
     a seat of the position and card a known card name."""
-    if not _whole_in(seat, 0, pos.n - 1):
+    if not is_whole(seat, 0, pos.n - 1):
         raise WsimError(f"{option('seat')}: {brief(seat)} is not a seat of this scenario (0 to {pos.n - 1})")
     if card is None:
         return None

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from wsim import codes
-from wsim.errors import WsimError, brief
+from wsim.errors import WsimError, brief, is_whole
 
 DECISION_KINDS = ("move", "seventh", "copy3", "discard_build")  # by kernel decision kind (layout.DEC_*)
 _COPY3, _DISCARD_BUILD = DECISION_KINDS.index("copy3"), DECISION_KINDS.index("discard_build")
@@ -134,7 +134,7 @@ class Game:
 
     def _seat(self, seat) -> int:
         """A seat argument checked: one of the game's cities."""
-        if type(seat) not in (int, np.int64, np.int32) or not 0 <= seat < self._g.n:
+        if not is_whole(seat, 0, self._g.n - 1):
             raise GameError(f"seat: 0..{self._g.n - 1}, got {brief(seat)}")
         return int(seat)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from wsim import codes
-from wsim.cli.options import SEED, load_tables, out_folder, out_option, overwrite_option
+from wsim.cli.options import SEED, out_folder, out_option, overwrite_option
 from wsim.cli.render import aligned
 
 
@@ -80,23 +80,16 @@ def tune_cmd(ctx, policy, players, generations, population, games, seed, threads
     current mean) and, in self-play, must leave no wonder stage or way of scoring unused; the
     same options give the same file, which `--policy-param heuristic.weights=FILE` then uses.
     """
-    from wsim.run.runner import set_threads
-    from wsim.agents.tune import document_text, out_file, tune
-
-    t = load_tables(ctx)
-    set_threads(threads)
+    from wsim.api.tuning import tune
 
     def on_generation(entry):
         if sys.stderr.isatty():
             sys.stderr.write(f"\r  generation {entry['generation'] + 1} / {generations}: best {entry['best']:.3f}, "
-                             f"mean {entry['mean']:.3f}")
+                             f"mean {entry['mean']:.3f}" + ("\n" if entry["generation"] + 1 == generations else ""))
             sys.stderr.flush()
 
-    with out_file(out, overwrite, generations) as write:
-        doc = tune(t, players, generations, population, games, seed, on_generation)
-        if sys.stderr.isatty():
-            sys.stderr.write("\n")
-        write(document_text(doc))
+    doc = tune(out=out, policy=policy, players=players, generations=generations, population=population, games=games,
+               seed=seed, threads=threads, overwrite=overwrite, data=ctx.obj.get("data"), on_generation=on_generation)
     for entry in doc["tune"]["log"]:
         click.echo(f"generation {entry['generation']}: best fitness {entry['best']:.4f}, mean {entry['mean']:.4f}")
     click.echo(f"weights: {Path(out)}")

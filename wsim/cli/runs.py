@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 import sys
 import time
-from pathlib import Path
 
 import click
 
-from wsim import RULES_VERSION, signals
+from wsim import signals
 from wsim.cli.options import (UserError, data_given, load_tables, out_folder, out_option, overwrite_option,
                               run_options, run_settings, threads_for)
 from wsim.cli.render import summary_text
@@ -76,13 +75,13 @@ def check_cmd(ctx, directory):
     Prints `ok: N games, M rows` (exit 0), or one line per problem and `damaged: K problems`
     or `incomplete: G of N games` (exit 1).
     """
-    from wsim.dataset.manifest import check
+    from wsim.api.datasets import check
 
-    report = check(Path(directory), load_tables(ctx))
-    for line in report.problems:
+    found = check(directory, data=ctx.obj.get("data"))
+    for line in found.problems:
         click.echo(line)
-    click.echo(report.closing)
-    if not report.ok:
+    click.echo(found.closing)
+    if not found.ok:
         sys.exit(1)
 
 
@@ -98,35 +97,13 @@ def replay_cmd(ctx, directory, game, as_json):
     reference engine before it is shown. The card data is the one the dataset carries (an
     explicit --data must be the same file).
     """
-    from wsim.dataset import parts
-    from wsim.dataset.plan import dataset_tables
-    from wsim.logtext import log_text
-    from wsim.reference.replay import ReplayError, replay
-    from wsim.run.runner import Runner, game_log
-    from wsim.run.settings import SettingsError, settings_from_metadata
+    from wsim.api.datasets import ReplayMismatch, replay
 
-    path = Path(directory)
-    header = parts.read_metadata(path)
-    meta = header.meta
-    if meta["rules_version"] != RULES_VERSION:
-        raise UserError(f"{directory}: dataset written under rules version {str(meta['rules_version']):.20}, "
-                        f"this wsim plays rules version {RULES_VERSION}")
-    # a dataset from before the data text travelled is replayed with the installed data, if it is its own
-    t = dataset_tables(path / header.name, header, load_tables(ctx), data_given(ctx) or header.data_text is None,
-                       f"{directory}: dataset written with other card data (sha256 {{recorded}}…, "
-                       "installed {given}…)")
     try:
-        settings = settings_from_metadata(meta, t)
-    except SettingsError as e:
-        raise UserError(f"{path / header.name}: its metadata holds invalid settings ({e})") from None
-    if game >= settings.games:
-        raise UserError(f"--game: the dataset has games 0..{settings.games - 1}, got {game}")
-    doc = game_log(Runner(t, settings), game)
-    try:
-        replay(t, doc)
-    except ReplayError as e:
-        raise click.ClickException(f"internal error: the reference engine rejects this game: {e}") from None
-    click.echo(json.dumps(doc, indent=1) if as_json else log_text(doc, list(settings.labels)))
+        played = replay(directory, game, data=ctx.obj.get("data"))
+    except ReplayMismatch as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(json.dumps(played.log, indent=1) if as_json else played.text)
 
 
 @click.command("compile")
