@@ -10,13 +10,16 @@ section ends: a half-done commit is recoverable, but a finished one is simpler f
 An exception raised by the handler can be swallowed when the signal lands in Python code that C
 calls back into (llvmlite's object-cache callback while numba loads the kernels ignores it).
 So every signal is also remembered, and `check()`, called after each kernel call and when the
-command ends, raises it again if it never ended the command.
+command ends, raises it again if it never ended the command. Python would also print such a
+swallowed exception as "Exception ignored ..." with a traceback; `install()` keeps that quiet
+for these exceptions alone (sys.unraisablehook), since the signal is acted on anyway.
 This module imports nothing heavy: the console entry point installs it before anything else.
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 from contextlib import contextmanager
 
 HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -65,6 +68,16 @@ def swallowed():
     return signum
 
 
+_other_unraisable = sys.unraisablehook  # the hook install() found, for every other exception
+
+
+def _quiet_unraisable(unraisable):
+    """sys.unraisablehook: a signal's exception swallowed by C (module docstring) is not printed."""
+    if isinstance(unraisable.exc_value, (KeyboardInterrupt, Terminated)):
+        return
+    _other_unraisable(unraisable)
+
+
 def install(held: bool = False):
     """Route SIGINT, SIGTERM and SIGHUP through `_handler` (main thread only).
 
@@ -72,9 +85,12 @@ def install(held: bool = False):
     handlers when its module is imported, and releases them inside the `try` that maps them to
     exit statuses, so that no instant is left where a signal would escape as a traceback.
     """
-    global _depth, _held
+    global _depth, _held, _other_unraisable
     for signum in HANDLED:
         signal.signal(signum, _handler)
+    if sys.unraisablehook is not _quiet_unraisable:
+        _other_unraisable = sys.unraisablehook
+        sys.unraisablehook = _quiet_unraisable
     if held and not _held:
         _held = True
         _depth += 1
