@@ -25,7 +25,7 @@ from wsim.kernels import greedy, heuristic
 from wsim.kernels.city import policy_stage_source
 from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, F_CTR, G_AGE, G_N, M_ACTION, M_CARD,
                                  M_COPY3, M_DEFAULT)
-from wsim.kernels.policy import POLICY_GREEDY, POLICY_HEURISTIC, POLICY_RANDOM, all_purchases
+from wsim.kernels.policy import POLICY_GREEDY, POLICY_HEURISTIC, POLICY_RANDOM
 from wsim.kernels.rng import draw_below
 from wsim.kernels.step import apply, legal
 from wsim.kernels.timing import LEGAL, POLICY, RERUN, RESOLUTION, TRADING, cycles, trading_calls
@@ -183,7 +183,13 @@ def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log):
     moves = sc.moves
     timed = run.timed
     t0 = cycles() if timed else np.uint64(0)
-    m = legal(ent, board, st, s, kind, moves, sc.opts, all_purchases(run.policies, who))
+    # one purchase per (card, action) pair: the default, or the one the heuristic would pick
+    # among them all (its choice loop then walks fewer rows and decides the same move)
+    w_left = np.int64(1)
+    w_right = np.int64(1)
+    if run.policies[who] == POLICY_HEURISTIC:
+        w_left, w_right = heuristic.purchase_weights(st.seat, st.gs[G_N], s, run.params, who)
+    m = legal(ent, board, st, s, kind, moves, sc.opts, False, w_left, w_right)
     if timed:
         t1 = cycles()
         sc.timing[LEGAL] += t1 - t0

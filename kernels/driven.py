@@ -7,6 +7,7 @@ compile every step function a second time). A decision's options are the scratch
 `moves` rows; KernelGame copies a caller's rows there first.
 """
 
+import numpy as np
 from numba import njit
 
 from wsim.kernels import rollout
@@ -30,7 +31,7 @@ def pending_into(st, sc):
 @njit(cache=True, _nrt=False)
 def legal_into(ent, board, st, sc, s, kind, all_purchases):
     """step.legal into sc.moves; returns how many options."""
-    return legal(ent, board, st, s, kind, sc.moves, sc.opts, all_purchases)
+    return legal(ent, board, st, s, kind, sc.moves, sc.opts, all_purchases, np.int64(1), np.int64(1))
 
 
 @njit(cache=True, _nrt=False)

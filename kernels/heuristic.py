@@ -152,6 +152,17 @@ def rival_column(seat, n, s):
 
 
 @njit(cache=True, inline="always")
+def purchase_weights(seat, n, s, params, who):
+    """(w_left, w_right): what a coin paid to each neighbour costs in payment_value. Of a (card,
+    action) pair's purchases the choice loop keeps the first of least w_left * left + w_right *
+    right coins, so a list of that purchase alone (step.legal) leads to the same move."""
+    rival = rival_column(seat, n, s)
+    coin = params[who, H_COIN]
+    extra = params[who, H_RIVAL_COIN]
+    return coin + (extra if rival == M_LEFT else 0), coin + (extra if rival == M_RIGHT else 0)
+
+
+@njit(cache=True, inline="always")
 def payment_value(moves, i, params, who, rival):
     """What paying for legal move i costs: every coin, and more for a coin to the rival (the
     moves column `rival_column` gives)."""

@@ -178,7 +178,7 @@ MOVE = Row("M_", "One legal option of a decision (kernels/step.legal)", [
     ("right", 1, "purchase: coins to the right neighbour"),
     ("coin_cost", 1, "coins to the bank"),
     ("copy3", 1, "a move: 1 if it needs a stage-3 neighbour; a DEC_COPY3 option: COPY_LEFT/RIGHT"),
-    ("default", 1, "1 for the default purchase of its (card, action) pair (RULES.md §4)"),
+    ("default", 1, "1 for its (card, action) pair's first row: the default purchase (RULES.md §4) or the one listed"),
 ])
 
 GAME = Row("G_", "Game header (kernels/step.py)", [

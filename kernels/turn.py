@@ -87,29 +87,46 @@ def _add_move(moves, m, slot, card, action, left, right, coin_cost, copy3, defau
 
 
 @njit(cache=True, inline="always")
-def _add_purchases(moves, m, slot, card, action, opts, at, n_opts, budget, coin_cost, copy3, all_purchases):
-    """One move per affordable purchase in opts[at:at + n_opts] (only the default one unless
-    all_purchases). The solver sorts options by total, so the affordable ones come first and the
-    first is the default."""
+def _add_purchases(moves, m, slot, card, action, opts, at, n_opts, budget, coin_cost, copy3, all_purchases, w_left,
+                   w_right):
+    """The affordable purchases in opts[at:at + n_opts] as moves: every one with all_purchases
+    (the first flagged M_DEFAULT), else only the one of least w_left * left + w_right * right
+    coins (the first such). The solver sorts options by total coins, then left coins, so the
+    affordable ones come first, and weights 1, 1 keep the first: the default purchase."""
+    if all_purchases:
+        for i in range(at, at + n_opts):
+            if opts[i, 0] + opts[i, 1] > budget:
+                break
+            m = _add_move(moves, m, slot, card, action, opts[i, 0], opts[i, 1], coin_cost, copy3, 1 if i == at else 0)
+        return m
+    best = -1
+    best_cost = 0
     for i in range(at, at + n_opts):
         if opts[i, 0] + opts[i, 1] > budget:
             break
-        m = _add_move(moves, m, slot, card, action, opts[i, 0], opts[i, 1], coin_cost, copy3, 1 if i == at else 0)
-        if not all_purchases:
+        cost = w_left * opts[i, 0] + w_right * opts[i, 1]
+        if best < 0 or cost < best_cost:
+            best = i
+            best_cost = cost
+        if w_left == w_right and w_left >= 0:  # the totals only grow: the first is the least
             break
+    if best >= 0:
+        m = _add_move(moves, m, slot, card, action, opts[best, 0], opts[best, 1], coin_cost, copy3, 1)
     return m
 
 
 @njit(cache=True, _nrt=False)
-def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, holder, skip, free_city):
+def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, w_left, w_right, holder, skip, free_city):
     """Fill moves with seat s's legal (card, action, purchase) moves; returns how many.
 
     The cards are those of seat holder's hand but slot `skip` (-1: none): a seat plays from its
     own hand; the Free City (free_city True, RULES.md §10) from its controller's, less the card
     the controller plays itself, and it must build a card a chain makes free and may discard a
     card only when it can neither build it nor build its next stage.
-    Each (card, action) pair has exactly one move flagged M_DEFAULT (its default purchase);
-    with all_purchases every other affordable Pareto purchase follows it.
+    Each (card, action) pair has exactly one move flagged M_DEFAULT, its first: with
+    all_purchases, its default purchase followed by every other affordable Pareto purchase;
+    without, only the purchase that the weights (w_left, w_right) prefer (_add_purchases; 1, 1:
+    the default purchase).
     """
     coins = seat[s, F_COINS]
     can_free = (seat[s, F_POWERS] >> POW_FREE_BUILD) & 1 == 1 and seat[s, F_FREE_AGE] != age
@@ -144,14 +161,15 @@ def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, holder,
                 cc = ent[c, E_COIN_COST]
                 if cc <= coins:
                     n_opts = purchase(ent, seat, n, s, c, opts)
-                    m = _add_purchases(moves, m, slot, c, ACT_BUILD, opts, 0, n_opts, coins - cc, cc, 0, all_purchases)
+                    m = _add_purchases(moves, m, slot, c, ACT_BUILD, opts, 0, n_opts, coins - cc, cc, 0, all_purchases,
+                                      w_left, w_right)
                 if can_free:  # Olympia A: only for a card that is not free anyway
                     m = _add_move(moves, m, slot, c, ACT_BUILD_FREE, 0, 0, 0, 0, 1)
         if stage_free:
             m = _add_move(moves, m, slot, c, ACT_STAGE, 0, 0, 0, needs3, 1)
         elif n_stage > 0:
             m = _add_purchases(moves, m, slot, c, ACT_STAGE, opts, MAX_OPTIONS, n_stage, coins, 0, needs3,
-                               all_purchases)
+                               all_purchases, w_left, w_right)
         if not free_city or m == first:
             m = _add_move(moves, m, slot, c, ACT_DISCARD, 0, 0, 0, 0, 1)
     return m

@@ -18,11 +18,13 @@ def test_summary_takes_each_trees_best_and_counts_the_pairs_won():
             {"old": {"random": 120.0, "rollout": 11.0}, "new": {"random": 115.0, "rollout": 12.0}},
             {"old": {"random": 90.0, "rollout": 10.0}, "new": {"random": 95.0, "rollout": 10.0}}]
     rows = bench_against.summary(runs, "old", "new", ("random", "rollout"))
+    paired = (110 / 100 * 115 / 120 * 95 / 90) ** (1 / 3)
     assert rows[0] == {"policy": "random", "before": 120.0, "after": 115.0, "ratio": 115.0 / 120.0,
-                       "after_faster": 2, "runs": 3}
+                       "paired": pytest.approx(paired), "after_faster": 2, "runs": 3}
     assert rows[1]["after_faster"] == 1 and rows[1]["ratio"] == 12.0 / 11.0  # a tie is no win
     text = bench_against.table_text(rows, "old", "new")
-    assert text.splitlines()[1].split() == ["random", "(games/s)", "120", "115", "0.958", "2", "of", "3"]
+    assert text.splitlines()[1].split() == ["random", "(games/s)", "120", "115", "0.958", f"{paired:.3f}", "2", "of",
+                                            "3"]
     assert "rollout (playouts/s)" in text
 
 
@@ -78,5 +80,5 @@ def test_against_a_commit_end_to_end():
     result = run_cli("bench", "--against", "HEAD", "--quick", "--rounds", "1", "--no-save")
     assert result.exit_code == 0, result.output
     table = result.stdout.splitlines()[-5:]
-    assert table[0].split()[-4:] == ["this", "tree", "ratio", "faster"]
+    assert table[0].split()[-5:] == ["this", "tree", "ratio", "paired", "faster"]
     assert [line.split()[0] for line in table[1:]] == list(bench_against.POLICIES)

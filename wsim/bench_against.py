@@ -17,6 +17,7 @@ only names every wsim since the rollout policy has had.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -194,20 +195,24 @@ def measure(trees: tuple, rounds: int, games: int, rollout_games: int, policies:
 
 
 def summary(runs: list, before: str, after: str, policies: tuple = POLICIES) -> list:
-    """Per policy: the best rate of each tree, after / before, and in how many runs after won."""
+    """Per policy: the best rate of each tree and their ratio, the geometric mean of the
+    simultaneous runs' ratios (`paired`: each run's two trees saw the same moment), and in how
+    many runs after was the faster."""
     rows = []
     for policy in policies:
         b = [run[before][policy] for run in runs]
         a = [run[after][policy] for run in runs]
+        paired = math.exp(sum(math.log(x / y) for x, y in zip(a, b)) / len(runs))
         rows.append({"policy": policy, "before": max(b), "after": max(a), "ratio": max(a) / max(b),
-                     "after_faster": sum(x > y for x, y in zip(a, b)), "runs": len(runs)})
+                     "paired": paired, "after_faster": sum(x > y for x, y in zip(a, b)), "runs": len(runs)})
     return rows
 
 
 def table_text(rows: list, before: str, after: str) -> str:
     """The summary as aligned text."""
     unit = {"rollout": "playouts/s"}
-    lines = [f"{'5 players, 1 thread':<22} {before:>12} {after:>12} {'ratio':>7}  faster",
+    lines = [f"{'5 players, 1 thread':<22} {before:>12} {after:>12} {'ratio':>7} {'paired':>7}  faster",
              *(f"{r['policy'] + ' (' + unit.get(r['policy'], 'games/s') + ')':<22} {r['before']:>12,.0f} "
-               f"{r['after']:>12,.0f} {r['ratio']:>7.3f}  {r['after_faster']} of {r['runs']}" for r in rows)]
+               f"{r['after']:>12,.0f} {r['ratio']:>7.3f} {r['paired']:>7.3f}  {r['after_faster']} of {r['runs']}"
+               for r in rows)]
     return "\n".join(lines)
