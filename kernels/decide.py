@@ -189,7 +189,8 @@ def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log):
     w_right = np.int64(1)
     if run.policies[who] == POLICY_HEURISTIC:
         w_left, w_right = heuristic.purchase_weights(st.seat, st.gs[G_N], s, run.params, who)
-    m = legal(ent, board, st, s, kind, moves, sc.opts, False, w_left, w_right)
+    listed_all = np.bool_(False)  # not the literal False, which would compile legal_moves a second time
+    m = legal(ent, board, st, s, kind, moves, sc.opts, listed_all, w_left, w_right)
     if timed:
         t1 = cycles()
         sc.timing[LEGAL] += t1 - t0
