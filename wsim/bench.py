@@ -62,12 +62,16 @@ def _games_per_second(t, players: int, policy: str, threads: int, games: int) ->
     set_threads(threads)
     runner = Runner(t, Settings(players=players, policies=(policy,) * players))
     runner.play(0, 64)  # warm-up: compile or load the kernels outside the timing
-    each = max(1, games // RUNS_PER_CELL)
+    return _best_rate(runner, 0, max(1, games // RUNS_PER_CELL), RUNS_PER_CELL)
+
+
+def _best_rate(runner: Runner, first: int, games: int, runs: int) -> float:
+    """The best games/s of `runs` plays of games first..first + games - 1 (the same each time)."""
     best = 0.0
-    for _ in range(RUNS_PER_CELL):
+    for _ in range(runs):
         start = time.perf_counter()
-        runner.play(0, each)
-        best = max(best, each / (time.perf_counter() - start))
+        runner.play(first, games)
+        best = max(best, games / (time.perf_counter() - start))
     return best
 
 
@@ -209,12 +213,7 @@ def _rollout_games_per_second(t, playouts: int, games: int, runs: int = 1) -> fl
     set_threads(1)
     runner = Runner(t, _rollout_settings(playouts))
     runner.play(0, 1)  # compile or load outside the timing
-    best = 0.0
-    for _ in range(runs):
-        start = time.perf_counter()
-        runner.play(1, games)
-        best = max(best, games / (time.perf_counter() - start))
-    return best
+    return _best_rate(runner, 1, games, runs)
 
 
 def _rollout_playouts_per_game(t, playouts: int, games: int) -> float:
