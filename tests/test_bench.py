@@ -49,3 +49,14 @@ def test_instrumented_twin_plays_the_production_games(tables):
         assert all(int(signed[i]) > 0 for i, name in enumerate(names) if name != "legal")
     parts = bench._component_breakdown(tables, 3, "random", 4)
     assert set(parts) == set(COMPONENTS) | {"total"}
+
+
+def test_records_name_the_processor_model(monkeypatch, tmp_path):
+    """A record's speeds compare only with others of the same processor: the model is kept."""
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nmodel name\t: Example CPU 9000 @ 2.60GHz\nflags\t: fpu\n")
+    real_path = bench.Path
+    monkeypatch.setattr(bench, "Path", lambda p: cpuinfo if p == "/proc/cpuinfo" else real_path(p))
+    assert bench.machine()["cpu_model"] == "Example CPU 9000 @ 2.60GHz"
+    monkeypatch.setattr(bench, "Path", lambda p: tmp_path / "missing")
+    assert bench.machine()["cpu_model"]  # the platform's word when the kernel's list is unreadable

@@ -55,6 +55,24 @@ POLICIES = ("random", "greedy", "heuristic")
 RUNS_PER_CELL = 3  # a cell's games are played as this many equal runs of the same games
 
 
+def cpu_model() -> str:
+    """The processor's model name as the kernel reports it (Linux), else the platform's word: a
+    record's speeds are only comparable with others of the same model."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine() -> dict:
+    """What a bench record says of the machine it was measured on."""
+    return {"cpus": os.cpu_count(), "processor": platform.processor() or platform.machine(),
+            "cpu_model": cpu_model(), "python": platform.python_version(), "numba": numba.__version__}
+
+
 def _games_per_second(t, players: int, policy: str, threads: int, games: int) -> float:
     """Games a second: the best of RUNS_PER_CELL runs of games / RUNS_PER_CELL games each (the
     same games), after a warm-up. The best run is the one least disturbed by the rest of the
@@ -311,8 +329,7 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
         "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "command": "wsim bench" + (" --quick" if quick else ""),
         "wsim_version": __version__, "rules_version": RULES_VERSION,
-        "machine": {"cpus": os.cpu_count(), "processor": platform.processor() or platform.machine(),
-                    "python": platform.python_version(), "numba": numba.__version__},
+        "machine": machine(),
         "games_per_second": [],
     }
     echo(f"kernel games/s ({games['random']:,} random / {games['greedy']:,} greedy and heuristic games per cell, "
@@ -437,6 +454,7 @@ def compare_with(rev: str, rounds: int, quick: bool, save: bool, echo) -> dict:
         "before": {"rev": rev, "commit": commit},
         "after": {"head": bench_against.head(root), "changed": bench_against.changed(root)},
         "games_per_policy": games, "rollout_games": rollout_games, "rollout_playouts_per_move": 16,
+        "machine": machine(),
     }
     echo(f"this tree ({root}) against {rev} ({commit[:10]}): five players, one thread, {games:,} games per "
          f"policy, rollout K=16 over {rollout_games} games; {rounds} round{'s' if rounds > 1 else ''} of two "
