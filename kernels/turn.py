@@ -87,18 +87,11 @@ def _add_move(moves, m, slot, card, action, left, right, coin_cost, copy3, defau
 
 
 @njit(cache=True, inline="always")
-def _add_purchases(moves, m, slot, card, action, opts, at, n_opts, budget, coin_cost, copy3, all_purchases, w_left,
-                   w_right):
-    """The affordable purchases in opts[at:at + n_opts] as moves: every one with all_purchases
-    (the first flagged M_DEFAULT), else only the one of least w_left * left + w_right * right
-    coins (the first such). The solver sorts options by total coins, then left coins, so the
-    affordable ones come first, and weights 1, 1 keep the first: the default purchase."""
-    if all_purchases:
-        for i in range(at, at + n_opts):
-            if opts[i, 0] + opts[i, 1] > budget:
-                break
-            m = _add_move(moves, m, slot, card, action, opts[i, 0], opts[i, 1], coin_cost, copy3, 1 if i == at else 0)
-        return m
+def _preferred(opts, at, n_opts, budget, w_left, w_right):
+    """Index in opts[at:at + n_opts] of the affordable purchase of least w_left * left + w_right *
+    right coins (the first such), or -1 when none is affordable. The solver sorts options by total
+    coins, then left coins, so the affordable ones come first, and weights 1, 1 keep the first:
+    the default purchase."""
     best = -1
     best_cost = 0
     for i in range(at, at + n_opts):
@@ -110,6 +103,21 @@ def _add_purchases(moves, m, slot, card, action, opts, at, n_opts, budget, coin_
             best_cost = cost
         if w_left == w_right and w_left >= 0:  # the totals only grow: the first is the least
             break
+    return best
+
+
+@njit(cache=True, inline="always")
+def _add_purchases(moves, m, slot, card, action, opts, at, n_opts, budget, coin_cost, copy3, all_purchases, w_left,
+                   w_right):
+    """The affordable purchases in opts[at:at + n_opts] as moves: every one with all_purchases
+    (the first flagged M_DEFAULT), else only the one `_preferred` picks."""
+    if all_purchases:
+        for i in range(at, at + n_opts):
+            if opts[i, 0] + opts[i, 1] > budget:
+                break
+            m = _add_move(moves, m, slot, card, action, opts[i, 0], opts[i, 1], coin_cost, copy3, 1 if i == at else 0)
+        return m
+    best = _preferred(opts, at, n_opts, budget, w_left, w_right)
     if best >= 0:
         m = _add_move(moves, m, slot, card, action, opts[best, 0], opts[best, 1], coin_cost, copy3, 1)
     return m
@@ -141,7 +149,14 @@ def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, w_left,
             n_stage = purchase(ent, seat, n, s, e, opts)
         if ent[e, E_POWER] == POW_COPY_STAGE and ent[e, E_COPY_OF] == COPY_CHOICE:
             needs3 = 1
-    # the stage's options are kept in the upper half of opts while cards use the lower half
+    # the stage's options are kept in the upper half of opts while cards use the lower half;
+    # with one purchase per pair, only the preferred one (the same for every card)
+    if n_stage > 0 and not all_purchases:
+        best = _preferred(opts, 0, n_stage, coins, w_left, w_right)
+        n_stage = 1 if best >= 0 else 0
+        if best > 0:
+            opts[0, 0] = opts[best, 0]
+            opts[0, 1] = opts[best, 1]
     for i in range(n_stage):
         opts[MAX_OPTIONS + i, 0] = opts[i, 0]
         opts[MAX_OPTIONS + i, 1] = opts[i, 1]
