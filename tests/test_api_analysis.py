@@ -57,3 +57,30 @@ def test_survey_returns_its_tables(tmp_path):
         wsim.survey(out=tmp_path / "t", overwrite=True, resume=True)
     with pytest.raises(WsimError, match="^players: must be 2..7"):
         wsim.survey(out=tmp_path / "t", players=1)
+
+
+@pytest.mark.parametrize("setting, value", [("games", 0), ("games", -5), ("games", 2.5), ("seed", -1),
+                                            ("seed", 2**64)])
+def test_ladder_names_a_bad_count_or_seed(tmp_path, setting, value):
+    with pytest.raises(WsimError, match=f"^{setting}: expected a whole number"):
+        wsim.ladder(["random", "greedy"], out=tmp_path / "l", **{setting: value})
+    assert not (tmp_path / "l").exists()
+
+
+def test_analysis_errors_name_the_python_arguments(dataset, tmp_path):
+    """From Python a message names `out`, `overwrite` and `dataset`, not the command's --out and DIR."""
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("mine")
+    calls = {"balance": lambda: wsim.balance(dataset, out=busy),
+             "ablate": lambda: wsim.ablate(["Altar.points=+8"], games=10, out=busy),
+             "survey": lambda: wsim.survey(games=10, out=busy)}
+    for name, call in calls.items():
+        with pytest.raises(WsimError, match=r"^out: .* not empty \(use overwrite") as caught:
+            call()
+        assert "--" not in str(caught.value), name
+    assert (busy / "notes.txt").read_text() == "mine"
+    with pytest.raises(WsimError, match="^dataset: .*nosuch: no such folder"):
+        wsim.balance(tmp_path / "nosuch")
+    with pytest.raises(WsimError, match="^games: a whole number from 1"):
+        wsim.rebalance(games=0, out=tmp_path / "rb")

@@ -149,6 +149,11 @@ def test_directory(tables, tmp_path):
     with pytest.raises(DataError, match="the data file is a directory, not a regular file"):
         load(tmp_path)
     assert "the file is a directory, not a regular file" in scenario_error(tmp_path, tables)
+    # through --data or WSIM_DATA alike, the message names the path (not the option)
+    expected = f"{tmp_path}: the data file is a directory, not a regular file"
+    assert expected in cli_error("--data", str(tmp_path), "cards")
+    result = run_cli("cards", env={"WSIM_DATA": str(tmp_path)})
+    assert result.exit_code == 2 and last_error_line(result) == f"Error: {expected}"
 
 
 def test_size_limit(data_text, tables, tmp_path):

@@ -25,7 +25,7 @@ def test_too_few_boards_for_the_seats(tmp_path, data_doc):
     result = run_cli("--data", str(three), "simulate", "--games", "20", "--players", "4",
                      "--out", str(tmp_path / "d28"))
     assert result.exit_code == 2
-    assert last_error_line(result) == ("Error: three.yaml: 4 seats need a random board but the pool holds only 3 "
+    assert last_error_line(result) == (f"Error: {three}: 4 seats need a random board but the pool holds only 3 "
                                        "(promo boards join it only with --manneken-pis)")
     assert not (tmp_path / "d28").exists()
     assert run_cli("--data", str(three), "simulate", "--games", "20", "--players", "3",
@@ -71,5 +71,5 @@ def test_bench_reports_data_beyond_the_kernel_limits(tmp_path, data_doc):
     for command in (["simulate", "--games", "10", "--out", str(tmp_path / "x")], ["bench", "--quick", "--no-save"]):
         result = run_cli("--data", str(nine), *command)
         assert result.exit_code == 2
-        assert last_error_line(result) == ("Error: nine.yaml: the kernels' trading solver takes costs of at "
+        assert last_error_line(result) == (f"Error: {nine}: the kernels' trading solver takes costs of at "
                                            "most 7 resource units (Palace costs 8)"), command

@@ -143,6 +143,7 @@ def test_replay_refuses_other_data(dataset, tmp_path, tables):
     edited.write_text(data_path().read_text() + "\n# edited\n")
     result = run_cli("--data", str(edited), "replay", str(out), "--game", "1")
     assert result.exit_code == 2 and "other card data" in last_error_line(result)
+    assert "the data file given" in last_error_line(result) and "installed" not in last_error_line(result)
     result = run_cli("replay", str(tmp_path), "--game", "1")
     assert result.exit_code == 2 and "no wsim dataset" in last_error_line(result)
 
@@ -338,7 +339,7 @@ def test_data_beyond_kernel_limits_is_a_clear_error(tmp_path, data_doc):
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     result = run_cli("--data", str(path), "simulate", "--games", "5", "--out", str(tmp_path / "ds"))
     assert result.exit_code == 2
-    assert last_error_line(result) == ("Error: big.yaml: the kernels' trading solver takes costs of at most "
+    assert last_error_line(result) == (f"Error: {path}: the kernels' trading solver takes costs of at most "
                                        "7 resource units (Palace costs 8)")
 
 

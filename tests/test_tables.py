@@ -109,7 +109,7 @@ def test_broken_data_cli(tmp_path, data_doc, breaker, message):
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     result = run_cli("--data", str(path), "cards")
     assert result.exit_code == 2
-    assert last_error_line(result).startswith(f"Error: broken.yaml: {message}")
+    assert last_error_line(result).startswith(f"Error: {path}: {message}")  # the path as given
     assert "Traceback" not in result.output + result.stderr
     assert result.stdout == ""
 
@@ -121,7 +121,7 @@ def test_wsim_data_environment_variable(tmp_path, data_doc):
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     result = run_cli("cards", env={"WSIM_DATA": str(path)})
     assert result.exit_code == 2
-    assert "field 'color'" in last_error_line(result)
+    assert last_error_line(result).startswith(f"Error: {path}: ") and "field 'color'" in last_error_line(result)
 
 
 def test_unreadable_and_invalid_yaml(tmp_path):
@@ -130,7 +130,7 @@ def test_unreadable_and_invalid_yaml(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("cards: [\n")
     result = run_cli("--data", str(bad), "cards")
-    assert result.exit_code == 2 and last_error_line(result).startswith("Error: bad.yaml: not valid YAML")
+    assert result.exit_code == 2 and last_error_line(result).startswith(f"Error: {bad}: not valid YAML")
 
 
 def test_counts(tables):

@@ -41,7 +41,11 @@ def test_tune_refuses_an_existing_file_unless_overwrite(tmp_path):
 
 def test_tune_out_in_a_missing_folder_or_on_a_folder_is_refused(tmp_path):
     missing = run_cli("tune", *ARGS, "--out", str(tmp_path / "no" / "w.json"))
-    assert missing.exit_code == 2 and last_error_line(missing) == f"Error: --out: {tmp_path / 'no'} is not a folder"
+    assert missing.exit_code == 2 and last_error_line(missing) == (f"Error: --out: the folder {tmp_path / 'no'} does "
+                                                                   "not exist (create it first)")
+    (tmp_path / "f").write_text("")
+    under_file = run_cli("tune", *ARGS, "--out", str(tmp_path / "f" / "w.json"))
+    assert under_file.exit_code == 2 and last_error_line(under_file).endswith(f"{tmp_path / 'f'} exists and is not a folder")
     (tmp_path / "d").mkdir()
     folder = run_cli("tune", *ARGS, "--out", str(tmp_path / "d"), "--overwrite")
     assert folder.exit_code == 2 and "Error: " in last_error_line(folder)

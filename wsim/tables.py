@@ -147,8 +147,12 @@ def data_path(path: str | os.PathLike | None = None) -> Path:
     if path is None:
         path = os.environ.get("WSIM_DATA") or None
     if path is None:
-        return Path(str(importlib_resources.files("wsim") / "data" / DEFAULT_DATA))
+        return _builtin_path()
     return Path(path)
+
+
+def _builtin_path() -> Path:
+    return Path(str(importlib_resources.files("wsim") / "data" / DEFAULT_DATA))
 
 
 _CACHE: dict = {}
@@ -167,7 +171,8 @@ def load(path: str | os.PathLike | None = None) -> Tables:
     digest = hashlib.sha256(raw).hexdigest()
     key = (str(p), digest)
     if key not in _CACHE:
-        _CACHE[key] = compile_text(raw, source=p.name, digest=digest)
+        # a message names the user's file by its path as given, the built-in one by its name
+        _CACHE[key] = compile_text(raw, source=p.name if p == _builtin_path() else str(p), digest=digest)
     return _CACHE[key]
 
 

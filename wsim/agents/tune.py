@@ -98,7 +98,8 @@ def check_out(out: str) -> Path:
         raise TuneError(f"--out: {out} names a folder; give the weights file's name")
     target = Path(out)
     if not target.parent.is_dir():
-        raise TuneError(f"--out: {target.parent} is not a folder")
+        why = "exists and is not a folder" if os.path.lexists(target.parent) else "does not exist (create it first)"
+        raise TuneError(f"--out: the folder {target.parent} {why}")
     return target
 
 

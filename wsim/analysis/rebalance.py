@@ -39,7 +39,7 @@ from wsim.analysis.significance import bh_q, normal_test_p
 from wsim.analysis.stats import Z95, wilson_interval
 from wsim.errors import WsimError, brief
 from wsim.kernels.layout import RES_BOARD, RES_RANK, RES_SIDE
-from wsim.run.settings import Settings, check_players
+from wsim.run.settings import MAX_GAMES, MAX_SEED, Settings, check_players
 from wsim.tables import Tables
 
 ACCEPT = 0.85  # the search stops at this share of the tolerance: the held-out run has room for its noise
@@ -175,10 +175,11 @@ def plan(t: Tables, players: list, population: str, policy_params: tuple, *, gam
         check_players(p)
     if not (isinstance(tolerance, (int, float)) and 0 < tolerance < 0.5):
         raise RebalanceError(f"--tolerance: a win-rate distance between 0 and 0.5, e.g. 0.03, got {brief(tolerance)}")
-    for option, value, lo, hi in (("--max-edits", max_edits, 1, 1000), ("--max-change", max_change, 1, 99),
+    for option, value, lo, hi in (("--games", games, 1, MAX_GAMES), ("--seed", seed, 0, MAX_SEED),
+                                  ("--max-edits", max_edits, 1, 1000), ("--max-change", max_change, 1, 99),
                                   ("--max-steps", max_steps, 1, MAX_STEPS)):
         if type(value) is not int or not lo <= value <= hi:
-            raise RebalanceError(f"{option}: a whole number from {lo} to {hi}, got {brief(value)}")
+            raise RebalanceError(f"{option}: a whole number from {lo:,} to {hi:,}, got {brief(value)}")
     name, eq, spec = population.partition("=")
     if not eq:
         name, spec = "population", population

@@ -18,7 +18,7 @@ from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
 from wsim.api.runs import folder_arg, run_settings, settings_error, threads_checked, write_mode
-from wsim.errors import WsimError, brief, option
+from wsim.errors import WsimError, brief, option, whole_number
 from wsim.run.lock import KERNEL_LOCK
 
 if TYPE_CHECKING:
@@ -53,7 +53,8 @@ def balance(dataset, *, out=None, baseline=None, overwrite: bool = False, data=N
     base = folder_arg(baseline, "baseline", "a dataset folder") if baseline is not None else None
     t = tables_mod.load(data)
     if out is None:
-        return build(source, t, base)
+        with settings_error():
+            return build(source, t, base)
     folder = folder_arg(out)
     # the report folder is locked while the datasets are read: it cannot be one of them
     dataset_name = "dataset" if option("out") == "out" else "DIR"  # the command's argument
@@ -61,7 +62,7 @@ def balance(dataset, *, out=None, baseline=None, overwrite: bool = False, data=N
         if read is not None and os.path.realpath(read) == os.path.realpath(out):
             raise WsimError(f"{option('out')}: {out} is the dataset folder {what} names; give the report a folder "
                             "of its own")
-    with output_files(folder, owns, overwrite, "report") as commit:
+    with settings_error(), output_files(folder, owns, overwrite, "report") as commit:
         report = build(source, t, base)
         commit(report.files)
     return report
@@ -89,8 +90,9 @@ def ablate(edits, *, out, games=100_000, players=4, policies="random", policy_pa
         edited = apply_edits(t, list(edits))
         refuse_edits_out_of_play(t, settings, list(edits))
     threads_checked(threads, dask)
-    precheck(folder, overwrite)
-    with KERNEL_LOCK:
+    with settings_error():
+        precheck(folder, overwrite)
+    with settings_error(), KERNEL_LOCK:
         report, _ = run_ablate(t, edited, settings, folder, overwrite, progress, on_run, dask, threads)
     return report
 
@@ -131,8 +133,11 @@ def ladder(policies, *, out, players: int = 4, games: int = 10_000, seed: int = 
     from wsim import tables as tables_mod
     from wsim.agents.ladder import parse_entries, run_ladder
     from wsim.api.runs import param_specs
+    from wsim.run.settings import MAX_SEED
 
     folder = folder_arg(out)
+    games = whole_number(games, "games", 1, 10**9)
+    seed = whole_number(seed, "seed", 0, MAX_SEED)
     names = policies.split(",") if isinstance(policies, str) else policies
     if not isinstance(names, (list, tuple)) or not all(isinstance(p, str) for p in names):
         raise WsimError(f"{option('policies')}: a list of policy names, got {brief(policies)}")
@@ -175,11 +180,12 @@ def survey(*, out, populations=(), players: int = 4, games: int = 20_000, seed: 
                                  wonders=wonders, sides=sides, manneken_pis=manneken_pis, chunk_size=chunk_size)
         people = read_reference(reference, t, players) if reference is not None else None
     threads_checked(threads, dask)
-    precheck(folder, mode)
+    with settings_error():
+        precheck(folder, mode)
     if dask is None and on_estimate is not None:
         with KERNEL_LOCK:
             on_estimate(estimate_seconds(t, pops, games_done(folder, pops) if resume else None))
-    with KERNEL_LOCK:
+    with settings_error(), KERNEL_LOCK:
         return run_survey(t, pops, folder, mode, people, progress, on_run, dask, threads)
 
 
@@ -218,11 +224,12 @@ def rebalance(*, out, players=4, population: str = "heuristic", policy_params=()
                         "cluster of many cores)")
     from wsim.dataset.folder import precheck_output
 
-    precheck_output(folder, overwrite, "report")
+    with settings_error():
+        precheck_output(folder, overwrite, "report")
     if dask is None and on_estimate is not None:
         with KERNEL_LOCK:
             on_estimate(rb.estimate_seconds(t, chosen, plan), rb.search_games(chosen, plan))
-    with KERNEL_LOCK:
+    with settings_error(), KERNEL_LOCK:
         return rb.run_rebalance(t, chosen, plan, specs, folder, overwrite, dask, threads, on_event)
 
 

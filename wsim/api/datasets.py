@@ -72,7 +72,8 @@ def replay(dataset, game, *, data=None) -> Replay:
                            f"this wsim plays rules version {RULES_VERSION}")
     # a dataset from before the data text travelled is replayed with the installed data, if it is its own
     t = dataset_tables(path / header.name, header, tables.load(data), data is not None or header.data_text is None,
-                       f"{path}: dataset written with other card data (sha256 {{recorded}}…, installed {{given}}…)")
+                       f"{path}: dataset written with other card data (sha256 {{recorded}}…, "
+                       f"{'installed' if data is None else 'the data file given'} {{given}}…)")
     try:
         settings = settings_from_metadata(meta, t)
     except SettingsError as e:

@@ -49,6 +49,7 @@ def _python_names(message: str) -> str:
     if OPTION_STYLE.get() == "cli":
         return message
     message = re.sub(r"--([a-z][a-z-]*)", lambda m: m.group(1).replace("-", "_"), message)
+    message = re.sub(r"^DIR:", "dataset:", message)  # the commands' DIR is the functions' `dataset`
     return message.replace("policy_param:", "policy_params:")
 
 

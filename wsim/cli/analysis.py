@@ -116,8 +116,9 @@ def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, si
         click.echo(f"estimated play: {duration(total)} for {len(estimates)} populations, then the analysis", err=True)
 
     def on_run(pop, result):
-        s = result.summary
-        click.echo(f"{pop.name}: {s.games:,} games in {s.seconds:.1f} s", err=True)
+        if sys.stderr.isatty():  # progress: a terminal only
+            s = result.summary
+            click.echo(f"{pop.name}: {s.games:,} games in {s.seconds:.1f} s", err=True)
 
     try:
         result = survey(out=folder, populations=list(populations), players=players, games=games, seed=seed,
@@ -181,7 +182,7 @@ def rebalance_cmd(ctx, players, population, policy_param, levers, fields, tolera
                            max_change=max_change, max_steps=max_steps, games=games, seed=seed,
                            manneken_pis=manneken_pis, data=ctx.obj.get("data"), threads=threads, dask=dask,
                            overwrite=overwrite, on_estimate=on_estimate,
-                           on_event=lambda text: click.echo(text, err=True))
+                           on_event=lambda text: click.echo(text, err=True) if sys.stderr.isatty() else None)
     except (KeyboardInterrupt, signals.Terminated):
         click.echo("\ninterrupted: the report folder is as it was (a search run again from the start gives the "
                    "same result)", err=True)

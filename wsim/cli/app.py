@@ -7,6 +7,8 @@ SIGTERM and SIGHUP (wsim.cli.entry, wsim.signals); 141 when stdout is a closed p
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from wsim import RULES_VERSION, __version__, signals
@@ -49,14 +51,16 @@ class WsimGroup(click.Group):
 
 
 def _announce_compile():
-    """Said when numba starts compiling (an empty cache: a first run, or the kernels changed)."""
-    click.echo("compiling kernels (first run only)…", err=True)
+    """Said when numba starts compiling (an empty cache: a first run, or the kernels changed), on
+    a terminal only: progress is not written into a log (INTERFACES §2)."""
+    if sys.stderr.isatty():
+        click.echo("compiling kernels (first run only)…", err=True)
 
 
 @click.group(cls=WsimGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="wsim",
                       message=f"%(prog)s %(version)s (rules version {RULES_VERSION})")
-@click.option("--data", type=click.Path(dir_okay=False), envvar="WSIM_DATA", default=None,
+@click.option("--data", type=click.Path(), envvar="WSIM_DATA", default=None,  # the file checks: tables.load
               help="Card and wonder data file to use instead of the built-in one (also WSIM_DATA).")
 @click.pass_context
 def main(ctx: click.Context, data):

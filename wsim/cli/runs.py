@@ -133,7 +133,7 @@ def compile_cmd(ctx, families):
 
 
 @click.command("bench")
-@click.option("--quick", is_flag=True, help="Fewer games per measurement (a rough check, under a minute).")
+@click.option("--quick", is_flag=True, help="Fewer games per measurement (a rough check: about 2-3 minutes on 2 cores, compile included).")
 @click.option("--save/--no-save", default=True, show_default=True, help="Record the results in bench/results/.")
 @click.option("--against", "against", metavar="REV", default=None,
               help="Only compare with commit REV of this checkout: both trees at the same time, one per core.")
