@@ -41,6 +41,7 @@ def test_score_table_names_only_the_players_as_winners(two_players):
     result = run_cli("score", str(two_players))
     assert result.exit_code == 0, result.stderr
     assert "winners (shared victory): seat 0, seat 2" in result.stdout
+    assert "seat 1 is the Free City: scored in full, never among the winners" in result.stdout
 
 
 def test_three_seats_without_a_free_city_stay_three_players(tmp_path):
@@ -49,6 +50,7 @@ def test_three_seats_without_a_free_city_stay_three_players(tmp_path):
     doc = json.loads(run_cli("score", str(path), "--json").stdout)
     assert all("free_city" not in p for p in doc["players"])
     assert [p["total"] for p in doc["players"]] == [4, 5, 4] and doc["winners"] == [1]
+    assert "Free City" not in run_cli("score", str(path)).stdout
 
 
 def test_trade_prices_for_the_free_city_like_any_city(two_players):

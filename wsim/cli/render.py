@@ -53,6 +53,8 @@ def score_text(pos, doc: dict) -> str:
     win = doc["winners"]
     label = "winner" if len(win) == 1 else "winners (shared victory)"
     lines.append(f"\n{label}: " + ", ".join(f"seat {w}" for w in win))
+    if pos.free_city >= 0:
+        lines.append(f"seat {pos.free_city} is the Free City: scored in full, never among the winners")
     lines.append("(left = seat i+1, right = seat i-1)")
     return "\n".join(lines)
 
