@@ -23,8 +23,8 @@ from numba import njit
 from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS
 from wsim.kernels import greedy, heuristic
 from wsim.kernels.city import policy_stage_source
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, F_CTR, G_AGE, G_N, M_ACTION, M_CARD,
-                                 M_COPY3, M_DEFAULT)
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, E_POINTS_CAP, F_CTR, G_AGE, G_N,
+                                 M_ACTION, M_CARD, M_COPY3, M_DEFAULT)
 from wsim.kernels.policy import POLICY_GREEDY, POLICY_HEURISTIC, POLICY_RANDOM
 from wsim.kernels.rng import draw_below
 from wsim.kernels.step import apply, legal
@@ -111,33 +111,39 @@ def _greedy_choice(ent, board, seat, s, who, kind, moves, n_moves, params, n, ag
 
 @njit(cache=True, _nrt=False)
 def _heuristic_choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, age):
-    """The heuristic's option: the first of highest value (kernels/heuristic.py). A decision's
-    stage moves share one stage value, and a card's stage and discard moves one denial: each is
-    computed once (denial not at all when its weight is 0); the values are those of a plain
-    per-move evaluation, so the decisions are too."""
+    """The heuristic's option: the first of highest value (kernels/heuristic.py), in two passes.
+
+    The first values the build rows and bounds the others (a stage or a discard, worth its base
+    value plus a denial of at most H_DENY x the card's E_POINTS_CAP); when the best build beats
+    every bound, it is the choice and no denial is computed. Otherwise the second pass values the
+    stage and discard rows (each card's denial once, the decision's stage value once) and the
+    first of highest value over both passes wins: the choice of one pass over every row in
+    canonical order, so the decisions are those of a plain per-row evaluation.
+    A (card, action) pair's rows follow its default one (M_DEFAULT) and share its base value; a
+    discard build's rows (pile cards) are default (card, build) rows that pay nothing."""
     rival = heuristic.rival_column(seat, n, s)
+    w_deny = params[who, heuristic.H_DENY]
+    discard_v = params[who, heuristic.H_COIN] * DISCARD_COINS
     stage_v = 0
     stage_known = False
-    deny_card = -1
-    deny_v = 0
-    best_i = 0
+    best_i = -1  # the first pass's: the best build row
     best = 0
+    other = False  # whether the current pair is a stage or a discard
+    n_other = 0
+    other_max = 0  # the most a stage or discard row is worth before its denial
+    deny_cap = 0
     base = 0
     for i in range(n_moves):
-        # A (card, action) pair's rows follow its default one. A discard build's rows (pile
-        # cards) are default (card, build) rows that pay nothing: one value site serves both,
-        # since the heuristic's entity value is inlined where it is called (compile time).
         if moves[i, M_DEFAULT] == 1:
             action = moves[i, M_ACTION]
             c = moves[i, M_CARD]
-            if action == ACT_DISCARD or action == ACT_STAGE:
-                if c != deny_card:
-                    deny_card = c
-                    deny_v = 0
-                    if params[who, heuristic.H_DENY] != 0:
-                        deny_v = params[who, heuristic.H_DENY] * heuristic.denial(ent, seat, gs, n, s, c)
+            other = action == ACT_DISCARD or action == ACT_STAGE
+            if not other:
+                base = heuristic.entity_value(ent, seat, n, s, c, params, who, age)
+            else:
+                deny_cap = max(deny_cap, ent[c, E_POINTS_CAP])
                 if action == ACT_DISCARD:
-                    base = params[who, heuristic.H_COIN] * DISCARD_COINS + deny_v
+                    base = discard_v
                 else:
                     if not stage_known:
                         copy3 = np.int64(COPY_LEFT)  # not a literal: one specialisation of stage_value
@@ -145,11 +151,37 @@ def _heuristic_choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, a
                             copy3 = choose_copy3(ent, board, seat, n, s, np.int64(POLICY_HEURISTIC), params, who, age)
                         stage_v = heuristic.stage_value(ent, board, seat, n, s, moves, i, params, who, age, copy3)
                         stage_known = True
-                    base = stage_v + deny_v
-            else:
-                base = heuristic.entity_value(ent, seat, n, s, c, params, who, age)
+                    base = stage_v
         v = base + heuristic.payment_value(moves, i, params, who, rival)
-        best_i, best = first_best(i, v, best_i, best)
+        if other:
+            other_max = v if n_other == 0 else max(other_max, v)
+            n_other += 1
+        elif best_i < 0 or v > best:
+            best_i, best = i, v
+    if n_other == 0 or (best_i >= 0 and w_deny >= 0 and best > other_max + w_deny * deny_cap):
+        return best_i
+    other_i = -1  # the second pass's: the best stage or discard row
+    other_best = 0
+    deny_card = -1
+    deny_v = 0
+    for i in range(n_moves):
+        if moves[i, M_DEFAULT] == 1:
+            action = moves[i, M_ACTION]
+            c = moves[i, M_CARD]
+            other = action == ACT_DISCARD or action == ACT_STAGE
+            if other:
+                if c != deny_card:  # a card's stage and discard rows are adjacent
+                    deny_card = c
+                    deny_v = 0
+                    if w_deny != 0:
+                        deny_v = w_deny * heuristic.denial(ent, seat, gs, n, s, c)
+                base = (discard_v if action == ACT_DISCARD else stage_v) + deny_v
+        if other:
+            v = base + heuristic.payment_value(moves, i, params, who, rival)
+            if other_i < 0 or v > other_best:
+                other_i, other_best = i, v
+    if best_i < 0 or other_best > best or (other_best == best and other_i < best_i):
+        return other_i
     return best_i
 
 

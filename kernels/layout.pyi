@@ -43,6 +43,7 @@ E_HAS_COST: int
 E_KIND: int
 E_NAME_ID: int
 E_POINTS: int
+E_POINTS_CAP: int
 E_POINTS_PER: int
 E_POWER: int
 E_PROD: int

@@ -102,6 +102,8 @@ ENTITY = Row("E_", "Entities: one row per card (ids 0..C-1, data-file order), th
     ("has_cost", 1, "1 if it costs coins or resources (derived)"),
     ("cost_pk", 2, "the resource cost in the trading solver's packed form (derived; pack_halves)"),
     ("prod_pk", 2, "the fixed production units, packed the same way (derived)"),
+    ("points_cap", 1, "the most points the entity can give a city at once, its science included (derived: "
+                      "wsim.tables.points_caps; bounds the heuristic's denial)"),
     ("name_id", 1, "cards: building name id (one per name: both Looms share one); stages: -1"),
     ("age", 1, "cards: 1..3"),
     ("chain", MAX_CHAIN, "cards: name ids whose ownership makes the card free, -1 = none"),

@@ -176,6 +176,38 @@ def load(path: str | os.PathLike | None = None) -> Tables:
     return _CACHE[key]
 
 
+def points_caps(t: Tables) -> np.ndarray:
+    """Per entity, an upper bound of the points it can give any city at once (points_now of its
+    line, no guild copy, plus its science gain): the heuristic's denial never exceeds it, so a
+    decision can skip the denials when no discard or stage could win (kernels/decide.py).
+
+    A city holds one building per name, so a colour count is at most the number of names of
+    those colours; stages at most MAX_STAGES and defeat tokens two an age, per city counted. One
+    more science symbol adds at most 2 M - 1 to the squares and SCIENCE_SET_POINTS to the sets,
+    M being the most symbols a city can count: every science source the data has (names and
+    stages), two copies (Manneken Pis's of a stage, Olympia's of a guild) and the card valued."""
+    n_cards = t.n_cards
+    names = [len({int(t.card_name_id[c]) for c in range(n_cards) if t.ent_kind[c] == k}) for k in range(codes.N_COLORS)]
+    science_names = len({int(t.card_name_id[c]) for c in range(n_cards) if t.ent_science[c] >= 0})
+    science_stages = int((t.ent_science[n_cards:] >= 0).sum())
+    science_cap = 2 * (science_names + science_stages + 3) - 1 + codes.SCIENCE_SET_POINTS
+    caps = np.zeros(t.n_ent, dtype=np.int64)
+    for e in range(t.n_ent):
+        amount, what, scope = (int(x) for x in t.ent_points_per[e])
+        if what == codes.COUNT_STAGES:
+            per_city = MAX_STAGES
+        elif what == codes.COUNT_DEFEATS:
+            per_city = 2 * codes.N_AGES
+        else:
+            per_city = sum(names[k] for k in range(codes.N_COLORS) if what >> k & 1)
+        cities = bin(scope & (codes.SCOPE_SELF | codes.SCOPE_LEFT | codes.SCOPE_RIGHT)).count("1")
+        cap = int(t.ent_points[e]) + max(0, amount * per_city * cities)
+        if t.ent_science[e] >= 0:
+            cap += science_cap
+        caps[e] = max(0, cap)
+    return caps
+
+
 def compile_text(raw: bytes | str, source: str = "data", digest: str | None = None) -> Tables:
     """Validate and compile the text of a data file into Tables."""
     if isinstance(raw, str):
@@ -590,6 +622,7 @@ class _Compiler:
         for c in range(t.n_cards):
             nid = int(t.card_name_id[c])
             t.card_chains_to[c] = sum(1 for ids in chain if nid in ids)
+        t.ent_points_cap[:] = points_caps(t)
         t.board_resource[:] = boards.resource
         t.board_coins[:] = boards.coins
         t.board_promo[:] = boards.promo

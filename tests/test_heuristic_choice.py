@@ -1,0 +1,129 @@
+"""The heuristic's two-pass choice (kernels/decide._heuristic_choice) decides as a plain valuation
+of every row would, and the denial bound it skips by (E_POINTS_CAP, wsim.tables.points_caps)
+holds for every card in every city, the most crowded city included."""
+
+import numpy as np
+import pytest
+from numba import njit
+
+from wsim import codes
+from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, DISCARD_COINS
+from wsim.kernels import heuristic
+from wsim.kernels.decide import choose_copy3
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_POINTS_CAP, F_COLORS, F_DEFEATS, F_SCI,
+                                 F_STAGES, G_AGE, G_N, M_ACTION, M_CARD, M_COPY3)
+from wsim.kernels.policy import POLICY_HEURISTIC
+from wsim.kernels.schema import MAX_STAGES
+from wsim.kernels.step import decider
+from wsim.run.stepgame import KernelGame
+
+pytestmark = pytest.mark.slow  # compiles the oracle below
+
+
+@njit(cache=True)
+def _plain_choice(ent, board, st, s, who, moves, n_moves, params):
+    """The oracle: every row of seat s's decision valued on its own with decider who's weights
+    (its base value, its denial, its payment), the first of highest value kept."""
+    seat, gs = st.seat, st.gs
+    n, age = gs[G_N], gs[G_AGE]
+    rival = heuristic.rival_column(seat, n, s)
+    best_i, best = 0, 0
+    for i in range(n_moves):
+        action, c = moves[i, M_ACTION], moves[i, M_CARD]
+        if action == ACT_DISCARD or action == ACT_STAGE:
+            v = params[who, heuristic.H_DENY] * heuristic.denial(ent, seat, gs, n, s, c)
+            if action == ACT_DISCARD:
+                v += params[who, heuristic.H_COIN] * DISCARD_COINS
+            else:
+                copy3 = np.int64(COPY_LEFT)
+                if moves[i, M_COPY3] == 1:
+                    copy3 = choose_copy3(ent, board, seat, n, s, np.int64(POLICY_HEURISTIC), params, who, age)
+                v += heuristic.stage_value(ent, board, seat, n, s, moves, i, params, who, age, copy3)
+        else:
+            v = heuristic.entity_value(ent, seat, n, s, c, params, who, age)
+        v += heuristic.payment_value(moves, i, params, who, rival)
+        if i == 0 or v > best:
+            best_i, best = i, v
+    return best_i
+
+
+@njit(cache=True)
+def _cap_excess(ent, seat, n, n_cards):
+    """The most any card's points for any seat exceed its E_POINTS_CAP (<= 0 when the cap holds)."""
+    worst = -(1 << 30)
+    for x in range(n):
+        for c in range(n_cards):
+            points, science = heuristic._points_for(ent, seat, n, x, c)
+            worst = max(worst, points + science - ent[c, E_POINTS_CAP])
+    return worst
+
+
+WEIGHTS = {
+    "shipped": None,
+    "no denial": {"deny": 0},
+    "denial first": {"deny": 5000},  # denial decides most discards and stages
+    "negative denial": {"deny": -40},
+    "random": "random",
+}
+
+
+@pytest.mark.parametrize("weights", WEIGHTS, ids=list(WEIGHTS))
+@pytest.mark.parametrize("all_purchases", [False, True], ids=["one purchase", "every purchase"])
+def test_two_passes_decide_as_one_plain_pass(tables, weights, all_purchases):
+    rng = np.random.default_rng(11)
+    decisions = builds_over_others = 0
+    for game, players in enumerate((3, 4, 5, 7, 2)):
+        g = KernelGame(tables, players, seed=5, game=game, policy="heuristic", promo=True)
+        change = WEIGHTS[weights]
+        if change == "random":
+            g.params[:] = rng.integers(-200, 600, size=g.params.shape)
+        elif change is not None:
+            for key, value in change.items():
+                g.params[:, heuristic.HEURISTIC_KEYS.index(key)] = value
+        while not g.over:
+            pending = g.pending()
+            if not pending:
+                g.next()
+                continue
+            for seat, kind in pending:
+                options = g.legal(seat, kind, all_purchases=all_purchases)
+                chosen = g.decide(seat, kind, options)
+                if kind != DEC_COPY3:
+                    n = len(options) - (1 if kind in (DEC_SEVENTH, DEC_DISCARD) else 0)  # no decline
+                    who = decider(g.gs, np.int32(seat))  # the Free City's controller decides for it
+                    g.moves[:len(options)] = options
+                    assert chosen == _plain_choice(tables.ent, tables.board, g.state[0], np.int64(seat), np.int64(who),
+                                                   g.moves, np.int64(n), g.params), (weights, game, seat, kind)
+                    decisions += 1
+                    others = [o[M_ACTION] in (ACT_DISCARD, ACT_STAGE) for o in options[:n]]
+                    builds_over_others += any(others) and not others[chosen]
+                g.apply(seat, kind, options, chosen)
+    assert decisions > 350 and builds_over_others > decisions // 4
+
+
+def test_the_denial_bound_holds_in_played_and_crowded_cities(tables):
+    caps = tables.ent_points_cap[:tables.n_cards]
+    assert caps.min() >= 0 and caps.max() > 0
+    for game, players in enumerate((3, 5, 7)):
+        g = KernelGame(tables, players, seed=9, game=game, policy="random", promo=True)
+        while not g.over:
+            assert _cap_excess(tables.ent, g.seat, np.int64(g.n), np.int64(tables.n_cards)) <= 0
+            pending = g.pending()
+            if not pending:
+                g.next()
+            for seat, kind in pending:
+                options = g.legal(seat, kind)
+                g.apply(seat, kind, options, g.decide(seat, kind, options))
+    # every city as full as the data allows: each name of every colour, every stage, every defeat,
+    # every science source of each symbol and every wildcard
+    seat = np.zeros_like(g.seat)
+    n_cards = tables.n_cards
+    kinds, names = tables.ent_kind[:n_cards], tables.card_name_id
+    for k in range(codes.N_COLORS):
+        seat[:, F_COLORS + k] = len({int(names[c]) for c in range(n_cards) if kinds[c] == k})
+    seat[:, F_STAGES] = MAX_STAGES
+    seat[:, F_DEFEATS] = 2 * codes.N_AGES
+    science = tables.ent_science
+    for sym in range(4):
+        seat[:, F_SCI + sym] = int((science == sym).sum())
+    assert _cap_excess(tables.ent, seat, np.int64(7), np.int64(n_cards)) <= 0
