@@ -24,10 +24,11 @@ from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_CO
 from wsim.kernels import greedy, heuristic
 from wsim.kernels.city import policy_stage_source
 from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, E_POINTS_CAP, F_CTR, G_AGE, G_N,
-                                 M_ACTION, M_CARD, M_COPY3, M_DEFAULT)
+                                 M_ACTION, M_CARD, M_COPY3, M_DEFAULT, M_LEFT, UNPRICED)
 from wsim.kernels.policy import POLICY_GREEDY, POLICY_HEURISTIC, POLICY_RANDOM
 from wsim.kernels.rng import draw_below
 from wsim.kernels.step import apply, legal
+from wsim.kernels.turn import price_chosen
 from wsim.kernels.timing import LEGAL, POLICY, RERUN, RESOLUTION, TRADING, cycles, trading_calls
 
 
@@ -222,12 +223,14 @@ def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log):
     if run.policies[who] == POLICY_HEURISTIC:
         w_left, w_right = heuristic.purchase_weights(st.seat, st.gs[G_N], s, run.params, who)
     listed_all = np.bool_(False)  # not the literal False, which would compile legal_moves a second time
-    m = legal(ent, board, st, s, kind, moves, sc.opts, listed_all, w_left, w_right)
+    # random needs the pairs and the drawn pair's default purchase: the others may stay unpriced
+    lazy = np.bool_(run.policies[who] == POLICY_RANDOM)
+    m = legal(ent, board, st, s, kind, moves, sc.opts, listed_all, w_left, w_right, lazy)
     if timed:
         t1 = cycles()
         sc.timing[LEGAL] += t1 - t0
         if kind == DEC_MOVE or kind == DEC_SEVENTH:  # the solver's calls, timed again and moved
-            trading_calls(ent, board, st.seat, st.gs, s, sc.opts)
+            trading_calls(ent, board, st.seat, st.gs, s, sc.opts, lazy)
             t2 = cycles()
             sc.timing[TRADING] += t2 - t1
             sc.timing[LEGAL] -= t2 - t1
@@ -238,6 +241,12 @@ def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log):
         t1 = cycles()
         sc.timing[POLICY] += t1 - t0
         t0 = t1
+    if lazy and (kind == DEC_MOVE or kind == DEC_SEVENTH) and moves[j, M_LEFT] == UNPRICED:
+        price_chosen(ent, board, st.seat, st.gs[G_N], s, moves, j, sc.opts)
+        if timed:
+            t1 = cycles()
+            sc.timing[TRADING] += t1 - t0
+            t0 = t1
     apply(ent, board, st, s, kind, moves, j, log, g, n_log)
     if timed:
         sc.timing[RESOLUTION] += cycles() - t0

@@ -31,7 +31,7 @@ def pending_into(st, sc):
 @njit(cache=True, _nrt=False)
 def legal_into(ent, board, st, sc, s, kind, all_purchases):
     """step.legal into sc.moves; returns how many options."""
-    return legal(ent, board, st, s, kind, sc.moves, sc.opts, all_purchases, np.int64(1), np.int64(1))
+    return legal(ent, board, st, s, kind, sc.moves, sc.opts, all_purchases, np.int64(1), np.int64(1), np.bool_(False))
 
 
 @njit(cache=True, _nrt=False)

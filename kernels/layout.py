@@ -42,6 +42,7 @@ STATE = np.dtype([(name, dtype, shape) for name, dtype, shape, _ in schema.STATE
 SCRATCH = np.dtype([(name, dtype, shape) for name, dtype, shape, _ in schema.SCRATCH], align=True)
 
 DECLINE = -1  # M_ACTION of the row that declines a 7th card; M_CARD of the one that declines a discard build
+UNPRICED = -1  # M_LEFT and M_RIGHT of a row listed unpriced (legal's `lazy`): priced once chosen
 
 # Phases of a turn, and the decisions a seat may owe (kernels/step.pending)
 PH_MOVE, PH_SEVENTH, PH_DISCARD, PH_AGE_END, PH_OVER = range(5)

@@ -157,6 +157,7 @@ RES_TREASURY: int
 RES_WONDER: int
 SCRATCH: np.dtype
 STATE: np.dtype
+UNPRICED: int
 
 
 def kernel_tables(tables) -> tuple: ...

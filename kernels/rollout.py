@@ -152,6 +152,7 @@ def take_search_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log):
     """decide.take_decision for a decider whose policy is rollout: its search allocates, so it
     runs with numba's runtime (kernels/__init__.py), and only runs that play rollout compile it."""
     moves = sc.moves
-    m = legal(ent, board, st, s, kind, moves, sc.opts, all_purchases(run.policies, who), np.int64(1), np.int64(1))
+    m = legal(ent, board, st, s, kind, moves, sc.opts, all_purchases(run.policies, who), np.int64(1), np.int64(1),
+              np.bool_(False))
     j = decide(ent, board, st, s, who, kind, moves, m, run)
     apply(ent, board, st, s, kind, moves, j, log, g, n_log)

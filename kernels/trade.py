@@ -32,7 +32,7 @@ trade_options return -1 rather than a wrong answer.
 import numpy as np
 from numba import njit
 
-from wsim.codes import N_RES
+from wsim.codes import N_RES, TRADE_PRICE
 from wsim.kernels.layout import (E_COST_PK, E_COUNT, F_CHOICE, F_COUNT, F_NCHOICE, F_NSELL_CHOICE, F_PK_LP,
                                  F_PK_PROD, F_PK_REACH, F_PK_RP, F_PK_SELL, F_PK_SELL_CAP, F_SELL_CH, MAX_CHOICE,
                                  MAX_CHOICE_SLOTS, MAX_OPTIONS)
@@ -384,6 +384,19 @@ def trade_options_at(ent, e, seat, own, left, right, out):
     if beyond != 0:
         return 0
     return _solve(need, seat, own, left, right, out)
+
+
+@njit(cache=True, inline="always")
+def surely_affordable(ent, e, seat, own, left, right, budget):
+    """Whether seat `own` can certainly pay entity e's resource cost with at most `budget` coins,
+    known without the solver: the neighbours' fixed sellable units cover what the city's fixed
+    production lacks, and buying all of it at the full price fits. False says nothing (the city
+    pays nothing, or the solver must tell); the random policy lists such a pair unpriced."""
+    need = _sat_sub(read_packed(ent, e, E_COST_PK), read_packed(seat, own, F_PK_PROD))
+    if need == 0:
+        return False
+    sellers = read_packed(seat, left, F_PK_SELL) + read_packed(seat, right, F_PK_SELL)
+    return _sat_sub(need, sellers) == 0 and TRADE_PRICE * _field_sum(need) <= budget
 
 
 @njit(cache=True, _nrt=False)

@@ -19,9 +19,9 @@ from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_C
                                  F_CHOSEN, F_COINS, F_COPY3, F_COUNT, F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N,
                                  F_MIL, F_PK_PROD, F_PK_SELL, F_PK_SELL_CAP, F_POWERS, F_PROD, F_SELL, F_SHIELDS, F_SIDE, F_STAGE_E, F_STAGES,
                                  G_AGE, G_BUILT, G_FC, G_NBUILT, G_TURN, M_ACTION, M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT,
-                                 M_RIGHT, M_SLOT)
+                                 M_RIGHT, M_SLOT, UNPRICED)
 from wsim.kernels.rng import STREAM_SEAT0, stream_key
-from wsim.kernels.trade import add_packed
+from wsim.kernels.trade import add_packed, surely_affordable
 from wsim.kernels.schema import MAX_OPTIONS, MAX_STAGES
 
 WIN_AGE1, WIN_AGE2, WIN_AGE3 = MILITARY_WIN
@@ -124,7 +124,8 @@ def _add_purchases(moves, m, slot, card, action, opts, at, n_opts, budget, coin_
 
 
 @njit(cache=True, _nrt=False)
-def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, w_left, w_right, holder, skip, free_city):
+def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, w_left, w_right, holder, skip, free_city,
+                lazy):
     """Fill moves with seat s's legal (card, action, purchase) moves; returns how many.
 
     The cards are those of seat holder's hand but slot `skip` (-1: none): a seat plays from its
@@ -134,17 +135,23 @@ def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, w_left,
     Each (card, action) pair has exactly one move flagged M_DEFAULT, its first: with
     all_purchases, its default purchase followed by every other affordable Pareto purchase;
     without, only the purchase that the weights (w_left, w_right) prefer (_add_purchases; 1, 1:
-    the default purchase).
+    the default purchase). With `lazy` (the random policy, which needs only the pairs and the
+    drawn pair's default purchase), a pair that trade.surely_affordable says can be paid is
+    listed with M_LEFT = M_RIGHT = UNPRICED instead of asking the solver: `price_chosen`
+    prices it once chosen.
     """
     coins = seat[s, F_COINS]
     can_free = (seat[s, F_POWERS] >> POW_FREE_BUILD) & 1 == 1 and seat[s, F_FREE_AGE] != age
     needs3 = 0
     stage_free = False
     n_stage = 0  # the next stage's purchase options (in the upper half of opts)
+    stage_unpriced = False
     e = stage_entity(board, seat[s, F_BOARD], seat[s, F_SIDE], seat[s, F_STAGES])
     if e >= 0:
         if ent[e, E_HAS_COST] == 0:
             stage_free = True
+        elif lazy and surely_affordable(ent, e, seat, s, left_of(n, s), right_of(n, s), coins):
+            stage_unpriced = True
         else:
             n_stage = purchase(ent, seat, n, s, e, opts)
         if ent[e, E_POWER] == POW_COPY_STAGE and ent[e, E_COPY_OF] == COPY_CHOICE:
@@ -175,19 +182,38 @@ def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, w_left,
             else:
                 cc = ent[c, E_COIN_COST]
                 if cc <= coins:
-                    n_opts = purchase(ent, seat, n, s, c, opts)
-                    m = _add_purchases(moves, m, slot, c, ACT_BUILD, opts, 0, n_opts, coins - cc, cc, 0, all_purchases,
-                                      w_left, w_right)
+                    if lazy and surely_affordable(ent, c, seat, s, left_of(n, s), right_of(n, s), coins - cc):
+                        m = _add_move(moves, m, slot, c, ACT_BUILD, UNPRICED, UNPRICED, cc, 0, 1)
+                    else:
+                        n_opts = purchase(ent, seat, n, s, c, opts)
+                        m = _add_purchases(moves, m, slot, c, ACT_BUILD, opts, 0, n_opts, coins - cc, cc, 0,
+                                           all_purchases, w_left, w_right)
                 if can_free:  # Olympia A: only for a card that is not free anyway
                     m = _add_move(moves, m, slot, c, ACT_BUILD_FREE, 0, 0, 0, 0, 1)
         if stage_free:
             m = _add_move(moves, m, slot, c, ACT_STAGE, 0, 0, 0, needs3, 1)
+        elif stage_unpriced:
+            m = _add_move(moves, m, slot, c, ACT_STAGE, UNPRICED, UNPRICED, 0, needs3, 1)
         elif n_stage > 0:
             m = _add_purchases(moves, m, slot, c, ACT_STAGE, opts, MAX_OPTIONS, n_stage, coins, 0, needs3,
                                all_purchases, w_left, w_right)
         if not free_city or m == first:
             m = _add_move(moves, m, slot, c, ACT_DISCARD, 0, 0, 0, 0, 1)
     return m
+
+
+@njit(cache=True, inline="always")
+def price_chosen(ent, board, seat, n, s, moves, j, opts):
+    """Give row j, listed UNPRICED by legal_moves' `lazy`, its default purchase: the solver's
+    first option (the least coins in all, then the least to the left), affordable by the test
+    that left it unpriced."""
+    if moves[j, M_ACTION] == ACT_STAGE:
+        e = stage_entity(board, seat[s, F_BOARD], seat[s, F_SIDE], seat[s, F_STAGES])
+    else:
+        e = moves[j, M_CARD]
+    purchase(ent, seat, n, s, np.int64(e), opts)
+    moves[j, M_LEFT] = opts[0, 0]
+    moves[j, M_RIGHT] = opts[0, 1]
 
 
 @njit(cache=True, inline="always")

@@ -5,10 +5,13 @@ from itertools import product
 
 import numpy as np
 import pytest
+from numba import njit
 
 from wsim.codes import N_RES, RESOURCES
+from wsim.kernels.city import left_of, right_of
+from wsim.kernels.layout import F_COINS
 from wsim.kernels.schema import MAX_CHOICE_SLOTS, MAX_OPTIONS
-from wsim.kernels.trade import trade_options
+from wsim.kernels.trade import surely_affordable, trade_options, trade_options_at
 from wsim.reference.trade import purchase_options
 
 RAW = 0b0001111
@@ -358,3 +361,43 @@ def test_kernel_at_its_choice_slot_limit(kernel):
                 [unit] * MAX_CHOICE_SLOTS, vec(stone=1), [unit] * MAX_CHOICE_SLOTS,
                 [1] * 7, P2)
     assert kernel(position) == purchase_options(*position) == [(1, 0), (0, 2)]
+
+
+@njit(cache=True)
+def _affordable_check(ent, seat, n, n_ent, opts):
+    """(claims, wrong): how often trade.surely_affordable says a seat can pay an entity's cost with
+    its coins, and how often the solver's first option then costs more or does not exist."""
+    claims = wrong = 0
+    for s in range(n):
+        left, right = left_of(n, s), right_of(n, s)
+        for b in range(8):
+            budget = seat[s, F_COINS] if b == 7 else b
+            for e in range(n_ent):
+                if surely_affordable(ent, e, seat, s, left, right, budget):
+                    claims += 1
+                    k = trade_options_at(ent, e, seat, s, left, right, opts)
+                    if k < 1 or opts[0, 0] + opts[0, 1] > budget:
+                        wrong += 1
+    return claims, wrong
+
+
+def test_surely_affordable_never_claims_a_purchase_the_solver_denies(tables):
+    """The random policy lists a pair unpriced on this test's word (turn.legal_moves' lazy): it
+    must never call affordable what the solver would not."""
+    from wsim.run.stepgame import KernelGame
+
+    claims = 0
+    for game, players in enumerate((3, 5, 7)):
+        g = KernelGame(tables, players, seed=3, game=game, policy="random", promo=True)
+        opts = np.zeros((MAX_OPTIONS, 2), np.int32)
+        while not g.over:
+            made, wrong = _affordable_check(tables.ent, g.seat, np.int64(g.n), np.int64(tables.n_ent), opts)
+            assert wrong == 0
+            claims += made
+            pending = g.pending()
+            if not pending:
+                g.next()
+            for seat, kind in pending:
+                options = g.legal(seat, kind)
+                g.apply(seat, kind, options, g.decide(seat, kind, options))
+    assert claims > 1000
