@@ -110,6 +110,13 @@ def _greedy_choice(ent, board, seat, s, who, kind, moves, n_moves, params, n, ag
     return best_i
 
 
+@njit(cache=True, inline="always")
+def _pair_at(moves, i):
+    """(action, card, whether it is a stage or a discard) of the pair whose default row is i."""
+    action = moves[i, M_ACTION]
+    return action, moves[i, M_CARD], action == ACT_DISCARD or action == ACT_STAGE
+
+
 @njit(cache=True, _nrt=False)
 def _heuristic_choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, age):
     """The heuristic's option: the first of highest value (kernels/heuristic.py), in two passes.
@@ -136,9 +143,7 @@ def _heuristic_choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, a
     base = 0
     for i in range(n_moves):
         if moves[i, M_DEFAULT] == 1:
-            action = moves[i, M_ACTION]
-            c = moves[i, M_CARD]
-            other = action == ACT_DISCARD or action == ACT_STAGE
+            action, c, other = _pair_at(moves, i)
             if not other:
                 base = heuristic.entity_value(ent, seat, n, s, c, params, who, age)
             else:
@@ -167,9 +172,7 @@ def _heuristic_choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, a
     deny_v = 0
     for i in range(n_moves):
         if moves[i, M_DEFAULT] == 1:
-            action = moves[i, M_ACTION]
-            c = moves[i, M_CARD]
-            other = action == ACT_DISCARD or action == ACT_STAGE
+            action, c, other = _pair_at(moves, i)
             if other:
                 if c != deny_card:  # a card's stage and discard rows are adjacent
                     deny_card = c

@@ -31,3 +31,19 @@ def last_error_line(result) -> str:
     """The last line of stderr, which INTERFACES section 0 requires to be `Error: ...`."""
     lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
     return lines[-1] if lines else ""
+
+
+def random_positions(tables, players: int, seed: int, game: int):
+    """The game (random seats, Manneken Pis in the pool) at each of its decision rounds and age
+    ends, played on between yields: for checks that hold in every position a game reaches."""
+    from wsim.run.stepgame import KernelGame
+
+    g = KernelGame(tables, players, seed=seed, game=game, policy="random", promo=True)
+    while not g.over:
+        yield g
+        pending = g.pending()
+        if not pending:
+            g.next()
+        for seat, kind in pending:
+            options = g.legal(seat, kind)
+            g.apply(seat, kind, options, g.decide(seat, kind, options))

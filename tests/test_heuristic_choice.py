@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from conftest import random_positions
 from wsim import codes
 from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, DISCARD_COINS
 from wsim.kernels import heuristic
@@ -105,15 +106,8 @@ def test_the_denial_bound_holds_in_played_and_crowded_cities(tables):
     caps = tables.ent_points_cap[:tables.n_cards]
     assert caps.min() >= 0 and caps.max() > 0
     for game, players in enumerate((3, 5, 7)):
-        g = KernelGame(tables, players, seed=9, game=game, policy="random", promo=True)
-        while not g.over:
+        for g in random_positions(tables, players, seed=9, game=game):
             assert _cap_excess(tables.ent, g.seat, np.int64(g.n), np.int64(tables.n_cards)) <= 0
-            pending = g.pending()
-            if not pending:
-                g.next()
-            for seat, kind in pending:
-                options = g.legal(seat, kind)
-                g.apply(seat, kind, options, g.decide(seat, kind, options))
     # every city as full as the data allows: each name of every colour, every stage, every defeat,
     # every science source of each symbol and every wildcard
     seat = np.zeros_like(g.seat)

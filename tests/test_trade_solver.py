@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from conftest import random_positions
 from wsim.codes import N_RES, RESOURCES
 from wsim.kernels.city import left_of, right_of
 from wsim.kernels.layout import F_COINS
@@ -384,20 +385,11 @@ def _affordable_check(ent, seat, n, n_ent, opts):
 def test_surely_affordable_never_claims_a_purchase_the_solver_denies(tables):
     """The random policy lists a pair unpriced on this test's word (turn.legal_moves' lazy): it
     must never call affordable what the solver would not."""
-    from wsim.run.stepgame import KernelGame
-
     claims = 0
+    opts = np.zeros((MAX_OPTIONS, 2), np.int32)
     for game, players in enumerate((3, 5, 7)):
-        g = KernelGame(tables, players, seed=3, game=game, policy="random", promo=True)
-        opts = np.zeros((MAX_OPTIONS, 2), np.int32)
-        while not g.over:
+        for g in random_positions(tables, players, seed=3, game=game):
             made, wrong = _affordable_check(tables.ent, g.seat, np.int64(g.n), np.int64(tables.n_ent), opts)
             assert wrong == 0
             claims += made
-            pending = g.pending()
-            if not pending:
-                g.next()
-            for seat, kind in pending:
-                options = g.legal(seat, kind)
-                g.apply(seat, kind, options, g.decide(seat, kind, options))
     assert claims > 1000
