@@ -23,8 +23,9 @@ from numba import njit
 from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS
 from wsim.kernels import greedy, heuristic
 from wsim.kernels.city import policy_stage_source
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, E_POINTS_CAP, F_CTR, G_AGE, G_N,
-                                 M_ACTION, M_CARD, M_COPY3, M_DEFAULT, M_LEFT, UNPRICED)
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, E_POINTS_CAP, EVERY_CARD, F_CTR,
+                                 F_HAND, F_HAND_N, G_AGE, G_N, LIST_COMPACT, LIST_LAZY, LIST_PRICED, M_ACTION,
+                                 M_CARD, M_COPY3, M_DEFAULT, M_LEFT, M_SLOT, UNPRICED)
 from wsim.kernels.policy import POLICY_GREEDY, POLICY_HEURISTIC, POLICY_RANDOM
 from wsim.kernels.rng import draw_below
 from wsim.kernels.step import apply, legal
@@ -126,9 +127,13 @@ def _heuristic_choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, a
     every bound, it is the choice and no denial is computed. Otherwise the second pass values the
     stage and discard rows (each card's denial once, the decision's stage value once) and the
     first of highest value over both passes wins: the choice of one pass over every row in
-    canonical order, so the decisions are those of a plain per-row evaluation.
+    canonical order (hand slots in order; in a slot, build before stage before discard), so the
+    decisions are those of a plain per-row evaluation.
     A (card, action) pair's rows follow its default one (M_DEFAULT) and share its base value; a
-    discard build's rows (pile cards) are default (card, build) rows that pay nothing."""
+    discard build's rows (pile cards) are default (card, build) rows that pay nothing. A compact
+    listing (layout.LIST_COMPACT) ends with template rows (M_CARD = EVERY_CARD) that stand for a
+    stage or a discard with each card of the hand: the second pass values them card by card, and
+    the template it picks is given the card's slot and id."""
     rival = heuristic.rival_column(seat, n, s)
     w_deny = params[who, heuristic.H_DENY]
     discard_v = params[who, heuristic.H_COIN] * DISCARD_COINS
@@ -140,6 +145,7 @@ def _heuristic_choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, a
     n_other = 0
     other_max = 0  # the most a stage or discard row is worth before its denial
     deny_cap = 0
+    templates = n_moves  # the first template row (none: n_moves)
     base = 0
     for i in range(n_moves):
         if moves[i, M_DEFAULT] == 1:
@@ -147,7 +153,10 @@ def _heuristic_choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, a
             if not other:
                 base = heuristic.entity_value(ent, seat, n, s, c, params, who, age)
             else:
-                deny_cap = max(deny_cap, ent[c, E_POINTS_CAP])
+                if c != EVERY_CARD:
+                    deny_cap = max(deny_cap, ent[c, E_POINTS_CAP])
+                elif templates == n_moves:
+                    templates = i
                 if action == ACT_DISCARD:
                     base = discard_v
                 else:
@@ -164,13 +173,17 @@ def _heuristic_choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, a
             n_other += 1
         elif best_i < 0 or v > best:
             best_i, best = i, v
+    hand_n = seat[s, F_HAND_N] if templates < n_moves else 0  # templates: the seat's own hand (not the Free City)
+    for k in range(hand_n):
+        deny_cap = max(deny_cap, ent[seat[s, F_HAND + k], E_POINTS_CAP])
     if n_other == 0 or (best_i >= 0 and w_deny >= 0 and best > other_max + w_deny * deny_cap):
         return best_i
-    other_i = -1  # the second pass's: the best stage or discard row
+    other_i = -1  # the second pass's: the best stage or discard row, and its hand slot
+    other_slot = -1
     other_best = 0
     deny_card = -1
     deny_v = 0
-    for i in range(n_moves):
+    for i in range(templates):
         if moves[i, M_DEFAULT] == 1:
             action, c, other = _pair_at(moves, i)
             if other:
@@ -183,8 +196,21 @@ def _heuristic_choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, a
         if other:
             v = base + heuristic.payment_value(moves, i, params, who, rival)
             if other_i < 0 or v > other_best:
-                other_i, other_best = i, v
-    if best_i < 0 or other_best > best or (other_best == best and other_i < best_i):
+                other_i, other_slot, other_best = i, moves[i, M_SLOT], v
+    for k in range(hand_n):
+        deny_v = 0
+        if w_deny != 0:
+            deny_v = w_deny * heuristic.denial(ent, seat, gs, n, s, seat[s, F_HAND + k])
+        for i in range(templates, n_moves):
+            if moves[i, M_DEFAULT] == 1:
+                base = (discard_v if moves[i, M_ACTION] == ACT_DISCARD else stage_v) + deny_v
+            v = base + heuristic.payment_value(moves, i, params, who, rival)
+            if other_i < 0 or v > other_best:
+                other_i, other_slot, other_best = i, k, v
+    if best_i < 0 or other_best > best or (other_best == best and other_slot < moves[best_i, M_SLOT]):
+        if moves[other_i, M_CARD] == EVERY_CARD:
+            moves[other_i, M_SLOT] = other_slot
+            moves[other_i, M_CARD] = seat[s, F_HAND + other_slot]
         return other_i
     return best_i
 
@@ -223,12 +249,18 @@ def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log):
     # among them all (its choice loop then walks fewer rows and decides the same move)
     w_left = np.int64(1)
     w_right = np.int64(1)
+    # random needs the pairs and the drawn pair's default purchase: the others may stay unpriced;
+    # the heuristic values a stage or a discard alike for every card (but its denial): one
+    # template row each
+    listing = np.int64(LIST_PRICED)
     if run.policies[who] == POLICY_HEURISTIC:
         w_left, w_right = heuristic.purchase_weights(st.seat, st.gs[G_N], s, run.params, who)
+        listing = np.int64(LIST_COMPACT)
+    elif run.policies[who] == POLICY_RANDOM:
+        listing = np.int64(LIST_LAZY)
+    lazy = listing == LIST_LAZY
     listed_all = np.bool_(False)  # not the literal False, which would compile legal_moves a second time
-    # random needs the pairs and the drawn pair's default purchase: the others may stay unpriced
-    lazy = np.bool_(run.policies[who] == POLICY_RANDOM)
-    m = legal(ent, board, st, s, kind, moves, sc.opts, listed_all, w_left, w_right, lazy)
+    m = legal(ent, board, st, s, kind, moves, sc.opts, listed_all, w_left, w_right, listing)
     if timed:
         t1 = cycles()
         sc.timing[LEGAL] += t1 - t0

@@ -13,6 +13,7 @@ from numba import njit
 from wsim.kernels import rollout
 from wsim.kernels.hidden import resample_hidden
 from wsim.kernels.decide import decide
+from wsim.kernels.layout import LIST_PRICED
 from wsim.kernels.step import apply, init_game, legal, pending
 
 
@@ -31,7 +32,8 @@ def pending_into(st, sc):
 @njit(cache=True, _nrt=False)
 def legal_into(ent, board, st, sc, s, kind, all_purchases):
     """step.legal into sc.moves; returns how many options."""
-    return legal(ent, board, st, s, kind, sc.moves, sc.opts, all_purchases, np.int64(1), np.int64(1), np.bool_(False))
+    return legal(ent, board, st, s, kind, sc.moves, sc.opts, all_purchases, np.int64(1), np.int64(1),
+                 np.int64(LIST_PRICED))
 
 
 @njit(cache=True, _nrt=False)

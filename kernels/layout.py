@@ -42,7 +42,13 @@ STATE = np.dtype([(name, dtype, shape) for name, dtype, shape, _ in schema.STATE
 SCRATCH = np.dtype([(name, dtype, shape) for name, dtype, shape, _ in schema.SCRATCH], align=True)
 
 DECLINE = -1  # M_ACTION of the row that declines a 7th card; M_CARD of the one that declines a discard build
-UNPRICED = -1  # M_LEFT and M_RIGHT of a row listed unpriced (legal's `lazy`): priced once chosen
+UNPRICED = -1  # M_LEFT and M_RIGHT of a row listed unpriced (LIST_LAZY): priced once chosen
+EVERY_CARD = -1  # M_SLOT and M_CARD of a template row (LIST_COMPACT): its action with any card of the hand
+
+# How turn.legal_moves lists a seat's (card, action) pairs (kernels/step.legal's `listing`)
+LIST_PRICED = 0  # every pair's row(s), priced
+LIST_LAZY = 1  # the random policy's: a pair surely affordable is left UNPRICED (turn.price_chosen)
+LIST_COMPACT = 2  # the heuristic's: the build rows, then one template row each for the stage and the discard
 
 # Phases of a turn, and the decisions a seat may owe (kernels/step.pending)
 PH_MOVE, PH_SEVENTH, PH_DISCARD, PH_AGE_END, PH_OVER = range(5)

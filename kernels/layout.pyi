@@ -25,6 +25,7 @@ DEC_COPY3: int
 DEC_DISCARD: int
 DEC_MOVE: int
 DEC_SEVENTH: int
+EVERY_CARD: int
 E_AGE: int
 E_CHAIN: int
 E_CHAINS_TO: int
@@ -109,6 +110,9 @@ I_GROUP: int
 I_LIN: int
 I_LOC: int
 I_NEW: int
+LIST_COMPACT: int
+LIST_LAZY: int
+LIST_PRICED: int
 MAX_BUILT: int
 MAX_CARDS: int
 MAX_CHAIN: int

@@ -29,7 +29,7 @@ from numba import njit
 from wsim.codes import EVENT_COLUMNS, N_AGES, TURNS_PER_AGE
 from wsim.kernels import loop  # a module, not its names: the loop calls the search, the search the loop
 from wsim.kernels.hidden import resample_hidden
-from wsim.kernels.layout import (DEC_MOVE, F_CTR, G_FC, G_N, MAX_CITY, MAX_SEATS, MAX_STAGES, M_DEFAULT, RES_COUNT, RES_RANK,
+from wsim.kernels.layout import (DEC_MOVE, F_CTR, G_FC, G_N, LIST_PRICED, MAX_CITY, MAX_SEATS, MAX_STAGES, M_DEFAULT, RES_COUNT, RES_RANK,
                                  RES_TOTAL, SCRATCH, STATE)
 from wsim.kernels.decide import decide as decide_simple
 from wsim.kernels.decide import take_decision
@@ -153,6 +153,6 @@ def take_search_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log):
     runs with numba's runtime (kernels/__init__.py), and only runs that play rollout compile it."""
     moves = sc.moves
     m = legal(ent, board, st, s, kind, moves, sc.opts, all_purchases(run.policies, who), np.int64(1), np.int64(1),
-              np.bool_(False))
+              np.int64(LIST_PRICED))
     j = decide(ent, board, st, s, who, kind, moves, m, run)
     apply(ent, board, st, s, kind, moves, j, log, g, n_log)

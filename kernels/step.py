@@ -176,13 +176,14 @@ def _discard_options(ent, seat, pile, n_cards, s, moves):
 
 
 @njit(cache=True, inline="always")
-def legal(ent, board, st, s, kind, moves, opts, all_purchases, w_left, w_right, lazy):
+def legal(ent, board, st, s, kind, moves, opts, all_purchases, w_left, w_right, listing):
     """The legal options of seat s's decision `kind` into moves (rows M_*); returns how many.
 
     DEC_MOVE / DEC_SEVENTH: (card, action, purchase) moves: for each (card, action) pair its
     default purchase and, with all_purchases, every other affordable Pareto purchase; without,
-    only the purchase the weights prefer (turn.legal_moves; 1, 1: the default), and with `lazy`
-    some default purchases UNPRICED (turn.price_chosen prices the one chosen); a 7th card's
+    only the purchase the weights prefer (turn.legal_moves; 1, 1: the default); `listing`
+    (layout.LIST_*) may leave some default purchases UNPRICED (turn.price_chosen prices the one
+    chosen) or give the stage and the discard as template rows for every card; a 7th card's
     list ends with its decline (M_ACTION = DECLINE). DEC_COPY3: two rows, M_COPY3 = COPY_LEFT
     then COPY_RIGHT. DEC_DISCARD: one row per building in the pile (M_CARD, its lowest card id), then the decline
     (M_CARD = DECLINE).
@@ -197,7 +198,7 @@ def legal(ent, board, st, s, kind, moves, opts, all_purchases, w_left, w_right, 
             holder = np.int64(fc_controller(gs))
             skip = np.int64(seat[holder, F_CHOSEN + C_SLOT])
         m = legal_moves(ent, board, seat, gs[G_N], s, gs[G_AGE], moves, opts, all_purchases, w_left, w_right,
-                        holder, skip, free_city, lazy)
+                        holder, skip, free_city, listing)
         return m if kind == DEC_MOVE else _add_option(moves, m, -1, DECLINE, 0)
     if kind == DEC_COPY3:
         m = _add_option(moves, 0, -1, 0, COPY_LEFT)

@@ -18,7 +18,7 @@ from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_C
                                  C_RIGHT, C_SLOT, E_COIN_COST, E_COPY_OF, E_HAS_COST, E_POWER, F_BOARD,
                                  F_CHOSEN, F_COINS, F_COPY3, F_COUNT, F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N,
                                  F_MIL, F_PK_PROD, F_PK_SELL, F_PK_SELL_CAP, F_POWERS, F_PROD, F_SELL, F_SHIELDS, F_SIDE, F_STAGE_E, F_STAGES,
-                                 G_AGE, G_BUILT, G_FC, G_NBUILT, G_TURN, M_ACTION, M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT,
+                                 EVERY_CARD, G_AGE, G_BUILT, G_FC, G_NBUILT, G_TURN, LIST_COMPACT, LIST_LAZY, M_ACTION, M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT,
                                  M_RIGHT, M_SLOT, UNPRICED)
 from wsim.kernels.rng import STREAM_SEAT0, stream_key
 from wsim.kernels.trade import add_packed, surely_affordable
@@ -125,7 +125,7 @@ def _add_purchases(moves, m, slot, card, action, opts, at, n_opts, budget, coin_
 
 @njit(cache=True, _nrt=False)
 def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, w_left, w_right, holder, skip, free_city,
-                lazy):
+                listing):
     """Fill moves with seat s's legal (card, action, purchase) moves; returns how many.
 
     The cards are those of seat holder's hand but slot `skip` (-1: none): a seat plays from its
@@ -135,11 +135,17 @@ def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, w_left,
     Each (card, action) pair has exactly one move flagged M_DEFAULT, its first: with
     all_purchases, its default purchase followed by every other affordable Pareto purchase;
     without, only the purchase that the weights (w_left, w_right) prefer (_add_purchases; 1, 1:
-    the default purchase). With `lazy` (the random policy, which needs only the pairs and the
-    drawn pair's default purchase), a pair that trade.surely_affordable says can be paid is
-    listed with M_LEFT = M_RIGHT = UNPRICED instead of asking the solver: `price_chosen`
-    prices it once chosen.
+    the default purchase). `listing` (layout.LIST_*): LIST_LAZY (the random policy, which needs
+    only the pairs and the drawn pair's default purchase) lists a pair that
+    trade.surely_affordable says can be paid with M_LEFT = M_RIGHT = UNPRICED instead of asking
+    the solver (`price_chosen` prices it once chosen); LIST_COMPACT (the heuristic, which values
+    a stage or a discard the same whatever the card, but for its denial) lists, but for the Free
+    City, the build rows, then the stage's row(s) and a discard row once each as templates for
+    every card of the hand (M_SLOT = M_CARD = EVERY_CARD): the pair of a card and a template is
+    legal exactly when the template is listed.
     """
+    lazy = listing == LIST_LAZY
+    compact = listing == LIST_COMPACT and not free_city
     coins = seat[s, F_COINS]
     can_free = (seat[s, F_POWERS] >> POW_FREE_BUILD) & 1 == 1 and seat[s, F_FREE_AGE] != age
     needs3 = 0
@@ -190,6 +196,8 @@ def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, w_left,
                                            all_purchases, w_left, w_right)
                 if can_free:  # Olympia A: only for a card that is not free anyway
                     m = _add_move(moves, m, slot, c, ACT_BUILD_FREE, 0, 0, 0, 0, 1)
+        if compact:
+            continue
         if stage_free:
             m = _add_move(moves, m, slot, c, ACT_STAGE, 0, 0, 0, needs3, 1)
         elif stage_unpriced:
@@ -199,12 +207,19 @@ def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, w_left,
                                all_purchases, w_left, w_right)
         if not free_city or m == first:
             m = _add_move(moves, m, slot, c, ACT_DISCARD, 0, 0, 0, 0, 1)
+    if compact:
+        if stage_free:
+            m = _add_move(moves, m, EVERY_CARD, EVERY_CARD, ACT_STAGE, 0, 0, 0, needs3, 1)
+        elif n_stage > 0:
+            m = _add_purchases(moves, m, EVERY_CARD, EVERY_CARD, ACT_STAGE, opts, MAX_OPTIONS, n_stage, coins, 0,
+                               needs3, all_purchases, w_left, w_right)
+        m = _add_move(moves, m, EVERY_CARD, EVERY_CARD, ACT_DISCARD, 0, 0, 0, 0, 1)
     return m
 
 
 @njit(cache=True, inline="always")
 def price_chosen(ent, board, seat, n, s, moves, j, opts):
-    """Give row j, listed UNPRICED by legal_moves' `lazy`, its default purchase: the solver's
+    """Give row j, listed UNPRICED by legal_moves' LIST_LAZY, its default purchase: the solver's
     first option (the least coins in all, then the least to the left), affordable by the test
     that left it unpriced."""
     if moves[j, M_ACTION] == ACT_STAGE:

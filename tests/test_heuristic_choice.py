@@ -1,6 +1,7 @@
 """The heuristic's two-pass choice (kernels/decide._heuristic_choice) decides as a plain valuation
-of every row would, and the denial bound it skips by (E_POINTS_CAP, wsim.tables.points_caps)
-holds for every card in every city, the most crowded city included."""
+of every row would, on a priced listing and on the compact one (layout.LIST_COMPACT: template
+rows for the stage and the discard) alike, and the denial bound it skips by (E_POINTS_CAP,
+wsim.tables.points_caps) holds for every card in every city, the most crowded city included."""
 
 import numpy as np
 import pytest
@@ -10,12 +11,13 @@ from conftest import random_positions
 from wsim import codes
 from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, DISCARD_COINS
 from wsim.kernels import heuristic
-from wsim.kernels.decide import choose_copy3
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_SEVENTH, E_POINTS_CAP, F_COLORS, F_DEFEATS, F_SCI,
-                                 F_STAGES, G_AGE, G_N, M_ACTION, M_CARD, M_COPY3)
+from wsim.kernels.decide import choose_copy3, decide
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, E_POINTS_CAP, EVERY_CARD, F_COLORS,
+                                 F_DEFEATS, F_SCI, F_STAGES, G_AGE, G_FC, G_N, LIST_COMPACT, LIST_PRICED, M_ACTION,
+                                 M_CARD, M_COPY3, M_SLOT)
 from wsim.kernels.policy import POLICY_HEURISTIC
 from wsim.kernels.schema import MAX_STAGES
-from wsim.kernels.step import decider
+from wsim.kernels.step import decider, legal
 from wsim.run.stepgame import KernelGame
 
 pytestmark = pytest.mark.slow  # compiles the oracle below
@@ -49,6 +51,24 @@ def _plain_choice(ent, board, st, s, who, moves, n_moves, params):
 
 
 @njit(cache=True)
+def _both_listings(ent, board, st, sc, s, who, kind, run, rows):
+    """Seat s's decision listed priced and compact, with the purchase the heuristic's weights
+    prefer (as the game loop lists it), each copied into rows[0] / rows[1] and then decided by
+    decider who. Returns (priced rows, its choice, compact rows, its choice); the compact
+    choice's row is read back from sc.moves (a template is given its card there)."""
+    w_left, w_right = heuristic.purchase_weights(st.seat, st.gs[G_N], s, run.params, who)
+    counts = np.zeros(4, np.int64)
+    for k in range(2):
+        listing = np.int64(LIST_PRICED) if k == 0 else np.int64(LIST_COMPACT)
+        m = legal(ent, board, st, s, kind, sc.moves, sc.opts, np.bool_(False), w_left, w_right, listing)
+        rows[k, :m] = sc.moves[:m]
+        j = decide(ent, board, st, s, who, kind, sc.moves, m, run)
+        rows[k, m] = sc.moves[j]  # the chosen row, as decided, after the listing
+        counts[2 * k], counts[2 * k + 1] = m, j
+    return counts
+
+
+@njit(cache=True)
 def _cap_excess(ent, seat, n, n_cards):
     """The most any card's points for any seat exceed its E_POINTS_CAP (<= 0 when the cap holds)."""
     worst = -(1 << 30)
@@ -65,6 +85,7 @@ WEIGHTS = {
     "denial first": {"deny": 5000},  # denial decides most discards and stages
     "negative denial": {"deny": -40},
     "random": "random",
+    "all zero": "zero",  # every row is worth 0: canonical order alone decides
 }
 
 
@@ -78,6 +99,8 @@ def test_two_passes_decide_as_one_plain_pass(tables, weights, all_purchases):
         change = WEIGHTS[weights]
         if change == "random":
             g.params[:] = rng.integers(-200, 600, size=g.params.shape)
+        elif change == "zero":
+            g.params[:] = 0
         elif change is not None:
             for key, value in change.items():
                 g.params[:, heuristic.HEURISTIC_KEYS.index(key)] = value
@@ -121,3 +144,50 @@ def test_the_denial_bound_holds_in_played_and_crowded_cities(tables):
     for sym in range(4):
         seat[:, F_SCI + sym] = int((science == sym).sum())
     assert _cap_excess(tables.ent, seat, np.int64(7), np.int64(n_cards)) <= 0
+
+
+@pytest.mark.parametrize("weights", WEIGHTS, ids=list(WEIGHTS))
+def test_a_compact_listing_lists_and_decides_as_a_priced_one(tables, weights):
+    rng = np.random.default_rng(12)
+    rows = np.zeros((2, 200, 8), np.int32)
+    decisions = others_chosen = 0
+    for game, players in enumerate((2, 3, 4, 5, 6, 7, 5)):
+        g = KernelGame(tables, players, seed=6, game=game, policy="heuristic", promo=True)
+        change = WEIGHTS[weights]
+        if change == "random":
+            g.params[:] = rng.integers(-200, 600, size=g.params.shape)
+        elif change == "zero":
+            g.params[:] = 0
+        elif change is not None:
+            for key, value in change.items():
+                g.params[:, heuristic.HEURISTIC_KEYS.index(key)] = value
+        while not g.over:
+            pending = g.pending()
+            if not pending:
+                g.next()
+                continue
+            for seat, kind in pending:
+                options = g.legal(seat, kind)
+                if kind in (DEC_MOVE, DEC_SEVENTH):
+                    who = decider(g.gs, np.int32(seat))
+                    m, j, mc, jc = _both_listings(tables.ent, tables.board, g.state[0], g.scratch[0], np.int64(seat),
+                                                  np.int64(who), np.int64(kind), g.run[0], rows)
+                    priced = [tuple(r) for r in rows[0, :m]]
+                    compact = [tuple(r) for r in rows[1, :mc]]
+                    if kind == DEC_MOVE and seat == g.gs[G_FC]:  # the Free City is always listed priced
+                        assert compact == priced
+                    else:  # the templates, each with every card of the hand, are the priced rows
+                        templates = [r for r in compact if r[M_ACTION] in (ACT_STAGE, ACT_DISCARD)]
+                        assert templates and all(r[M_SLOT] == r[M_CARD] == EVERY_CARD for r in templates)
+                        expanded = [r for r in compact if r not in templates]
+                        for slot, card in enumerate(g.hand(seat)):
+                            for r in templates:
+                                row = list(r)
+                                row[M_SLOT], row[M_CARD] = slot, card
+                                expanded.append(tuple(row))
+                        assert sorted(expanded) == sorted(priced)
+                    assert tuple(rows[1, mc]) == tuple(rows[0, m]) == priced[j], (weights, game, seat, kind)
+                    decisions += 1
+                    others_chosen += priced[j][M_ACTION] in (ACT_DISCARD, ACT_STAGE)
+                g.apply(seat, kind, options, g.decide(seat, kind, options))
+    assert decisions > 500 and others_chosen > decisions // 10
