@@ -173,8 +173,9 @@ SEAT = Row("F_", "Seat state: one row per seat", [
 ])
 
 MOVE = Row("M_", "One legal option of a decision (kernels/step.legal)", [
-    ("slot", 1, "hand slot, the controller's for the Free City (-1 for a neighbour, a pile card or a decline)"),
-    ("card", 1, "card id (-1 none; layout.DECLINE declines a discard build)"),
+    ("slot", 1, "hand slot, the controller's for the Free City (-1 for a neighbour, a pile card or a decline; "
+                "layout.EVERY_CARD for a compact listing's template)"),
+    ("card", 1, "card id (-1 none; layout.DECLINE declines a discard build; layout.EVERY_CARD: a template)"),
     ("action", 1, "movelog ACT_* (layout.DECLINE declines a 7th card)"),
     ("left", 1, "purchase: coins to the left neighbour"),
     ("right", 1, "purchase: coins to the right neighbour"),
