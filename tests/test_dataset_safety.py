@@ -656,3 +656,28 @@ def test_check_while_a_run_holds_the_lock_and_stray_temporaries(tmp_path):
     (out / ".part-00003.parquet.tmp").write_bytes(b"")
     lines = run_cli("check", str(out)).stdout.splitlines()
     assert any(".part-00003.parquet.tmp: a temporary file" in line for line in lines)
+
+
+def test_check_while_a_run_writes_its_first_part(tmp_path, monkeypatch):
+    """A run announces its planned games in its lock file, so `wsim check` counts against them
+    before any part exists; a lock held with no note leaves the total unknown, not zero."""
+    out = tmp_path / "ds"
+    seen = []
+    real_write = folder_mod.OutputFolder.write
+
+    def write(self, name, blob):
+        if not seen:
+            seen.append(run_cli("check", str(out)))
+        return real_write(self, name, blob)
+
+    monkeypatch.setattr(folder_mod.OutputFolder, "write", write)
+    assert simulate(out, *NEW).exit_code == 0
+    assert seen[0].exit_code == 1
+    assert seen[0].stdout.splitlines() == [f"{out}: being written by a wsim run (its lock is held)",
+                                           "incomplete: 0 of 40 games"]
+    quiet = tmp_path / "quiet"
+    quiet.mkdir()
+    (quiet / folder_mod.LOCK).write_bytes(b"")
+    with lock_held_by_another_process(quiet):
+        check = run_cli("check", str(quiet))
+    assert check.exit_code == 1 and check.stdout.splitlines()[-1] == "incomplete: 0 of an unknown number of games"

@@ -41,9 +41,10 @@ from typing import Callable, Iterable
 
 from wsim import signals
 from wsim.errors import WsimError
-from wsim.inputfile import read_regular
+from wsim.inputfile import open_regular, read_regular
 
 LOCK = ".wsim-lock"
+NOTE_LIMIT = 4096  # bytes of a lock file's note (OutputFolder.announce) that a reader takes
 STAGING = ".wsim-staging"
 JOURNAL = "commit.json"
 PACKAGE = Path(__file__).parents[1]  # wsim's own package folder: never an output
@@ -127,6 +128,17 @@ def lock_is_held(path: Path) -> bool:
     finally:
         os.close(fd)
     return False
+
+
+def lock_note(path: Path) -> dict:
+    """What the run holding folder `path`'s lock announced (OutputFolder.announce): {} when
+    nothing was, or it does not read as a note."""
+    try:
+        with open_regular(path / LOCK) as f:
+            doc = json.loads(f.read(NOTE_LIMIT))
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
 
 
 def take_lock(lock: Path, busy: Path, option: str = "--out", make_folder: bool = False) -> int:
@@ -231,12 +243,24 @@ class OutputFolder:
             raise self.fail(problem)
         self._created = [p for p in (self.path, *self.path.parents) if not os.path.lexists(p)]
         self._lock_fd = take_lock(self.path / LOCK, self.path, self.option, make_folder=True)
+        self.announce({})  # a note an earlier run left is not this run's
         try:
             with signals.deferred():
                 self.recover()
         except BaseException:
             self.release()
             raise
+
+    def announce(self, note: dict):
+        """Write `note` (JSON, under NOTE_LIMIT bytes) into the held lock file, for readers of
+        the folder while it is written: `wsim check` takes a dataset's planned games from it
+        before any part exists. A note is never data: one that cannot be written is left out."""
+        data = json.dumps(note).encode()
+        try:
+            os.ftruncate(self._lock_fd, 0)
+            os.pwrite(self._lock_fd, data[:NOTE_LIMIT], 0)
+        except OSError:
+            pass
 
     def release(self):
         """Let go of the lock; a folder lock() created and nothing was written to is removed."""

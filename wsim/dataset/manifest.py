@@ -259,6 +259,8 @@ def _incomplete(path: Path, report: Report, busy: bool) -> Report:
             continue
         done += header.games
         total = header.meta.get("games") if total is None else total
+    if total is None and busy:  # no part yet: the planned games the writer announced
+        total = folder.lock_note(path).get("games")
     _temporary_files(path, report)
     if not busy:
         report.problems.append(f"{path / MANIFEST}: missing (the run did not complete; "
@@ -267,5 +269,6 @@ def _incomplete(path: Path, report: Report, busy: bool) -> Report:
 
 
 def _closing_incomplete(report: Report, done: int, total) -> Report:
-    report.closing = f"incomplete: {done} of {total if isinstance(total, int) else 0} games"
+    known = isinstance(total, int) and not isinstance(total, bool) and total >= 0
+    report.closing = f"incomplete: {done} of {total if known else 'an unknown number of'} games"
     return report

@@ -123,6 +123,7 @@ def _write(req: Request, out: Path, progress: bool, cluster) -> Result:
     """write_dataset() in its folder, with the parts played here or on `cluster`."""
     with OutputFolder(out, owns=parts.owns) as folder:
         plan = plan_run(folder, req.tables, req.settings, req.mode, req.explicit)
+        folder.announce({"games": plan.settings.games})  # `wsim check` reads it before the first part
         foreign = [n for n in folder.entries() if not parts.owns(n)]
         settings, t = plan.settings, plan.tables
         data_text = t.raw
