@@ -89,13 +89,13 @@ WEIGHTS = {
 }
 
 
-@pytest.mark.parametrize("weights", WEIGHTS, ids=list(WEIGHTS))
-@pytest.mark.parametrize("all_purchases", [False, True], ids=["one purchase", "every purchase"])
-def test_two_passes_decide_as_one_plain_pass(tables, weights, all_purchases):
-    rng = np.random.default_rng(11)
-    decisions = builds_over_others = 0
-    for game, players in enumerate((3, 4, 5, 7, 2)):
-        g = KernelGame(tables, players, seed=5, game=game, policy="heuristic", promo=True)
+def weighted_decisions(tables, weights: str, seed: int, players_by_game):
+    """Every decision of heuristic games (Manneken Pis in the pool) whose seats all play the
+    weight set named (WEIGHTS), as (game, the game, seat, kind); the caller applies each
+    before asking for the next."""
+    rng = np.random.default_rng(seed)
+    for game, players in enumerate(players_by_game):
+        g = KernelGame(tables, players, seed=seed, game=game, policy="heuristic", promo=True)
         change = WEIGHTS[weights]
         if change == "random":
             g.params[:] = rng.integers(-200, 600, size=g.params.shape)
@@ -108,20 +108,27 @@ def test_two_passes_decide_as_one_plain_pass(tables, weights, all_purchases):
             pending = g.pending()
             if not pending:
                 g.next()
-                continue
             for seat, kind in pending:
-                options = g.legal(seat, kind, all_purchases=all_purchases)
-                chosen = g.decide(seat, kind, options)
-                if kind != DEC_COPY3:
-                    n = len(options) - (1 if kind in (DEC_SEVENTH, DEC_DISCARD) else 0)  # no decline
-                    who = decider(g.gs, np.int32(seat))  # the Free City's controller decides for it
-                    g.moves[:len(options)] = options
-                    assert chosen == _plain_choice(tables.ent, tables.board, g.state[0], np.int64(seat), np.int64(who),
-                                                   g.moves, np.int64(n), g.params), (weights, game, seat, kind)
-                    decisions += 1
-                    others = [o[M_ACTION] in (ACT_DISCARD, ACT_STAGE) for o in options[:n]]
-                    builds_over_others += any(others) and not others[chosen]
-                g.apply(seat, kind, options, chosen)
+                yield game, g, seat, kind
+
+
+@pytest.mark.parametrize("weights", WEIGHTS, ids=list(WEIGHTS))
+@pytest.mark.parametrize("all_purchases", [False, True], ids=["one purchase", "every purchase"])
+def test_two_passes_decide_as_one_plain_pass(tables, weights, all_purchases):
+    decisions = builds_over_others = 0
+    for game, g, seat, kind in weighted_decisions(tables, weights, 5, (3, 4, 5, 7, 2)):
+        options = g.legal(seat, kind, all_purchases=all_purchases)
+        chosen = g.decide(seat, kind, options)
+        if kind != DEC_COPY3:
+            n = len(options) - (1 if kind in (DEC_SEVENTH, DEC_DISCARD) else 0)  # no decline
+            who = decider(g.gs, np.int32(seat))  # the Free City's controller decides for it
+            g.moves[:len(options)] = options
+            assert chosen == _plain_choice(tables.ent, tables.board, g.state[0], np.int64(seat), np.int64(who),
+                                           g.moves, np.int64(n), g.params), (weights, game, seat, kind)
+            decisions += 1
+            others = [o[M_ACTION] in (ACT_DISCARD, ACT_STAGE) for o in options[:n]]
+            builds_over_others += any(others) and not others[chosen]
+        g.apply(seat, kind, options, chosen)
     assert decisions > 350 and builds_over_others > decisions // 4
 
 
@@ -148,46 +155,30 @@ def test_the_denial_bound_holds_in_played_and_crowded_cities(tables):
 
 @pytest.mark.parametrize("weights", WEIGHTS, ids=list(WEIGHTS))
 def test_a_compact_listing_lists_and_decides_as_a_priced_one(tables, weights):
-    rng = np.random.default_rng(12)
     rows = np.zeros((2, 200, 8), np.int32)
     decisions = others_chosen = 0
-    for game, players in enumerate((2, 3, 4, 5, 6, 7, 5)):
-        g = KernelGame(tables, players, seed=6, game=game, policy="heuristic", promo=True)
-        change = WEIGHTS[weights]
-        if change == "random":
-            g.params[:] = rng.integers(-200, 600, size=g.params.shape)
-        elif change == "zero":
-            g.params[:] = 0
-        elif change is not None:
-            for key, value in change.items():
-                g.params[:, heuristic.HEURISTIC_KEYS.index(key)] = value
-        while not g.over:
-            pending = g.pending()
-            if not pending:
-                g.next()
-                continue
-            for seat, kind in pending:
-                options = g.legal(seat, kind)
-                if kind in (DEC_MOVE, DEC_SEVENTH):
-                    who = decider(g.gs, np.int32(seat))
-                    m, j, mc, jc = _both_listings(tables.ent, tables.board, g.state[0], g.scratch[0], np.int64(seat),
-                                                  np.int64(who), np.int64(kind), g.run[0], rows)
-                    priced = [tuple(r) for r in rows[0, :m]]
-                    compact = [tuple(r) for r in rows[1, :mc]]
-                    if kind == DEC_MOVE and seat == g.gs[G_FC]:  # the Free City is always listed priced
-                        assert compact == priced
-                    else:  # the templates, each with every card of the hand, are the priced rows
-                        templates = [r for r in compact if r[M_ACTION] in (ACT_STAGE, ACT_DISCARD)]
-                        assert templates and all(r[M_SLOT] == r[M_CARD] == EVERY_CARD for r in templates)
-                        expanded = [r for r in compact if r not in templates]
-                        for slot, card in enumerate(g.hand(seat)):
-                            for r in templates:
-                                row = list(r)
-                                row[M_SLOT], row[M_CARD] = slot, card
-                                expanded.append(tuple(row))
-                        assert sorted(expanded) == sorted(priced)
-                    assert tuple(rows[1, mc]) == tuple(rows[0, m]) == priced[j], (weights, game, seat, kind)
-                    decisions += 1
-                    others_chosen += priced[j][M_ACTION] in (ACT_DISCARD, ACT_STAGE)
-                g.apply(seat, kind, options, g.decide(seat, kind, options))
+    for game, g, seat, kind in weighted_decisions(tables, weights, 6, (2, 3, 4, 5, 6, 7, 5)):
+        options = g.legal(seat, kind)
+        if kind in (DEC_MOVE, DEC_SEVENTH):
+            who = decider(g.gs, np.int32(seat))
+            m, j, mc, jc = _both_listings(tables.ent, tables.board, g.state[0], g.scratch[0], np.int64(seat),
+                                          np.int64(who), np.int64(kind), g.run[0], rows)
+            priced = [tuple(r) for r in rows[0, :m]]
+            compact = [tuple(r) for r in rows[1, :mc]]
+            if kind == DEC_MOVE and seat == g.gs[G_FC]:  # the Free City is always listed priced
+                assert compact == priced
+            else:  # the templates, each with every card of the hand, are the priced rows
+                templates = [r for r in compact if r[M_ACTION] in (ACT_STAGE, ACT_DISCARD)]
+                assert templates and all(r[M_SLOT] == r[M_CARD] == EVERY_CARD for r in templates)
+                expanded = [r for r in compact if r not in templates]
+                for slot, card in enumerate(g.hand(seat)):
+                    for r in templates:
+                        row = list(r)
+                        row[M_SLOT], row[M_CARD] = slot, card
+                        expanded.append(tuple(row))
+                assert sorted(expanded) == sorted(priced)
+            assert tuple(rows[1, mc]) == tuple(rows[0, m]) == priced[j], (weights, game, seat, kind)
+            decisions += 1
+            others_chosen += priced[j][M_ACTION] in (ACT_DISCARD, ACT_STAGE)
+        g.apply(seat, kind, options, g.decide(seat, kind, options))
     assert decisions > 500 and others_chosen > decisions // 10
