@@ -14,12 +14,13 @@ from wsim.codes import (ACT_BUILD, ACT_BUILD_FREE, ACT_DISCARD, ACT_STAGE, MILIT
                         POW_FREE_BUILD, TURNS_PER_AGE)
 from wsim.kernels.city import (add_card, add_entity, chain_applies, coins_when_built, left_of, owns_name, purchase,
                                right_of, set_prices, stage_entity, stage_source)
-from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_ON,
-                                 C_RIGHT, C_SLOT, E_COIN_COST, E_COPY_OF, E_HAS_COST, E_POWER, F_BOARD,
-                                 F_CHOSEN, F_COINS, F_COPY3, F_COUNT, F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N,
-                                 F_MIL, F_PK_PROD, F_PK_SELL, F_PK_SELL_CAP, F_POWERS, F_PROD, F_SELL, F_SHIELDS, F_SIDE, F_STAGE_E, F_STAGES,
-                                 EVERY_CARD, G_AGE, G_BUILT, G_FC, G_NBUILT, G_TURN, LIST_COMPACT, LIST_LAZY, M_ACTION, M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT,
-                                 M_RIGHT, M_SLOT, UNPRICED)
+from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_ON, C_RIGHT,
+                                 C_SLOT, EVERY_CARD, E_COIN_COST, E_COPY_OF, E_HAS_COST, E_POWER, F_BOARD, F_CHOSEN,
+                                 F_COINS, F_COPY3, F_COUNT, F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL,
+                                 F_PK_PROD, F_PK_SELL, F_PK_SELL_CAP, F_POWERS, F_PROD, F_SELL, F_SHIELDS, F_SIDE,
+                                 F_STAGES, F_STAGE_E, G_AGE, G_BUILT, G_FC, G_NBUILT, G_TURN, LIST_COMPACT,
+                                 LIST_LAZY, M_ACTION, M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT,
+                                 M_SLOT, UNPRICED)
 from wsim.kernels.rng import STREAM_SEAT0, stream_key
 from wsim.kernels.trade import add_packed, surely_affordable
 from wsim.kernels.schema import MAX_OPTIONS, MAX_STAGES
