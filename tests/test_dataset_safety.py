@@ -681,3 +681,5 @@ def test_check_while_a_run_writes_its_first_part(tmp_path, monkeypatch):
     with lock_held_by_another_process(quiet):
         check = run_cli("check", str(quiet))
     assert check.exit_code == 1 and check.stdout.splitlines()[-1] == "incomplete: 0 of an unknown number of games"
+    # the note goes with the run: the lock file it leaves is empty, as a refused run finds it
+    assert (out / folder_mod.LOCK).read_bytes() == b""

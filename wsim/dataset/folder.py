@@ -243,7 +243,7 @@ class OutputFolder:
             raise self.fail(problem)
         self._created = [p for p in (self.path, *self.path.parents) if not os.path.lexists(p)]
         self._lock_fd = take_lock(self.path / LOCK, self.path, self.option, make_folder=True)
-        self.announce({})  # a note an earlier run left is not this run's
+        self._clear_note()  # a note a crashed run left is not this run's
         try:
             with signals.deferred():
                 self.recover()
@@ -262,6 +262,15 @@ class OutputFolder:
         except OSError:
             pass
 
+    def _clear_note(self):
+        """Empty the held lock file of its note, if it has one (an empty file stays untouched:
+        a run that writes nothing changes no file)."""
+        try:
+            if os.fstat(self._lock_fd).st_size > 0:
+                os.ftruncate(self._lock_fd, 0)
+        except OSError:
+            pass
+
     def release(self):
         """Let go of the lock; a folder lock() created and nothing was written to is removed."""
         if self._lock_fd is None:
@@ -270,6 +279,7 @@ class OutputFolder:
             empty = bool(self._created) and os.listdir(self.path) == [LOCK]
         except OSError:
             empty = False
+        self._clear_note()  # the lock file left behind says nothing
         drop_lock(self.path / LOCK, self._lock_fd, remove=empty)
         self._lock_fd = None
         for folder in self._created if empty else ():
