@@ -299,6 +299,27 @@ def write_packed(table, row, col, v):
 
 
 @njit(cache=True, inline="always")
+def packed_sum(v):
+    """The sum of a packed count vector's fields."""
+    return _field_sum(np.int64(v))
+
+
+@njit(cache=True, inline="always")
+def packed_support(v):
+    """The 7-bit mask of a packed count vector's non-zero fields."""
+    return _support(np.int64(v))
+
+
+@njit(cache=True, inline="always")
+def bit_count(x):
+    """The number of set bits of a non-negative int below 2**32."""
+    x = np.int64(x)
+    x = x - ((x >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    return (((x + (x >> 4)) & 0x0F0F0F0F) * 0x01010101 & 0xFFFFFFFF) >> 24
+
+
+@njit(cache=True, inline="always")
 def spread(mask):
     """The packed vector of one unit of each resource of a 7-bit mask (a choice unit's reach)."""
     return _spread(np.int64(mask))

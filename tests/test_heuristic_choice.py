@@ -12,9 +12,10 @@ from wsim import codes
 from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, DISCARD_COINS
 from wsim.kernels import heuristic
 from wsim.kernels.decide import choose_copy3, decide
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, E_POINTS_CAP, EVERY_CARD, F_COLORS,
-                                 F_DEFEATS, F_SCI, F_STAGES, G_AGE, G_FC, G_N, LIST_COMPACT, LIST_PRICED, M_ACTION,
-                                 M_CARD, M_COPY3, M_SLOT)
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, E_CHOICE, E_DISCOUNT, E_POINTS_CAP,
+                                 E_PROD, E_SHIELDS, EVERY_CARD, F_COLORS, F_DEFEATS, F_DISC, F_PROD, F_SCI, F_SHIELDS,
+                                 F_STAGES, G_AGE, G_FC, G_N, LIST_COMPACT, LIST_PRICED, M_ACTION, M_CARD, M_COPY3,
+                                 M_SLOT)
 from wsim.kernels.policy import POLICY_HEURISTIC
 from wsim.kernels.schema import MAX_STAGES
 from wsim.kernels.step import decider, legal
@@ -182,3 +183,64 @@ def test_a_compact_listing_lists_and_decides_as_a_priced_one(tables, weights):
             others_chosen += priced[j][M_ACTION] in (ACT_DISCARD, ACT_STAGE)
         g.apply(seat, kind, options, g.decide(seat, kind, options))
     assert decisions > 500 and others_chosen > decisions // 10
+
+
+@njit(cache=True)
+def _looped_terms(ent, seat, n, s, e, params, who, age):
+    """The entity value's shield, production, choice-unit and discount terms as the feature
+    list in kernels/heuristic.py states them, one resource and one neighbour at a time (the
+    kernel computes them on packed vectors, without branches)."""
+    left_ages = 4 - age
+    token = (1, 3, 5)[age - 1]
+    v = 0
+    shields = ent[e, E_SHIELDS]
+    if shields > 0:
+        v += params[who, heuristic.H_SHIELD] * shields * left_ages
+        for other in (seat[(s + n - 1) % n, F_SHIELDS], seat[(s + 1) % n, F_SHIELDS]):
+            if seat[s, F_SHIELDS] <= other < seat[s, F_SHIELDS] + shields:
+                v += params[who, heuristic.H_FLIP] * token
+    new_choice = False
+    for r in range(7):
+        units = ent[e, E_PROD + r]
+        if units > 0:
+            key = heuristic.H_UNIT_MORE if seat[s, F_PROD + r] > 0 else heuristic.H_UNIT_NEW
+            v += params[who, key] * units * left_ages
+        if (ent[e, E_CHOICE] >> r) & 1 == 1 and seat[s, F_PROD + r] == 0:
+            new_choice = True
+    if ent[e, E_CHOICE] != 0:
+        v += params[who, heuristic.H_UNIT_NEW if new_choice else heuristic.H_UNIT_MORE] * left_ages
+    for bit in range(4):
+        if (ent[e, E_DISCOUNT] >> bit) & 1 == 1 and (seat[s, F_DISC] >> bit) & 1 == 0:
+            v += params[who, heuristic.H_DISCOUNT] * left_ages
+    return v
+
+
+@njit(cache=True)
+def _value_gaps(ent, seat, n, params, age, n_entities, keys):
+    """The most heuristic.entity_value differs from the same value with the looped terms in
+    place of its branch-free ones, over every seat and entity; the weights of the terms varied
+    through `keys` (each on its own, so that no two terms can cancel)."""
+    worst = 0
+    for k in keys:
+        for who in range(n):
+            params[who, :] = 0
+            params[who, k] = 7 + who
+        for s in range(n):
+            for e in range(n_entities):
+                v = heuristic.entity_value(ent, seat, n, np.int64(s), np.int64(e), params, np.int64(s), np.int64(age))
+                plain = _looped_terms(ent, seat, n, s, e, params, s, age)
+                worst = max(worst, abs(v - plain))
+    return worst
+
+
+def test_the_branch_free_terms_equal_the_looped_ones(tables):
+    keys = np.array([heuristic.HEURISTIC_KEYS.index(k)
+                     for k in ("shield", "flip", "unit_new", "unit_more", "discount")], np.int64)
+    positions = 0
+    for game, players in enumerate((3, 5, 7)):
+        for g in random_positions(tables, players, seed=13, game=game):
+            params = np.zeros_like(g.params)
+            assert _value_gaps(tables.ent, g.seat, np.int64(g.n), params, np.int64(g.gs[G_AGE]),
+                               np.int64(tables.ent.shape[0]), keys) == 0
+            positions += 1
+    assert positions > 50

@@ -12,7 +12,7 @@ from wsim.codes import N_RES, RESOURCES
 from wsim.kernels.city import left_of, right_of
 from wsim.kernels.layout import F_COINS
 from wsim.kernels.schema import MAX_CHOICE_SLOTS, MAX_OPTIONS
-from wsim.kernels.trade import surely_affordable, trade_options, trade_options_at
+from wsim.kernels.trade import bit_count, packed_sum, packed_support, surely_affordable, trade_options, trade_options_at
 from wsim.reference.trade import purchase_options
 
 RAW = 0b0001111
@@ -393,3 +393,24 @@ def test_surely_affordable_never_claims_a_purchase_the_solver_denies(tables):
             assert wrong == 0
             claims += made
     assert claims > 1000
+
+
+@njit(cache=True)
+def _packed_helpers(values, out):
+    for i in range(values.shape[0]):
+        out[i, 0] = bit_count(values[i] & 0xFFFFFFFF)
+        out[i, 1] = packed_sum(values[i])
+        out[i, 2] = packed_support(values[i])
+
+
+def test_the_packed_helpers_the_heuristic_uses():
+    rng = np.random.default_rng(3)
+    fields = rng.integers(0, 128, size=(2000, 7))
+    fields[rng.random(fields.shape) < 0.5] = 0
+    values = (fields << (8 * np.arange(7))).sum(axis=1).astype(np.int64)
+    out = np.zeros((len(values), 3), np.int64)
+    _packed_helpers(values, out)
+    for v, f, (bits, total, support) in zip(values.tolist(), fields.tolist(), out.tolist()):
+        assert bits == bin(v & 0xFFFFFFFF).count("1")
+        assert total == sum(f)
+        assert support == sum(1 << r for r in range(7) if f[r])
