@@ -90,13 +90,19 @@ WEIGHTS = {
 }
 
 
-def weighted_decisions(tables, weights: str, seed: int, players_by_game):
+def weighted_decisions(tables, weights: str, seed: int, players_by_game, babylon_b: bool = False):
     """Every decision of heuristic games (Manneken Pis in the pool) whose seats all play the
     weight set named (WEIGHTS), as (game, the game, seat, kind); the caller applies each
-    before asking for the next."""
+    before asking for the next. babylon_b: every five-player game's seat 0 plays Babylon B
+    (whose last stage gives the 7th-card decision)."""
     rng = np.random.default_rng(seed)
+    babylon = tables.board_names.index("The Hanging Gardens of Babylon")
     for game, players in enumerate(players_by_game):
-        g = KernelGame(tables, players, seed=seed, game=game, policy="heuristic", promo=True)
+        boards, sides = None, None
+        if babylon_b and players == 5:
+            boards, sides = [babylon] + [-1] * 4, [1] + [-1] * 4
+        g = KernelGame(tables, players, seed=seed, game=game, policy="heuristic", board_spec=boards,
+                       side_spec=sides, promo=True)
         change = WEIGHTS[weights]
         if change == "random":
             g.params[:] = rng.integers(-200, 600, size=g.params.shape)
@@ -157,8 +163,8 @@ def test_the_denial_bound_holds_in_played_and_crowded_cities(tables):
 @pytest.mark.parametrize("weights", WEIGHTS, ids=list(WEIGHTS))
 def test_a_compact_listing_lists_and_decides_as_a_priced_one(tables, weights):
     rows = np.zeros((2, 200, 8), np.int32)
-    decisions = others_chosen = 0
-    for game, g, seat, kind in weighted_decisions(tables, weights, 6, (2, 3, 4, 5, 6, 7, 5)):
+    decisions = others_chosen = sevenths = free_city = 0
+    for game, g, seat, kind in weighted_decisions(tables, weights, 6, (2, 3, 4, 5, 6, 7, 5), babylon_b=True):
         options = g.legal(seat, kind)
         if kind in (DEC_MOVE, DEC_SEVENTH):
             who = decider(g.gs, np.int32(seat))
@@ -181,8 +187,11 @@ def test_a_compact_listing_lists_and_decides_as_a_priced_one(tables, weights):
             assert tuple(rows[1, mc]) == tuple(rows[0, m]) == priced[j], (weights, game, seat, kind)
             decisions += 1
             others_chosen += priced[j][M_ACTION] in (ACT_DISCARD, ACT_STAGE)
+            sevenths += kind == DEC_SEVENTH
+            free_city += kind == DEC_MOVE and seat == g.gs[G_FC]
         g.apply(seat, kind, options, g.decide(seat, kind, options))
-    assert decisions > 500 and others_chosen > decisions // 10
+    assert decisions > 500 and others_chosen > decisions // 10 and free_city > 0
+    assert sevenths > 0 or weights != "shipped"  # other weights may never build Babylon B's stage
 
 
 @njit(cache=True)
