@@ -118,6 +118,12 @@ def _pair_at(moves, i):
     return action, moves[i, M_CARD], action == ACT_DISCARD or action == ACT_STAGE
 
 
+@njit(cache=True, inline="always")
+def _weighted_denial(ent, seat, gs, n, s, c, w_deny):
+    """w_deny x the points card c would give the next holder of the hand (no work for 0)."""
+    return 0 if w_deny == 0 else w_deny * heuristic.denial(ent, seat, gs, n, s, c)
+
+
 @njit(cache=True, _nrt=False)
 def _heuristic_choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, age):
     """The heuristic's option: the first of highest value (kernels/heuristic.py), in two passes.
@@ -189,18 +195,14 @@ def _heuristic_choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, a
             if other:
                 if c != deny_card:  # a card's stage and discard rows are adjacent
                     deny_card = c
-                    deny_v = 0
-                    if w_deny != 0:
-                        deny_v = w_deny * heuristic.denial(ent, seat, gs, n, s, c)
+                    deny_v = _weighted_denial(ent, seat, gs, n, s, c, w_deny)
                 base = (discard_v if action == ACT_DISCARD else stage_v) + deny_v
         if other:
             v = base + heuristic.payment_value(moves, i, params, who, rival)
             if other_i < 0 or v > other_best:
                 other_i, other_slot, other_best = i, moves[i, M_SLOT], v
     for k in range(hand_n):
-        deny_v = 0
-        if w_deny != 0:
-            deny_v = w_deny * heuristic.denial(ent, seat, gs, n, s, seat[s, F_HAND + k])
+        deny_v = _weighted_denial(ent, seat, gs, n, s, seat[s, F_HAND + k], w_deny)
         for i in range(templates, n_moves):
             if moves[i, M_DEFAULT] == 1:
                 base = (discard_v if moves[i, M_ACTION] == ACT_DISCARD else stage_v) + deny_v
