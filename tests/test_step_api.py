@@ -190,11 +190,16 @@ def test_a_move_names_its_purchase(tables):
         g.next()
 
 
-def test_parameters_set_on_a_game_are_the_ones_it_plays(tables):
-    """KernelGame.params is a view of the run record the kernels read: greedy with every weight 0
-    values every option alike and takes the first, at every decision of a game."""
+@pytest.mark.parametrize("how", ["in place", "assigned"])
+def test_parameters_set_on_a_game_are_the_ones_it_plays(tables, how):
+    """KernelGame.params is a view of the run record the kernels read, and assigning it writes
+    into the record: greedy with every weight 0 values every option alike and takes the first,
+    at every decision of a game."""
     g = KernelGame(tables, 4, seed=0, game=0, policy="greedy")
-    g.params[:] = 0
+    if how == "in place":
+        g.params[:] = 0
+    else:
+        g.params = np.zeros_like(g.params)
     picks = []
     while not g.over:
         for seat, kind in g.pending():
@@ -205,3 +210,16 @@ def test_parameters_set_on_a_game_are_the_ones_it_plays(tables):
     assert len(picks) >= 72 and set(picks) == {0}
     default = KernelGame(tables, 4, seed=0, game=0, policy="greedy")
     assert any(default.decide(s, k, default.legal(s, k, all_purchases=False)) != 0 for s, k in default.pending())
+
+
+def test_policies_assigned_to_a_game_are_the_ones_it_plays(tables):
+    """Assigning KernelGame.policies and .params (as wsim.rollout_count's callers may) writes
+    them into the run record: a game made random and then given greedy's ends as a greedy game."""
+    greedy = KernelGame(tables, 5, seed=3, game=2, policy="greedy")
+    g = KernelGame(tables, 5, seed=3, game=2, policy="random")
+    unchanged = KernelGame(tables, 5, seed=3, game=2, policy="random")
+    g.policies, g.params = greedy.policies.copy(), greedy.params.copy()
+    for game in (greedy, g, unchanged):
+        game.play_out()
+    assert np.array_equal(g.results()[0], greedy.results()[0])
+    assert not np.array_equal(unchanged.results()[0], greedy.results()[0])

@@ -32,20 +32,18 @@ import numba
 import numpy as np
 from numba import njit
 
-from wsim import RULES_VERSION, __version__, codes, tables as tables_mod
+from wsim import RULES_VERSION, __version__, codes, rollout_count, tables as tables_mod
 from wsim.kernels.deal import deal_game
 from wsim.kernels.game import new_run, new_scratch, new_state
-from wsim.kernels.layout import (DEC_MOVE, E_COST_PK, E_COUNT, E_NAME_ID, F_CHOICE, F_COUNT, F_NCHOICE,
-                                 F_NSELL_CHOICE, F_PK_LP, F_PK_PROD, F_PK_REACH, F_PK_RP, F_PK_SELL, F_PK_SELL_CAP,
-                                 F_SELL_CH, M_DEFAULT, RES_COUNT, kernel_tables)
-from wsim.kernels.policy import all_purchases
+from wsim.kernels.layout import (E_COST_PK, E_COUNT, E_NAME_ID, F_CHOICE, F_COUNT, F_NCHOICE, F_NSELL_CHOICE,
+                                 F_PK_LP, F_PK_PROD, F_PK_REACH, F_PK_RP, F_PK_SELL, F_PK_SELL_CAP, F_SELL_CH,
+                                 RES_COUNT, kernel_tables)
 from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
 from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_CITY, MAX_NAMES, MAX_OPTIONS, MAX_SEATS, pack_halves
 from wsim.kernels.trade import trade_options_at
 from wsim.movelog import EVENT_COLUMNS
 from wsim.run.runner import Runner, available_cores, set_threads
 from wsim.run.settings import Settings, cities_of
-from wsim.run.stepgame import KernelGame
 from wsim.agents.weights import default_params
 
 
@@ -235,22 +233,11 @@ def _rollout_games_per_second(t, playouts: int, games: int, runs: int = 1) -> fl
 
 
 def _rollout_playouts_per_game(t, playouts: int, games: int) -> float:
-    """Playouts the rollout seat runs in a game (mean over the games _rollout_games_per_second
-    times): `playouts` for each candidate (card, action) pair of each of its turn moves, counted
-    by stepping the same games through the step API."""
+    """Playouts the rollout seat runs in a game, mean over the games _rollout_games_per_second
+    times (wsim.rollout_count: stepped through the step API and checked against them)."""
     settings = _rollout_settings(playouts)
-    total = 0
-    for game in range(1, games + 1):
-        g = KernelGame(t, settings.players, seed=settings.seed, game=game)
-        g.policies, g.params = settings.policy_ids(), settings.policy_params()
-        while not g.over:
-            for seat, kind in g.pending():
-                options = g.legal(seat, kind, all_purchases=bool(all_purchases(g.policies, seat)))
-                if seat == 0 and kind == DEC_MOVE:
-                    total += playouts * int(options[:, M_DEFAULT].sum())
-                g.apply(seat, kind, options, g.decide(seat, kind, options))
-            g.next()
-    return total / games
+    timed = Runner(t, settings).play(1, games)
+    return rollout_count.playouts_per_game(t, settings, 1, playouts, timed.res)
 
 
 def profile_run(runner: Runner, games: int, res: np.ndarray, cards: np.ndarray, acc: np.ndarray):

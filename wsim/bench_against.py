@@ -11,7 +11,8 @@ figures are within a few percent.
 REV is checked out into a temporary git worktree and imported from there with a numba cache of
 its own (its first run compiles it); the worktree and the cache are removed at the end. Both
 trees run the same probe script (PROBE below) with the same Python and packages, so it uses
-only names every wsim since the rollout policy has had.
+only names every wsim since the rollout policy has had; both count a rollout seat's playouts
+with this tree's wsim/rollout_count.py, which checks the games it steps are the ones timed.
 """
 
 from __future__ import annotations
@@ -44,9 +45,16 @@ t = load(None)
 out = {"wsim": wsim.__file__}
 for policy in sys.argv[3].split(","):
     if policy == "rollout":
+        import importlib.util
         from wsim import bench
         rate = bench._rollout_games_per_second(t, 16, rollout_games)
-        out[policy] = rate * bench._rollout_playouts_per_game(t, 16, rollout_games)
+        # the measuring tree's counter, run on this tree's step API (see wsim/rollout_count.py)
+        spec = importlib.util.spec_from_file_location("wsim_rollout_count", sys.argv[4])
+        count = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(count)
+        settings = bench._rollout_settings(16)
+        timed = Runner(t, settings).play(1, rollout_games)
+        out[policy] = rate * count.playouts_per_game(t, settings, 1, 16, timed.res)
         continue
     runner = Runner(t, Settings(players=5, policies=(policy,) * 5))
     runner.play(0, 200)
@@ -138,7 +146,9 @@ def checkout(root: Path, commit: str):
 
 def _start(tree: Tree, core: int | None, games: int, rollout_games: int, policies: tuple, cwd: Path):
     pin = None if core is None else (lambda: os.sched_setaffinity(0, {core}))
-    return subprocess.Popen([sys.executable, "-c", PROBE, str(games), str(rollout_games), ",".join(policies)],
+    counter = Path(__file__).resolve().parent / "rollout_count.py"  # this tree's, for both trees
+    return subprocess.Popen([sys.executable, "-c", PROBE, str(games), str(rollout_games), ",".join(policies),
+                             str(counter)],
                             env=tree.env(), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=pin)
 

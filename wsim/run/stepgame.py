@@ -102,8 +102,7 @@ class KernelGame:
         if spec_b.shape != (self.n,) or spec_s.shape != (self.n,):
             raise ValueError(f"board_spec and side_spec need one entry per city ({self.n})")
         self.run = new_run(players, seed, self.n_cards, promo, spec_b, spec_s, policies, params)
-        # views into the run record: a change (g.params[:, 0] = 2) is what the kernels play
-        self.policies, self.params = self.run["policies"][0][:players], self.run["params"][0][:players]
+        self.players = players
         self.scratch = new_scratch()
         self.moves, self.todo = self.scratch["moves"][0], self.scratch["todo"][0]
         self.log = np.zeros((1, MAX_EVENTS, len(EVENT_COLUMNS)), dtype=np.int16)
@@ -156,6 +155,28 @@ class KernelGame:
         m = driven.legal_into(self.ent, self.board, self.state[0], self.scratch[0], np.int32(seat), np.int32(kind),
                               all_purchases)
         return self.moves[:m].copy()
+
+    @property
+    def policies(self) -> np.ndarray:
+        """Each seat's policy id: a view of the run record the kernels read, so a change
+        (g.policies[0] = ...) is what they play."""
+        return self.run["policies"][0][:self.players]
+
+    @policies.setter
+    def policies(self, ids):
+        # written into the record: rebinding the name to a new array would leave the kernels
+        # playing the old policies (wsim bench once counted a rollout's playouts that way)
+        self.policies[:] = ids
+
+    @property
+    def params(self) -> np.ndarray:
+        """Each seat's parameter row (players x P_COUNT): a view of the run record, like
+        `policies`; assigning rows writes them into the record."""
+        return self.run["params"][0][:self.players]
+
+    @params.setter
+    def params(self, rows):
+        self.params[:] = rows
 
     def decide(self, seat: int, kind: int, options: np.ndarray) -> int:
         """What the deciding seat's policy (the seat's own, or for the Free City its
