@@ -63,12 +63,12 @@ def test_records_name_the_processor_model(monkeypatch, tmp_path):
 
 
 def test_playouts_are_counted_on_the_games_timed(tables):
-    """wsim.rollout_count steps the games the bench timed and refuses to count others."""
-    from wsim import rollout_count
+    """wsim.run.playout_count steps the games the bench timed and refuses to count others."""
+    from wsim.run import playout_count
     from wsim.run.runner import Runner
 
     settings = bench._rollout_settings(1)
     timed = Runner(tables, settings).play(1, 2)
-    assert rollout_count.playouts_per_game(tables, settings, 1, 1, timed.res) > 0
+    assert playout_count.playouts_per_game(tables, settings, 1, 1, timed.res) > 0
     with pytest.raises(RuntimeError, match="did not end as the timed game did"):
-        rollout_count.playouts_per_game(tables, settings, 1, 1, timed.res[::-1])
+        playout_count.playouts_per_game(tables, settings, 1, 1, timed.res[::-1])

@@ -32,7 +32,7 @@ import numba
 import numpy as np
 from numba import njit
 
-from wsim import RULES_VERSION, __version__, codes, rollout_count, tables as tables_mod
+from wsim import RULES_VERSION, __version__, codes, tables as tables_mod
 from wsim.kernels.deal import deal_game
 from wsim.kernels.game import new_run, new_scratch, new_state
 from wsim.kernels.layout import (E_COST_PK, E_COUNT, E_NAME_ID, F_CHOICE, F_COUNT, F_NCHOICE, F_NSELL_CHOICE,
@@ -42,6 +42,7 @@ from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
 from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_CITY, MAX_NAMES, MAX_OPTIONS, MAX_SEATS, pack_halves
 from wsim.kernels.trade import trade_options_at
 from wsim.movelog import EVENT_COLUMNS
+from wsim.run import playout_count
 from wsim.run.runner import Runner, available_cores, set_threads
 from wsim.run.settings import Settings, cities_of
 from wsim.agents.weights import default_params
@@ -234,10 +235,10 @@ def _rollout_games_per_second(t, playouts: int, games: int, runs: int = 1) -> fl
 
 def _rollout_playouts_per_game(t, playouts: int, games: int) -> float:
     """Playouts the rollout seat runs in a game, mean over the games _rollout_games_per_second
-    times (wsim.rollout_count: stepped through the step API and checked against them)."""
+    times (wsim.run.playout_count: stepped through the step API and checked against them)."""
     settings = _rollout_settings(playouts)
     timed = Runner(t, settings).play(1, games)
-    return rollout_count.playouts_per_game(t, settings, 1, playouts, timed.res)
+    return playout_count.playouts_per_game(t, settings, 1, playouts, timed.res)
 
 
 def profile_run(runner: Runner, games: int, res: np.ndarray, cards: np.ndarray, acc: np.ndarray):

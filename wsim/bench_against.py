@@ -12,7 +12,7 @@ REV is checked out into a temporary git worktree and imported from there with a 
 its own (its first run compiles it); the worktree and the cache are removed at the end. Both
 trees run the same probe script (PROBE below) with the same Python and packages, so it uses
 only names every wsim since the rollout policy has had; both count a rollout seat's playouts
-with this tree's wsim/rollout_count.py, which checks the games it steps are the ones timed.
+with this tree's wsim/run/playout_count.py, which checks the games it steps are the ones timed.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ for policy in sys.argv[3].split(","):
         import importlib.util
         from wsim import bench
         rate = bench._rollout_games_per_second(t, 16, rollout_games)
-        # the measuring tree's counter, run on this tree's step API (see wsim/rollout_count.py)
-        spec = importlib.util.spec_from_file_location("wsim_rollout_count", sys.argv[4])
+        # the measuring tree's counter, run on this tree's step API (see wsim/run/playout_count.py)
+        spec = importlib.util.spec_from_file_location("wsim_playout_count", sys.argv[4])
         count = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(count)
         settings = bench._rollout_settings(16)
@@ -146,7 +146,7 @@ def checkout(root: Path, commit: str):
 
 def _start(tree: Tree, core: int | None, games: int, rollout_games: int, policies: tuple, cwd: Path):
     pin = None if core is None else (lambda: os.sched_setaffinity(0, {core}))
-    counter = Path(__file__).resolve().parent / "rollout_count.py"  # this tree's, for both trees
+    counter = Path(__file__).resolve().parent / "run" / "playout_count.py"  # this tree's, for both trees
     return subprocess.Popen([sys.executable, "-c", PROBE, str(games), str(rollout_games), ",".join(policies),
                              str(counter)],
                             env=tree.env(), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
