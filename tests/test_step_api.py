@@ -223,3 +223,17 @@ def test_policies_assigned_to_a_game_are_the_ones_it_plays(tables):
         game.play_out()
     assert np.array_equal(g.results()[0], greedy.results()[0])
     assert not np.array_equal(unchanged.results()[0], greedy.results()[0])
+
+
+def test_a_clone_has_its_own_policies(tables):
+    """KernelGame.clone copies the run record: a clone given other policies leaves the
+    original's, and the original still plays its own game."""
+    g = KernelGame(tables, 4, seed=5, game=1, policy="greedy")
+    alone = KernelGame(tables, 4, seed=5, game=1, policy="greedy")
+    c = g.clone()
+    c.policies = np.full(4, POLICY_NAMES.index("random"), np.int32)
+    assert list(g.policies) == [POLICY_NAMES.index("greedy")] * 4
+    for game in (g, c, alone):
+        game.play_out()
+    assert np.array_equal(g.results()[0], alone.results()[0])
+    assert not np.array_equal(c.results()[0], alone.results()[0])

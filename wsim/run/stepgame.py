@@ -135,9 +135,11 @@ class KernelGame:
         return int(self.gs[G_TURN])
 
     def clone(self) -> "KernelGame":
-        """An independent copy (its own state and scratch, same position)."""
+        """An independent copy (its own state, scratch and run record: same position, same
+        policies, which the copy may change without changing this game's)."""
         other = KernelGame.__new__(KernelGame)
         other.__dict__.update(self.__dict__)
+        other.run = self.run.copy()
         other.state = self.state.copy()
         other.scratch = self.scratch.copy()
         other.moves, other.todo = other.scratch["moves"][0], other.scratch["todo"][0]
