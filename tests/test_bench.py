@@ -69,6 +69,6 @@ def test_playouts_are_counted_on_the_games_timed(tables):
 
     settings = bench._rollout_settings(1)
     timed = Runner(tables, settings).play(1, 2)
-    assert playout_count.playouts_per_game(tables, settings, 1, 1, timed.res) > 0
+    assert playout_count.playouts_per_game(tables, settings, 1, timed.res) > 0
     with pytest.raises(RuntimeError, match="did not end as the timed game did"):
-        playout_count.playouts_per_game(tables, settings, 1, 1, timed.res[::-1])
+        playout_count.playouts_per_game(tables, settings, 1, timed.res[::-1])

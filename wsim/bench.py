@@ -238,7 +238,7 @@ def _rollout_playouts_per_game(t, playouts: int, games: int) -> float:
     times (wsim.run.playout_count: stepped through the step API and checked against them)."""
     settings = _rollout_settings(playouts)
     timed = Runner(t, settings).play(1, games)
-    return playout_count.playouts_per_game(t, settings, 1, playouts, timed.res)
+    return playout_count.playouts_per_game(t, settings, 1, timed.res)
 
 
 def profile_run(runner: Runner, games: int, res: np.ndarray, cards: np.ndarray, acc: np.ndarray):

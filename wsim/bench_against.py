@@ -54,7 +54,7 @@ for policy in sys.argv[3].split(","):
         spec.loader.exec_module(count)
         settings = bench._rollout_settings(16)
         timed = Runner(t, settings).play(1, rollout_games)
-        out[policy] = rate * count.playouts_per_game(t, settings, 1, 16, timed.res)
+        out[policy] = rate * count.playouts_per_game(t, settings, 1, timed.res)
         continue
     runner = Runner(t, Settings(players=5, policies=(policy,) * 5))
     runner.play(0, 200)

@@ -1,7 +1,7 @@
 """How many playouts a rollout seat runs in given games: the unit of `wsim bench`'s rollout speed.
 
-A rollout seat runs `playouts` playouts for each (card, action) pair it may play at each turn
-move (kernels/rollout.py). The games are stepped through the step API with the seats' policies
+A rollout seat runs its K playouts (its parameter row's R_PLAYOUTS, at least 1) for each (card,
+action) pair it may play at each turn move (kernels/rollout.py). The games are stepped through the step API with the seats' policies
 and parameters, and each must end exactly as the game that was timed did, else the count would
 be of other games (as it was when the bench rebound KernelGame.policies instead of writing
 them: it counted games of random seats, 2,133 playouts a game instead of 3,131).
@@ -13,14 +13,14 @@ the same way: it uses only names every wsim since the rollout policy has had.
 import numpy as np
 
 from wsim.kernels.layout import DEC_MOVE, M_DEFAULT
-from wsim.kernels.policy import POLICY_ROLLOUT, all_purchases
+from wsim.kernels.policy import POLICY_ROLLOUT, R_PLAYOUTS, all_purchases
 from wsim.run.stepgame import KernelGame
 
 
-def playouts_per_game(tables, settings, first: int, playouts: int, timed_res) -> float:
+def playouts_per_game(tables, settings, first: int, timed_res) -> float:
     """Mean playouts a game over games first .. first + len(timed_res) - 1 of `settings`
-    (no Free City: each seat decides its own moves), whose rollout seats run `playouts` a pair;
-    timed_res: those games' results (a Runner's Chunk.res) to check the stepped games against."""
+    (no Free City: each seat decides its own moves); timed_res: those games' results (a Runner's
+    Chunk.res) to check the stepped games against."""
     total = 0
     for i, want in enumerate(timed_res):
         g = KernelGame(tables, settings.players, seed=settings.seed, game=first + i)
@@ -31,7 +31,7 @@ def playouts_per_game(tables, settings, first: int, playouts: int, timed_res) ->
             for seat, kind in g.pending():
                 options = g.legal(seat, kind, all_purchases=bool(all_purchases(g.policies, seat)))
                 if kind == DEC_MOVE and g.policies[seat] == POLICY_ROLLOUT:
-                    total += playouts * int(options[:, M_DEFAULT].sum())
+                    total += max(1, int(g.params[seat, R_PLAYOUTS])) * int(options[:, M_DEFAULT].sum())
                 g.apply(seat, kind, options, g.decide(seat, kind, options))
             g.next()
         if not np.array_equal(g.results()[0], want):
