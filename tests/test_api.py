@@ -85,6 +85,21 @@ def test_simulate_into_a_folder_returns_the_checked_dataset(tmp_path):
         wsim.simulate(games=7, players=4, out=out)
 
 
+@pytest.mark.parametrize("name, decoy", [("gl[12]", "gl1"), ("q?", "qx"), ("s*", "sx"), ("~t", "~t")])
+def test_to_duckdb_reads_exactly_the_datasets_parts(tmp_path, monkeypatch, name, decoy):
+    """N1: to_duckdb handed the part paths to DuckDB's read_parquet, which expands `[12]`, `?`
+    and `*`: the dataset `gl[12]` was read as `gl1`'s rows, `q?` as its own and `qx`'s."""
+    import duckdb
+
+    monkeypatch.chdir(tmp_path)
+    wsim.simulate(games=40, chunk_size=20, threads=1, out=name, seed=1)
+    if decoy != name:
+        wsim.simulate(games=40, chunk_size=20, threads=1, out=decoy, seed=2)
+    rel = wsim.open_dataset(name).to_duckdb(duckdb.connect())
+    assert rel.aggregate("count(*), min(seed), max(seed)").fetchall() == [(160, 1, 1)]
+    assert rel.filter("seat = 0").aggregate("count(*)").fetchall() == [(40,)]  # a relation is read again
+
+
 def test_open_dataset_refuses_what_is_not_a_whole_dataset(tmp_path):
     with pytest.raises(WsimError, match="no such dataset folder"):
         wsim.open_dataset(tmp_path / "missing")
@@ -97,14 +112,14 @@ def test_open_dataset_refuses_what_is_not_a_whole_dataset(tmp_path):
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"games": 0}, "games: must be a whole number"),
-    ({"players": 9}, "players: must be 2..7"),
+    ({"players": 9}, "players: must be a whole number from 2 to 7, got 9"),
     ({"policies": "chess"}, "policies:"),
     ({"policies": ["random"] * 3}, "policies: needs exactly 4 names"),
     ({"policies": 7}, "policies: a policy name or a list"),
     ({"policy_params": {"greedy.nope": 1}, "policies": "greedy"}, "policy_params:"),
     ({"policy_params": 3}, "policy_params: a mapping"),
     ({"chunk_size": 0}, "chunk_size: must be a whole number"),
-    ({"threads": 99}, "threads: must be 1.."),
+    ({"threads": 99}, "threads: must be a whole number from 1 to"),
     ({"wonders": "fixed:nowhere"}, "wonders:"),
     ({"overwrite": True}, "overwrite: only with out="),
     ({"dask": "local:2"}, "dask: only with out="),

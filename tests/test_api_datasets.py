@@ -54,9 +54,9 @@ def test_replay_gives_the_log_and_the_text_the_command_prints(dataset, game):
     (lambda d: wsim.check(d / "nowhere"), "nowhere: no such folder"),
     (lambda d: wsim.check(3), "dataset: must name a dataset folder, got 3"),
     (lambda d: wsim.replay(d, 12), "game: the dataset has games 0..11, got 12"),
-    (lambda d: wsim.replay(d, -1), "game: expected a whole number from 0 to"),
-    (lambda d: wsim.replay(d, True), "game: expected a whole number from 0 to"),
-    (lambda d: wsim.replay(d, "3"), "game: expected a whole number from 0 to"),
+    (lambda d: wsim.replay(d, -1), "game: must be a whole number from 0 to"),
+    (lambda d: wsim.replay(d, True), "game: must be a whole number from 0 to"),
+    (lambda d: wsim.replay(d, "3"), "game: must be a whole number from 0 to"),
     (lambda d: wsim.replay(d.parent, 0), "no wsim dataset here"),
 ])
 def test_mistakes_are_errors_named_as_in_python(dataset, call, message):
@@ -81,9 +81,9 @@ def test_tune_returns_the_document_the_command_writes(tmp_path):
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"policy": "greedy"}, "policy: only heuristic has weights to fit, got 'greedy'"),
-    ({"players": 1}, "players: expected a whole number from 2 to 7, got 1"),
-    ({"population": 3}, "population: expected a whole number from 4 to 1,000, got 3"),
-    ({"games": 2.5}, "games: expected a whole number from 1 to 10,000,000, got 2.5"),
+    ({"players": 1}, "players: must be a whole number from 2 to 7, got 1"),
+    ({"population": 3}, "population: must be a whole number from 4 to 1,000, got 3"),
+    ({"games": 2.5}, "games: must be a whole number from 1 to 10,000,000, got 2.5"),
     ({"out": ""}, "out: must name the weights file, got ''"),
     ({"threads": 0}, "threads"),
 ])

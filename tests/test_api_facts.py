@@ -44,11 +44,11 @@ def test_cards_is_the_command_lines_document(args, options):
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: wsim.cards(age=4), "age: expected a whole number from 1 to 3, got 4"),
-    (lambda: wsim.cards(age=True), "age: expected a whole number from 1 to 3, got True"),
-    (lambda: wsim.cards(players=2), "players: expected a whole number from 3 to 7, got 2"),
-    (lambda: wsim.cards(players="5"), "players: expected a whole number from 3 to 7, got '5'"),
-    (lambda: wsim.score(42), "scenario: expected a scenario file's path or its mapping, got 42"),
+    (lambda: wsim.cards(age=4), "age: must be a whole number from 1 to 3, got 4"),
+    (lambda: wsim.cards(age=True), "age: must be a whole number from 1 to 3, got True"),
+    (lambda: wsim.cards(players=2), "players: must be a whole number from 3 to 7, got 2"),
+    (lambda: wsim.cards(players="5"), "players: must be a whole number from 3 to 7, got '5'"),
+    (lambda: wsim.score(42), "scenario: must name a scenario file (its path) or be its mapping, got 42"),
     (lambda: wsim.score(DATA / "nope.yaml"), "nope.yaml: cannot read the file"),
     (lambda: wsim.score({"age": 9}), "scenario: age: must be 1, 2 or 3, got 9"),
     (lambda: wsim.trade(TRADE, 0), "give exactly one of card=NAME or stage=True"),

@@ -52,6 +52,33 @@ def test_a_peer_that_accepts_and_never_answers_is_an_error_at_the_deadline(tmp_p
     assert not (tmp_path / "d").exists()
 
 
+def test_a_peer_that_answers_but_is_no_scheduler_is_one_error_line_at_once(tmp_path):
+    """Round 4 (a round-3 variation): a peer that answers with bytes that are not Dask's made the
+    client try to allocate exabytes; its `Error:` line was followed, 20 s later, by a traceback
+    from the half-made client's destructor."""
+    import threading
+
+    with socket.create_server(("127.0.0.1", 0)) as talker:
+        def answer():
+            for _ in range(4):
+                try:
+                    conn, _ = talker.accept()
+                except OSError:
+                    return
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello" * 50)
+
+        threading.Thread(target=answer, daemon=True).start()
+        address = f"tcp://127.0.0.1:{talker.getsockname()[1]}"
+        started = time.monotonic()
+        status, stderr = _ended(_wsim("simulate", "--games", "40", "--dask", address, "--out", str(tmp_path / "d")), 30)
+        elapsed = time.monotonic() - started
+    assert status == 2, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: --dask: cannot use the cluster at '{address}' ("), stderr
+    assert elapsed < 15, elapsed  # not the destructor's 20 s
+    assert not (tmp_path / "d").exists()
+
+
 def test_tls_is_refused_before_anything_starts(tmp_path):
     """R6: wsim takes no certificates, and distributed needs them for tls://."""
     result = run_cli("simulate", "--games", "10", "--dask", "tls://127.0.0.1:1", "--out", str(tmp_path / "d"))

@@ -374,23 +374,23 @@ def tamper(out: Path, name="part-00000.parquet", **edits):
 
 
 @pytest.mark.parametrize("edits, message", [
-    ({"players": 8, "policies": [{"name": "random", "params": [0] * P_COUNT}] * 8}, "--players: must be 2..7, got 8"),
-    ({"players": 30, "policies": [{"name": "random", "params": [0] * P_COUNT}] * 30}, "--players: must be 2..7"),
-    ({"players": 1, "policies": [{"name": "random", "params": [0] * P_COUNT}] * 1}, "--players: must be 2..7, got 1"),
+    ({"players": 8, "policies": [{"name": "random", "params": [0] * P_COUNT}] * 8}, "--players: must be a whole number from 2 to 7, got 8"),
+    ({"players": 30, "policies": [{"name": "random", "params": [0] * P_COUNT}] * 30}, "--players: must be a whole number from 2 to 7"),
+    ({"players": 1, "policies": [{"name": "random", "params": [0] * P_COUNT}] * 1}, "--players: must be a whole number from 2 to 7, got 1"),
     ({"players": 2}, "--policies: needs exactly 2 names"),
-    ({"players": "4"}, "--players: must be a whole number, got '4'"),
-    ({"players": 8}, "--players: must be 2..7"),
+    ({"players": "4"}, "--players: must be a whole number from 2 to 7, got '4'"),
+    ({"players": 8}, "--players: must be a whole number from 2 to 7"),
     ({"games": "abc"}, "--games: must be a whole number"),
     ({"policies": [{"name": "random", "params": [0] * P_COUNT}] * 2}, "--policies: needs exactly 3 names"),
     ({"policies": [{"name": "clever", "params": [0] * P_COUNT}] * 3}, "unknown policy 'clever'"),
     ({"policies": ["random"] * 3}, "policies: expected a list of {name, params}"),
     ({"policies": [{"name": "greedy", "params": [1] * 9}] * 3}, f"parameters must be 3 lists of {P_COUNT}"),
     ({"wonders": "fixed:atlantis,giza,rhodes"}, "unknown wonder 'atlantis'"),
-    ({"sides": "C"}, "--sides: must be random, A or B, got 'C'"),
-    ({"sides": ["A"]}, "--sides: must be random, A or B"),
+    ({"sides": "C"}, "--sides: must be one of random, A, B, got 'C'"),
+    ({"sides": ["A"]}, "--sides: must be one of random, A, B"),
     ({"seed": -1}, "--seed: must be a whole number"),
     ({"seed": 2**70}, "--seed: must be a whole number"),
-    ({"manneken_pis": "yes"}, "--manneken-pis: must be true or false"),
+    ({"manneken_pis": "yes"}, "--manneken-pis: must be True or False"),
     ({"chunk_size": 0}, "--chunk-size: must be a whole number"),
 ])
 def test_replay_checks_dataset_metadata(tmp_path, edits, message):

@@ -103,5 +103,5 @@ def test_an_illegal_action_is_refused():
     mask = env.observe(env.agent_selection)["action_mask"]
     with pytest.raises(EnvError, match="is not legal now"):
         env.step(int(np.flatnonzero(mask == 0)[0]))
-    with pytest.raises(wsim.WsimError, match="reward: one of win, margin"):
+    with pytest.raises(wsim.WsimError, match="reward: must be one of win, margin, got .points."):
         wonders_v0.env(reward="points")

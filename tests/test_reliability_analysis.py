@@ -165,13 +165,19 @@ def test_a_signal_while_duckdb_reads_ends_balance_cleanly(datasets, tmp_path, si
     """The signal arrives while DuckDB pulls the rows (sent as the first batch is read): DuckDB
     reports it as its own "Query interrupted" error, which must not end the command instead."""
     out = tmp_path / "report"
+    # the parts reach DuckDB through the one literal-path reader: here a stream of its batches,
+    # which sends the signal as DuckDB pulls the first one
     code = ("import os, sys\n"
-            "import pyarrow.parquet as pq\n"
-            "real = pq.ParquetFile.iter_batches\n"
-            "def iter_batches(self, *args, **kwargs):\n"
-            f"    os.kill(os.getpid(), {int(signum)})\n"
-            "    yield from real(self, *args, **kwargs)\n"
-            "pq.ParquetFile.iter_batches = iter_batches\n"
+            "import pyarrow as pa\n"
+            "from wsim.dataset import parts\n"
+            "real = parts.arrow_dataset\n"
+            "def arrow_dataset(files):\n"
+            "    ds = real(files)\n"
+            "    def batches():\n"
+            f"        os.kill(os.getpid(), {int(signum)})\n"
+            "        yield from ds.to_batches()\n"
+            "    return pa.RecordBatchReader.from_batches(ds.schema, batches())\n"
+            "parts.arrow_dataset = arrow_dataset\n"
             "from wsim.cli.entry import run\n"
             f"sys.argv = ['wsim', 'balance', {str(datasets[0])!r}, '--out', {str(out)!r}]\n"
             "run()\n")
@@ -203,7 +209,7 @@ LIES = {
     "games as text": (lambda ds, other: lie_consistently(ds, games="many"), "--games: must be a whole number"),
     "policies as names": (lambda ds, other: lie_consistently(ds, policies=["random"] * 4),
                           "policies: expected a list of {name, params}"),
-    "nine players": (lambda ds, other: lie_consistently(ds, players=9), "--players: must be 2..7, got 9"),
+    "nine players": (lambda ds, other: lie_consistently(ds, players=9), "--players: must be a whole number from 2 to 7, got 9"),
     "a seed as a mapping": (lambda ds, other: lie_consistently(ds, seed={"a": 1}), "--seed: must be a whole number"),
     "more games than the parts hold": (lambda ds, other: lie_consistently(ds, games=50),
                                        "does not list part-00004.parquet"),

@@ -203,8 +203,8 @@ def test_fixed_wonders_and_sides(tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--players", "1"], "--players: must be 2..7, got 1"),
-    (["--players", "8"], "--players: must be 2..7"),
+    (["--players", "1"], "--players: must be a whole number from 2 to 7, got 1"),
+    (["--players", "8"], "--players: must be a whole number from 2 to 7"),
     (["--policy", "clever"], "--policy: unknown policy 'clever'"),
     (["--policies", "random,clever,random,random"], "--policies: unknown policy 'clever'"),
     (["--policies", "random,greedy"], "--policies: needs exactly 4 names"),
@@ -214,8 +214,8 @@ def test_fixed_wonders_and_sides(tmp_path):
     (["--wonders", "fixed:giza,rhodes,atlantis,babylon"], "--wonders: unknown wonder 'atlantis'"),
     (["--wonders", "fixed:giza/C,rhodes,ephesus,babylon"], "--wonders: side of 'giza' must be A or B"),
     (["--wonders", "some"], "--wonders: expected 'random' or 'fixed:ID/SIDE,...'"),
-    (["--threads", "0"], "--threads: must be 1.."),
-    (["--threads", "999"], "--threads: must be 1.."),
+    (["--threads", "0"], "--threads: must be a whole number from 1 to"),
+    (["--threads", "999"], "--threads: must be a whole number from 1 to"),
     (["--games", "0"], "Invalid value for '--games'"),
     (["--seed", "-1"], "Invalid value for '--seed'"),
     (["--chunk-size", "0"], "Invalid value for '--chunk-size'"),
@@ -259,7 +259,7 @@ def test_threads_default_to_the_cores_this_process_may_use(monkeypatch):
     monkeypatch.setattr(run, "available_cores", lambda: 3)
     try:
         assert run.set_threads(None) == 3
-        with pytest.raises(SettingsError, match="--threads: must be 1..3, got 4"):
+        with pytest.raises(SettingsError, match="threads: must be a whole number from 1 to 3, got 4"):
             run.set_threads(4)
     finally:
         monkeypatch.undo()

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from wsim import codes
-from wsim.errors import WsimError, brief
+from wsim.errors import WsimError, brief, path_value
 from wsim.kernels.schema import (BOARD, CARD_ONLY, DEAL_DECK, DEAL_POOL, ENTITY, MAX_CHAIN, MAX_CHOICE,
                                  MAX_CARDS, MAX_CHOICE_SLOTS, MAX_COST_UNITS, MAX_NAMES, MAX_SEATS, MAX_STAGES,
                                  N_COPIES)
@@ -148,7 +148,7 @@ def data_path(path: str | os.PathLike | None = None) -> Path:
         path = os.environ.get("WSIM_DATA") or None
     if path is None:
         return _builtin_path()
-    return Path(path)
+    return path_value(path, "data", "a card data file")
 
 
 def _builtin_path() -> Path:

@@ -38,8 +38,10 @@ class ReferenceError(WsimError):
     """A --reference file that cannot be used; the message names the file, the line and the problem."""
 
 
-def read_reference(path: str, tables: Tables, players: int) -> pd.DataFrame:
-    """The rows of `path` at `players` players: players, wonder, side, seats, wins (checked)."""
+def read_reference(path: str, tables: Tables, players: int, in_play: dict | None = None) -> pd.DataFrame:
+    """The rows of `path` at `players` players: players, wonder, side, seats, wins (checked).
+    in_play ({board: sides}, Settings.boards_in_play): a row at `players` players of a wonder
+    side no survey seat can get is refused (its comparison would be empty)."""
     try:
         raw = read_regular(path)
     except OSError as e:
@@ -50,7 +52,12 @@ def read_reference(path: str, tables: Tables, players: int) -> pd.DataFrame:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ReferenceError(f"--reference: {path} is not UTF-8 text") from None
-    lines = list(csv.reader(io.StringIO(text)))
+    # strict: an unclosed quote is an error, not a field running on to the end of the file
+    reader = csv.reader(io.StringIO(text), strict=True)
+    try:
+        lines = list(reader)
+    except csv.Error as e:
+        raise ReferenceError(f"--reference: {path} line {reader.line_num}: not CSV ({e})") from None
     if not lines or [c.strip() for c in lines[0]] != HEADER:
         raise ReferenceError(f"--reference: {path}: the first line must be {','.join(HEADER)}")
     rows, seen = [], set()
@@ -73,6 +80,9 @@ def read_reference(path: str, tables: Tables, players: int) -> pd.DataFrame:
             raise ReferenceError(f"{where}: side must be A, B or *, got {brief(side)}")
         if seats < 1 or not 0 <= wins <= seats:
             raise ReferenceError(f"{where}: needs 1 or more seats and 0..seats wins, got {seats} seats, {wins} wins")
+        if in_play is not None and p == players and not _in_play(tables, in_play, wonder, side):
+            raise ReferenceError(f"{where}: {wonder} {side} is not in play in this survey (its boards and sides: "
+                                 f"--wonders, --sides, --manneken-pis)")
         if (p, wonder, side) in seen:
             raise ReferenceError(f"{where}: {p} players, {wonder} {side} is given twice")
         seen.add((p, wonder, side))
@@ -82,6 +92,11 @@ def read_reference(path: str, tables: Tables, players: int) -> pd.DataFrame:
     if not len(table):
         raise ReferenceError(f"--reference: {path} holds no row for {players} players (the survey's --players)")
     return table
+
+
+def _in_play(tables: Tables, in_play: dict, wonder: str, side: str) -> bool:
+    sides = in_play.get(tables.board_ids.index(wonder), set())
+    return bool(sides) if side == "*" else "AB".index(side) in sides
 
 
 def _whole(where: str, name: str, value: str) -> int:

@@ -54,7 +54,7 @@ def replay(dataset, game, *, data=None) -> Replay:
     """Game `game` of a dataset, played again from its settings by the kernels with logging on and
     checked move by move by the reference engine (`wsim replay`). The card data is the one the
     dataset carries; an explicit `data` must be that same file."""
-    from wsim import RULES_VERSION, tables
+    from wsim import tables
     from wsim.dataset import parts
     from wsim.dataset.folder import DatasetError
     from wsim.dataset.plan import dataset_tables
@@ -67,9 +67,9 @@ def replay(dataset, game, *, data=None) -> Replay:
     whole_number(game, "game", 0, MAX_GAMES - 1)
     header = parts.read_metadata(path)
     meta = header.meta
-    if meta["rules_version"] != RULES_VERSION:
-        raise DatasetError(f"{path}: dataset written under rules version {str(meta['rules_version']):.20}, "
-                           f"this wsim plays rules version {RULES_VERSION}")
+    other = parts.other_rules(meta)
+    if other:
+        raise DatasetError(f"{path}: dataset {other}")
     # a dataset from before the data text travelled is replayed with the installed data, if it is its own
     t = dataset_tables(path / header.name, header, tables.load(data), data is not None or header.data_text is None,
                        f"{path}: dataset written with other card data (sha256 {{recorded}}…, "

@@ -13,22 +13,19 @@ Every mistake is a `wsim.WsimError` naming the argument as written here.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
 from wsim import codes, tables
-from wsim.errors import OPTION_STYLE, WsimError, brief, is_whole, option, whole_number
+from wsim.errors import OPTION_STYLE, WsimError, brief, flag, is_whole, option, path_value, text, whole_number
 
 
 def _position(scenario, t: tables.Tables):
     """The Position of a scenario given as a file path or as the mapping a scenario file holds."""
     from wsim import scenario as scenario_mod
 
-    if isinstance(scenario, (str, os.PathLike)):
-        return scenario_mod.load(scenario, t)
     if isinstance(scenario, Mapping):
         return scenario_mod.parse(scenario, t)
-    raise WsimError(f"scenario: expected a scenario file's path or its mapping, got {brief(scenario)}")
+    return scenario_mod.load(path_value(scenario, "scenario", "a scenario file (its path) or be its mapping"), t)
 
 
 def cards(*, age: int | None = None, players: int | None = None, data=None) -> dict:
@@ -53,7 +50,9 @@ def score(scenario, *, data=None) -> dict:
 
 def check_question(card: str | None, stage: bool) -> None:
     """A trade question names a card or asks for the next stage: exactly one of the two."""
-    if (card is None) == (not stage):
+    if card is not None:
+        text(card, "card", "a card's printed name")
+    if (card is None) == (not flag(stage, "stage")):
         either = "--card NAME or --stage" if OPTION_STYLE.get() == "cli" else "card=NAME or stage=True"
         raise WsimError(f"give exactly one of {either}")
 
@@ -61,7 +60,7 @@ def check_question(card: str | None, stage: bool) -> None:
 def trade_card(pos, seat, card: str | None) -> int | None:
     """The card id a trade question asks about (None: the next stage), once seat is known to be
     a seat of the position and card a known card name."""
-    if not is_whole(seat, 0, pos.n - 1):
+    if not is_whole(seat, 0, pos.n - 1):  # the one whole-number test, with the scenario's own words
         raise WsimError(f"{option('seat')}: {brief(seat)} is not a seat of this scenario (0 to {pos.n - 1})")
     if card is None:
         return None

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from wsim import codes
-from wsim.errors import WsimError, brief, is_whole
+from wsim.errors import WsimError, brief, text, whole_number
 
 DECISION_KINDS = ("move", "seventh", "copy3", "discard_build")  # by kernel decision kind (layout.DEC_*)
 _COPY3, _DISCARD_BUILD = DECISION_KINDS.index("copy3"), DECISION_KINDS.index("discard_build")
@@ -65,7 +65,7 @@ def _policy_rows(name: str):
     from wsim.agents.weights import default_params
     from wsim.kernels.policy import POLICY_NAMES
 
-    if name not in POLICY_NAMES:
+    if text(name, "policy", "a policy name", GameError) not in POLICY_NAMES:
         raise GameError(f"policy: one of {', '.join(POLICY_NAMES)}, got {brief(name)}")
     return POLICY_NAMES.index(name), np.array(default_params(name), np.int32)
 
@@ -86,17 +86,16 @@ class Game:
         from wsim.run.lock import KERNEL_LOCK
         from wsim.run.stepgame import KernelGame
 
-        if type(game) is not int or not 0 <= game <= MAX_GAME:
-            raise GameError(f"game: a game index 0..{MAX_GAME:,}, got {brief(game)}")
+        game = whole_number(game, "game", 0, MAX_GAME, GameError)
         t, settings = run_settings(games=1, players=players, policies=policies, policy_params=policy_params,
                                    seed=seed, wonders=wonders, sides=sides, manneken_pis=manneken_pis, data=data)
         boards, game_sides = settings.board_spec(t)
         with KERNEL_LOCK:
-            self._g = KernelGame(t, players, seed=seed, game=game, board_spec=boards, side_spec=game_sides,
-                                 promo=settings.promo_in_pool())
+            self._g = KernelGame(t, settings.players, seed=settings.seed, game=game, board_spec=boards,
+                                 side_spec=game_sides, promo=settings.promo_in_pool())
         self._g.policies[:] = settings.policy_ids()
         self._g.params[:] = settings.policy_params()
-        self.players, self.seed, self.game = players, seed, game
+        self.players, self.seed, self.game = settings.players, settings.seed, game
         self.labels = settings.labels
         self._tables = t
         self._advance()
@@ -132,18 +131,17 @@ class Game:
             todo = self._g.pending()
         return [Decision(s, DECISION_KINDS[kind], int(decider(self._g.gs, np.int32(s)))) for s, kind in todo]
 
-    def _seat(self, seat) -> int:
+    def _seat(self, seat, name: str = "seat") -> int:
         """A seat argument checked: one of the game's cities."""
-        if not is_whole(seat, 0, self._g.n - 1):
-            raise GameError(f"seat: 0..{self._g.n - 1}, got {brief(seat)}")
-        return int(seat)
+        return whole_number(seat, name, 0, self._g.n - 1, GameError)
 
-    def _kind_of(self, seat) -> int:
-        if type(seat) not in (int, np.int64, np.int32) or isinstance(seat, bool):
-            raise GameError(f"seat: a seat number, got {brief(seat)}")
+    def _kind_of(self, seat) -> tuple:
+        """(seat, the kind of its pending decision) of a seat argument; GameError unless the
+        seat is one of the game's and has a decision to take now."""
+        seat = self._seat(seat)
         for s, kind in self._g.pending():
             if s == seat:
-                return kind
+                return seat, kind
         deciding = ", ".join(str(s) for s, _ in self._g.pending()) or "none: the game is over"
         raise GameError(f"seat {seat} has no decision to take now (deciding: {deciding})")
 
@@ -170,7 +168,7 @@ class Game:
     def legal(self, seat: int) -> list[Move]:
         """Seat `seat`'s options for its pending decision, every affordable purchase of each
         (card, action) pair listed (its default one first: RULES.md §4)."""
-        kind = self._kind_of(seat)
+        seat, kind = self._kind_of(seat)
         return [self._move(row, kind) for row in self._rows(seat, kind)]
 
     def observation(self, seat: int) -> dict:
@@ -183,19 +181,24 @@ class Game:
     # -- the steps -------------------------------------------------------------------------------
     def step(self, choices: Mapping[int, int]):
         """Play option choices[seat] (an index into legal(seat)) for each seat given, in seat
-        order; a round resolves once every seat has chosen (a seat left out is still pending)."""
+        order; a round resolves once every seat has chosen (a seat left out is still pending).
+        Every seat given must be deciding now (the Free City's move is pending once its
+        controller's own is played). Every choice is checked before any is played: a refused
+        step changes nothing."""
         from wsim.run.lock import KERNEL_LOCK
 
         if not isinstance(choices, Mapping) or not choices:
             raise GameError(f"step: a mapping {{seat: option index}}, got {brief(choices)}")
-        for seat in sorted(choices):
-            index = choices[seat]
-            kind = self._kind_of(seat)
+        checked = {}
+        for key, index in choices.items():
+            seat, kind = self._kind_of(key)
             rows = self._rows(seat, kind)
-            if type(index) not in (int, np.int64, np.int32) or isinstance(index, bool) or not 0 <= index < len(rows):
-                raise GameError(f"seat {seat}: an option index 0..{len(rows) - 1}, got {brief(index)}")
+            checked[seat] = (kind, rows, whole_number(index, f"seat {seat}: option index", 0, len(rows) - 1,
+                                                      GameError))
+        for seat in sorted(checked):
+            kind, rows, index = checked[seat]
             with KERNEL_LOCK:
-                self._g.apply(seat, kind, rows, int(index))
+                self._g.apply(seat, kind, rows, index)
         self._advance()
 
     def policy_move(self, seat: int, policy: str | None = None) -> int:
@@ -209,7 +212,7 @@ class Game:
         from wsim.kernels.step import decider
         from wsim.run.lock import KERNEL_LOCK
 
-        kind = self._kind_of(seat)
+        seat, kind = self._kind_of(seat)
         g = self._g
         who = int(decider(g.gs, np.int32(seat)))
         saved = (int(g.policies[who]), g.params[who].copy())
@@ -245,8 +248,9 @@ class Game:
         from wsim.run.lock import KERNEL_LOCK
 
         seat = self._seat(seat)
-        if type(seed) is not int or not 0 <= seed < 2**64:
-            raise GameError(f"seed: a whole number 0..2^64 - 1, got {brief(seed)}")
+        seed = whole_number(seed, "seed", 0, 2**64 - 1, GameError)
+        if self.done:
+            raise GameError("resample: the game is over: nothing is hidden any more")
         with KERNEL_LOCK:
             self._g.resample_hidden(seat, seed)
 

@@ -16,7 +16,6 @@ completes.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -24,7 +23,8 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wsim.errors import OPTION_STYLE, WsimError, brief, option
+from wsim.errors import (OPTION_STYLE, WsimError, brief, flag, option, optional_whole, path_value, progress_value,
+                         text)
 
 if TYPE_CHECKING:
     import duckdb
@@ -38,9 +38,31 @@ if TYPE_CHECKING:
 # 400 MiB; beyond, write a dataset (out=) or take the table a part at a time (iter_batches).
 MAX_TABLE_ROWS = 4_000_000
 
-# The defaults of `wsim simulate`: with resume=True a setting left at its default is the dataset's.
-_DEFAULTS = {"games": 100_000, "players": 4, "policies": "random", "policy_params": (), "seed": 0,
-             "wonders": "random", "sides": "random", "manneken_pis": False, "chunk_size": 100_000}
+
+
+class Default:
+    """A setting's default in a signature, told apart from the same value given: with
+    resume=True a setting left out is the dataset's, one given must equal it (so an explicit
+    seed=0 on a seed-1 dataset is refused, not overridden). Shows as its value in help()."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def given(value):
+    """A setting's value, whether given or left at its Default."""
+    return value.value if isinstance(value, Default) else value
+
+
+# The settings of `wsim simulate` whose default simulate() marks (Default) for resume
+_GAMES, _PLAYERS, _POLICIES, _PARAMS = Default(100_000), Default(4), Default("random"), Default(())
+_SEED, _WONDERS, _SIDES, _PROMO, _CHUNK = Default(0), Default("random"), Default("random"), Default(False), \
+    Default(100_000)
 
 
 def _python_names(message: str) -> str:
@@ -107,24 +129,23 @@ def threads_checked(threads, dask=None):
         if dask is None:
             set_threads(threads)
             return
-        if threads is not None and (type(threads) is not int or threads < 1):
-            raise WsimError(f"threads: must be at least 1, got {brief(threads)}")
+        optional_whole(threads, "threads", 1, 2**31 - 1)  # the worker checks them against its cores
         from wsim.run.cluster import parse_address
 
-        parse_address(dask)
+        parse_address(text(dask, "dask", "'tcp://HOST:PORT' or 'local:W'"))
         if find_spec("distributed") is None:
             raise WsimError("dask needs the dask extra: pip install 'wsim[dask]'")
 
 
 def folder_arg(value, name: str = "out", what: str = "a folder") -> Path:
-    """A folder argument as a Path (WsimError for anything else, an empty name included)."""
-    if not isinstance(value, (str, os.PathLike)) or str(value) == "":
-        raise WsimError(f"{option(name)}: must name {what}, got {brief(value)}")
-    return Path(value)
+    """A folder argument as a Path (errors.path_value: a non-empty str or os.PathLike)."""
+    return path_value(value, name, what)
 
 
-def write_mode(overwrite: bool, resume: bool) -> str:
-    """The mode of a writing run: "new", "overwrite" or "resume" (not both of the last two)."""
+def write_mode(overwrite, resume) -> str:
+    """The mode of a writing run: "new", "overwrite" or "resume" (not both of the last two);
+    each must be True or False: `overwrite="no"` read by truthiness would replace a dataset."""
+    overwrite, resume = flag(overwrite, "overwrite"), flag(resume, "resume")
     if overwrite and resume:
         raise WsimError(f"{option('overwrite')} and {option('resume')}: give one or the other, not both")
     return "overwrite" if overwrite else "resume" if resume else "new"
@@ -138,6 +159,7 @@ def iter_batches(*, games=100_000, players=4, policies="random", policy_params=(
     t, settings = run_settings(games=games, players=players, policies=policies, policy_params=policy_params,
                                seed=seed, wonders=wonders, sides=sides, manneken_pis=manneken_pis, data=data,
                                chunk_size=chunk_size)
+    threads_checked(threads)  # refused now, not at the first part
     return _batches(t, settings, threads)
 
 
@@ -158,26 +180,31 @@ def _batches(t: Tables, settings: Settings, threads) -> Iterator[pa.Table]:
         yield parts.chunk_table(t, settings, chunk).replace_schema_metadata({parts.META_KEY: meta})
 
 
-def simulate(*, games=100_000, players=4, policies="random", policy_params=(), seed=0, wonders="random",
-             sides="random", manneken_pis=False, data=None, threads=None, chunk_size=100_000, out=None,
-             overwrite=False, resume=False, dask=None):
+def simulate(*, games=_GAMES, players=_PLAYERS, policies=_POLICIES, policy_params=_PARAMS, seed=_SEED,
+             wonders=_WONDERS, sides=_SIDES, manneken_pis=_PROMO, data=None, threads=None, chunk_size=_CHUNK,
+             out=None, overwrite=False, resume=False, dask=None, progress=False):
     """Play a run of `wsim simulate` (INTERFACES §2; the same settings, Python names).
 
     policies: one name for every seat ("heuristic", "rollout:deep"), or one per seat.
     policy_params: {"greedy.coin": 40, ...} or ["greedy.coin=40", ...]. data: a card data file
-    (default: the built-in one). threads: kernel threads (default: every core).
+    (default: the built-in one). threads: kernel threads (default: every core). progress: True
+    (drawn on stderr), False, or a function called with each update (docs/api.md).
 
     With out=None, returns a pyarrow.Table of the §2 columns, rows by (game, seat), its schema
     metadata `wsim` the run's metadata (refused above MAX_TABLE_ROWS rows: use out= or
     iter_batches). With out, writes the dataset exactly as the command line does (overwrite,
-    resume and dask as its --overwrite, --resume and --dask; with resume, a setting left at its
-    default is taken from the dataset) and returns wsim.open_dataset(out).
+    resume and dask as its --overwrite, --resume and --dask; with resume, a setting left out is
+    taken from the dataset, and one given must equal the dataset's) and returns
+    wsim.open_dataset(out).
     """
     import pyarrow as pa
 
-    given = {"games": games, "players": players, "policies": policies, "policy_params": policy_params, "seed": seed,
-             "wonders": wonders, "sides": sides, "manneken_pis": manneken_pis, "chunk_size": chunk_size}
-    t, settings = run_settings(data=data, **given)
+    settings_given = {"games": games, "players": players, "policies": policies, "policy_params": policy_params,
+                      "seed": seed, "wonders": wonders, "sides": sides, "manneken_pis": manneken_pis,
+                      "chunk_size": chunk_size}
+    t, settings = run_settings(data=data, **{name: given(value) for name, value in settings_given.items()})
+    mode = write_mode(overwrite, resume)
+    progress = progress_value(progress)
     if out is None:
         for name, value in (("overwrite", overwrite), ("resume", resume), ("dask", dask)):
             if value not in (False, None):
@@ -186,28 +213,27 @@ def simulate(*, games=100_000, players=4, policies="random", policy_params=(), s
             raise WsimError(f"games: {settings.games:,} games are {settings.games * settings.cities:,} rows, more than "
                             f"a table in memory holds here ({MAX_TABLE_ROWS:,}): give out= to write a dataset, or "
                             "read the run a part at a time with wsim.iter_batches")
+        threads_checked(threads)
         return pa.concat_tables(list(_batches(t, settings, threads)))
-    return _write(t, settings, out, overwrite, resume, dask, threads, data,
-                  {name for name, value in given.items() if value != _DEFAULTS[name]})
+    explicit = {name for name, value in settings_given.items() if not isinstance(value, Default)}
+    return _write(t, settings, folder_arg(out), mode, dask, threads, data, explicit, progress)
 
 
-def _write(t, settings, out, overwrite, resume, dask, threads, data, changed: set):
-    """simulate() into the dataset folder `out`."""
-    folder = folder_arg(out)
-    mode = write_mode(overwrite, resume)
+def _write(t, settings, folder: Path, mode: str, dask, threads, data, explicit: set, progress):
+    """simulate() into the dataset folder `folder`."""
     # the settings the command line would have been given (its option is --policy-param)
-    explicit = {"policy_param" if name == "policy_params" else name for name in changed}
+    explicit = {"policy_param" if name == "policy_params" else name for name in explicit}
     if data is not None:
         explicit.add("data")
     threads_checked(threads, dask)
     with settings_error():
         try:
             write_simulation(t, settings, folder, mode=mode, explicit=frozenset(explicit), dask=dask,
-                             threads=threads)
+                             threads=threads, progress=progress)
         except OSError as e:
             from wsim.dataset.folder import os_problem
 
-            raise WsimError(f"{out}: {os_problem(e)}") from None
+            raise WsimError(f"{folder}: {os_problem(e)}") from None
     return open_dataset(folder)
 
 
@@ -254,13 +280,16 @@ class Dataset:
         return self.to_arrow().to_pandas()
 
     def to_duckdb(self, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.DuckDBPyRelation:
-        """The rows as a DuckDB relation over the part files, read lazily by `con` (default:
-        DuckDB's default connection; needs duckdb: pip install 'wsim[analysis]')."""
+        """The rows as a DuckDB relation over exactly the part files (their paths literal, never
+        patterns), read lazily by `con` (default: DuckDB's default connection; needs duckdb: pip
+        install 'wsim[analysis]')."""
         _needs("duckdb", "to_duckdb")
         import duckdb
 
+        from wsim.dataset.parts import arrow_dataset
+
         con = duckdb.default_connection() if con is None else con
-        return con.read_parquet([str(f) for f in self.files])
+        return con.from_arrow(arrow_dataset(self.files))
 
 
 def _needs(module: str, method: str):

@@ -1,7 +1,7 @@
 """An output folder that nothing can lose: lock, recovery, atomic files, atomic replacement.
 
-Every command that writes a folder (`simulate`, `ladder`, `balance`, `ablate`) goes through
-`OutputFolder`, which keeps these promises (INTERFACES §0 and §2):
+Every command that writes a folder (`simulate`, `ladder`, `balance`, `ablate`, `survey`,
+`rebalance`) goes through `OutputFolder`, which keeps these promises (INTERFACES §0 and §2):
 
 - One writer: an exclusive `flock` on DIR/.wsim-lock from the first check of the folder to the
   end. The lock file may stay behind; it is never data. A folder the command created and left
@@ -11,8 +11,9 @@ Every command that writes a folder (`simulate`, `ladder`, `balance`, `ablate`) g
 - Recovery first: once locked, a replacement interrupted by a crash is completed (its journal
   exists) or dropped (no journal), and wsim's own temporary files are removed.
 - Files appear whole: written to `.NAME.tmp` in the same folder, fsynced, renamed.
-- A replacement (`--overwrite`) is staged in DIR/.wsim-staging/new, on DIR's own filesystem
-  (so it works when DIR is a mount point), and swapped in by renames only.
+- A replacement (`--overwrite`), and every report even into an empty folder, is staged in
+  DIR/.wsim-staging/new, on DIR's own filesystem (so it works when DIR is a mount point), and
+  swapped in by renames only. (A new dataset's parts go straight in: `--resume` completes them.)
 
 The commit of a replacement, and why every crash point is recoverable:
   1. new files are written and fsynced in new/, then new/ is fsynced;
@@ -486,21 +487,21 @@ def output_files(out: Path, owns: Callable[[str], bool], overwrite: bool, what: 
     from its first check to its commit (INTERFACES §0: one writer at a time). Before the block
     runs, the folder is locked and, when not empty, refused without `overwrite`; the block does
     the command's work, then calls the commit it is given, once, with the files {name: bytes}.
-    The old files that `owns` claims are replaced only once every new one is whole; other
-    files are kept. (An invocation refused by precheck_output leaves not even a lock file.)"""
+    The files are staged, into an empty folder too, and swapped in together once every one is
+    whole (a full disk or a signal between two of them leaves the folder as it was, never half
+    a report); the old files that `owns` claims give way to them then, other files are kept.
+    (An invocation refused by precheck_output leaves not even a lock file.)"""
     precheck_output(out, overwrite, what)
     with OutputFolder(out, owns=owns) as folder:
         old = folder.replaced(overwrite, what)
 
         def commit(files: dict):
             try:
-                if old:
-                    folder.begin_replacement()
+                folder.begin_replacement()
                 for name, data in files.items():
                     folder.write(name, data)
                 folder.sync()
-                if old:
-                    folder.commit(old, list(files))
+                folder.commit(old, list(files))
             except BaseException:
                 folder.abort()
                 raise

@@ -25,7 +25,7 @@ from wsim.kernels.layout import (RES_BOARD, RES_CIVILIAN, RES_COINS, RES_COMMERC
                                  RES_NCARDS, RES_RANK, RES_SCIENCE, RES_SHIELDS, RES_SIDE, RES_STAGES,
                                  RES_TOTAL, RES_TREASURY, RES_WONDER)
 from wsim.dataset.folder import DatasetError
-from wsim.errors import brief
+from wsim.errors import brief, is_whole
 from wsim.inputfile import NotRegularFile, open_regular
 from wsim.run.chunk import Chunk
 from wsim.run.settings import Settings, wonders_text
@@ -211,6 +211,15 @@ class PartHeader:
         return self.meta["part"]["games"]
 
 
+def other_rules(meta: dict) -> str | None:
+    """None when a run's metadata says this wsim's rules version, else what to say of it: the
+    value as written (brief), so that a doctored "5" is not printed as if it were 5."""
+    version = meta.get("rules_version")
+    if is_whole(version, RULES_VERSION, RULES_VERSION):
+        return None
+    return f"written under rules version {brief(version)}, this wsim plays rules version {RULES_VERSION}"
+
+
 _REQUIRED_META = ("rules_version", "data_sha256", "seed", "players", "policies", "wonders", "sides",
                   "manneken_pis", "games", "chunk_size", "part")
 
@@ -255,6 +264,16 @@ def read_columns(path: Path, columns: list) -> pa.Table:
         raise DatasetError(f"{path}: {e}") from None
     except (OSError, pa.ArrowException) as e:
         raise DatasetError(f"{path}: damaged, its columns cannot be read ({e})") from None
+
+
+def arrow_dataset(files) -> pa.dataset.Dataset:
+    """Exactly these part files as one pyarrow dataset (lazy, read again by each query): the one
+    way DuckDB, or anything else that would take a path for a pattern, reads a dataset's rows.
+    DuckDB's read_parquet expands `*`, `?`, `[...]` in a path: it read the folder `gl1` for one
+    named `gl[12]` (INTERFACES §0: paths are literal); pyarrow takes a list of files as written."""
+    import pyarrow.dataset as pds
+
+    return pds.dataset([str(f) for f in files], format="parquet")
 
 
 def part_files(out: Path) -> list:

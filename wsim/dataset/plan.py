@@ -11,7 +11,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from wsim import RULES_VERSION
 from wsim.dataset import manifest, parts
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target, is_temp_of
 from wsim.errors import brief
@@ -102,9 +101,9 @@ def _plan_resume(folder: OutputFolder, tables: Tables, settings: Settings, expli
         if parts.run_metadata(h.meta) != run_meta:
             raise DatasetError(f"--resume: {folder.path / h.name} belongs to another run than "
                                f"{folder.path / first.name} (their settings differ)")
-    if run_meta.get("rules_version") != RULES_VERSION:
-        raise DatasetError(f"--resume: {folder.path} was written under rules version "
-                           f"{run_meta.get('rules_version')!s:.20}, this wsim plays rules version {RULES_VERSION}")
+    other = parts.other_rules(run_meta)
+    if other:
+        raise DatasetError(f"--resume: {folder.path} was {other}")
     given = tables
     tables = dataset_tables(folder.path / first.name, first, given, "data" in explicit,
                             f"--resume: --data differs from the data file {folder.path} was made with "

@@ -24,11 +24,12 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from wsim import codes
-from wsim.errors import WsimError, brief
+from wsim.errors import WsimError, brief, one_of, optional_whole, whole_number
 from wsim.api.game import DECISION_KINDS, Game
 from wsim.kernels.layout import (DECLINE, F_BOARD, F_COINS, F_COLORS, F_DEFEATS, F_MIL, F_NCARDS, F_OWNED, F_PROD,
                                  F_SCI, F_SHIELDS, F_SIDE, F_STAGES, M_ACTION, M_CARD, M_COPY3, M_SLOT)
 from wsim.kernels.schema import MAX_OPTIONS
+from wsim.run.settings import MAX_SEED
 
 N_ACTIONS_PER_CARD = len(codes.ACTIONS)  # build, build_free, stage, discard
 PURCHASE_SLOTS = MAX_OPTIONS  # a (card, action) pair's purchases, the default first
@@ -93,14 +94,15 @@ class raw_env(AECEnv):
                  sides: str = "random", manneken_pis: bool = False, policies="heuristic", data=None,
                  render_mode: str | None = None):
         super().__init__()
-        if reward not in REWARDS:
-            raise EnvError(f"reward: one of {', '.join(REWARDS)}, got {brief(reward)}")
-        if render_mode not in (None, "ansi"):
-            raise EnvError(f"render_mode: None or 'ansi', got {brief(render_mode)}")
+        one_of(reward, "reward", REWARDS, EnvError)
+        if render_mode is not None:
+            one_of(render_mode, "render_mode", ("ansi",), EnvError)
         self.settings = dict(players=players, wonders=wonders, sides=sides, manneken_pis=manneken_pis,
                              policies=policies, data=data)
         self.game = Game(seed=seed, **self.settings)  # checks every setting now
-        self.seed_value, self.game_index = seed, 0
+        players = self.game.players
+        # the constructor's game is not played: the first reset() without a seed plays game 0
+        self.seed_value, self.game_index = self.game.seed, -1
         self.reward_kind, self.render_mode = reward, render_mode
         t = self.game._tables
         self._name_id = np.array(t.card_name_id, np.int64)
@@ -137,12 +139,13 @@ class raw_env(AECEnv):
 
     # -- the game --------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None):
-        """A new game: game 0 of `seed`, or without one the next game of the current seed."""
-        if seed is not None:
-            self.seed_value, self.game_index = int(seed), 0
-        else:
-            self.game_index += 1
-        self.game = Game(seed=self.seed_value, game=self.game_index, **self.settings)
+        """A new game: game 0 of `seed`, or without one the next game of the current seed (the
+        first reset() without one: game 0 of the constructor's seed). A refused seed changes
+        nothing: the next reset() plays on as if it had not been asked."""
+        seed = optional_whole(seed, "seed", 0, MAX_SEED, EnvError)
+        new_seed, index = (self.seed_value, self.game_index + 1) if seed is None else (seed, 0)
+        self.game = Game(seed=new_seed, game=index, **self.settings)
+        self.seed_value, self.game_index = new_seed, index
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
@@ -161,10 +164,17 @@ class raw_env(AECEnv):
         self._row_of = {}
         for i, a in enumerate(self._ids):
             self._row_of.setdefault(a, i)  # two copies of one name: the same move, the first row
+        self._policy_rows = {}  # action id -> the row policy_action chose for it
         self.agent_selection = self.possible_agents[decision.decider]
 
+    def _agent(self, agent) -> int:
+        """The seat of an agent name; EnvError for a name that is not one of this game's agents."""
+        if not isinstance(agent, str) or agent not in self._seat:
+            raise EnvError(f"agent: one of {', '.join(self.possible_agents)}, got {brief(agent)}")
+        return self._seat[agent]
+
     def observe(self, agent):
-        seat = self._seat[agent]
+        seat = self._agent(agent)
         mask = np.zeros(self.layout.size, np.int8)
         if agent == self.agent_selection and not self.game.done:
             mask[list(self._row_of)] = 1
@@ -203,15 +213,24 @@ class raw_env(AECEnv):
         return out
 
     def step(self, action):
+        """Play `action` (an id whose mask bit is 1; None for an agent that is done)."""
+        if not self.agents:
+            raise EnvError("step: the game is over (every agent is done): reset() starts the next")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise EnvError(f"{agent}: is done: its only action is None, got {brief(action)}")
             self._was_dead_step(action)
             return
-        if action is None or int(action) not in self._row_of:
-            raise EnvError(f"{agent}: action {brief(action)} is not legal now (see the action mask)")
+        action = whole_number(action, f"{agent}: action", 0, self.layout.size - 1, EnvError)
+        if action not in self._row_of:
+            raise EnvError(f"{agent}: action {action} is not legal now (see the action mask)")
         self._cumulative_rewards[agent] = 0
         self.rewards = {a: 0 for a in self.agents}
-        self.game.step({self._decision.seat: self._row_of[int(action)]})
+        # an id two copies of a card share plays the copy policy_action's policy chose, if it was
+        # asked: the hand then stays as the kernels leave it, and the game is wsim.simulate's
+        row = self._policy_rows.get(action, self._row_of[action])
+        self.game.step({self._decision.seat: row})
         if self.game.done:
             self._finish()
         else:
@@ -234,9 +253,12 @@ class raw_env(AECEnv):
         """The action id the kernel policy `policy` (random, greedy, heuristic or rollout) picks
         for the agent's pending decision, as wsim.Game.policy_move (it draws from the seat's
         random stream)."""
+        self._agent(agent)
         if agent != self.agent_selection or self.game.done:
             raise EnvError(f"{agent}: has no decision to take now (deciding: {self.agent_selection})")
-        return self._ids[self.game.policy_move(self._decision.seat, policy)]
+        row = self.game.policy_move(self._decision.seat, policy)
+        self._policy_rows[self._ids[row]] = row
+        return self._ids[row]
 
     def render(self):
         if self.render_mode is None:

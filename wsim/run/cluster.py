@@ -48,6 +48,7 @@ CONNECT_SECONDS = 10  # reach the scheduler (connection and handshake), then see
 STEP_SECONDS = 60  # any other request (the workers' versions, a part's bytes, the worker count, a cancel,
 # a close) and the start of a local cluster: a healthy cluster takes about a second (a local one starts in 2.5 s)
 KERNELS_SECONDS = 900  # every worker loads the run's kernels, or compiles them on a first run (~20 s a family here)
+CLOSE_SECONDS = 2  # closing a client that never became one (its peer is no scheduler)
 POLL_SECONDS = 10  # while tasks play and none completes: how often the scheduler is asked how many workers it has
 WORKERLESS_SECONDS = 60  # a cluster without any worker for this long ends the run (a nanny restarts one in seconds)
 RERUNS = 3  # a task whose result is lost with its worker more often than this ends the run
@@ -228,6 +229,36 @@ class Cluster:
                         pass
 
 
+def _new_client(client_type, where):
+    """A connected Client of distributed. One whose constructor fails (a peer that answers but
+    is no scheduler: it once tried to allocate 2.8 EiB) is still an object, which its
+    destructor would close at exit: 20 s later, with a traceback after wsim's `Error:` line. So
+    it is closed here, within a deadline, and its destructor silenced."""
+    try:
+        # set_as_default=False: nothing of wsim looks the client up, and a client left half-made
+        # by a passed deadline is then not closed again at exit
+        return client_type(where, timeout=CONNECT_SECONDS, set_as_default=False)
+    except BaseException as e:
+        tb = e.__traceback__
+        while tb is not None:
+            half = tb.tb_frame.f_locals.get("self")
+            if isinstance(half, client_type):
+                _abandon(half)
+                break
+            tb = tb.tb_next
+        raise
+
+
+def _abandon(client):
+    """Close a client that failed, giving it CLOSE_SECONDS, then mark it closed: its destructor
+    then does nothing (neither waits for a peer that will not answer nor prints a traceback)."""
+    try:
+        _within(CLOSE_SECONDS, "closing the client", client.close, timeout=CLOSE_SECONDS)
+    except ClusterError:
+        pass
+    client.status = "closed"
+
+
 _REMOTE = re.compile(r"tcp://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(\d{1,5}))?")
 
 
@@ -276,9 +307,7 @@ def connect(address: str, threads: int = 1) -> Cluster:
                                 silence_logs=logging.CRITICAL)
                 local.shutdown_on_close = False  # Cluster.close closes it, not the exit hook
             where = local
-        # set_as_default=False: nothing of wsim looks the client up, and a client left half-made by
-        # a passed deadline is then not closed again at exit
-        client = _within(CONNECT_SECONDS, reach, Client, where, timeout=CONNECT_SECONDS, set_as_default=False)
+        client = _within(CONNECT_SECONDS, reach, _new_client, Client, where)
         cluster = Cluster(client, local, address)
         if kind == "remote":  # distributed's own timeout, with its message, comes first
             _within(2 * CONNECT_SECONDS, f"{reach}: no worker", client.wait_for_workers, 1, timeout=CONNECT_SECONDS)

@@ -73,6 +73,25 @@ class CompileWatch(event.Listener):
         event.unregister("numba:compile", self)
 
 
+def cache_problem() -> str | None:
+    """None when numba can write the kernel cache, else why it cannot (said once by the
+    command line: numba itself then compiles every run again without a word)."""
+    import os
+    import tempfile
+
+    import numba
+
+    where = numba.config.CACHE_DIR  # the hashed folder kernels/__init__.py chose
+    try:
+        os.makedirs(where, exist_ok=True)
+        with tempfile.TemporaryFile(dir=where):
+            pass
+    except OSError as e:
+        return (f"the kernel cache {where} cannot be written ({e.strerror or e}): every run compiles the "
+                "kernels again (set NUMBA_CACHE_DIR to a writable folder)")
+    return None
+
+
 def warm(family: str, tables) -> None:
     """Load one family's kernels from the cache, or compile them (playing as little as it takes)."""
     from wsim.run.runner import Runner

@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from wsim import movelog, signals
+from wsim.errors import whole_number
 from wsim.codes import CATEGORIES, FC_SEAT
 from wsim.kernels.deal import deal
 from wsim.kernels.game import new_run, new_scratch, new_state, play_games
@@ -150,6 +151,30 @@ def play_paced(runner: Runner, pacer: Pacer, first: int, games: int, on_progress
                  pieces[0].log, pieces[0].n_log)
 
 
+# Games a long run (a rebalance measurement, a ladder's pair, a tune candidate) plays and holds
+# at a time when it keeps only tallies: at 7 players a chunk's arrays take about 66 MB, whatever
+# the run's length. A run of its chunks is the same games as one call (game i comes from
+# (seed, i) alone), played in kernel calls that the Pacer keeps near KERNEL_SECONDS, so that
+# a signal is acted on within about that time.
+CHUNK_GAMES = 100_000
+CLUSTER_CHUNK_GAMES = 400_000  # the same for a --dask run, whose tasks send back res rows only (84 MB at 7 players)
+
+
+def chunk_ranges(first: int, games: int, size: int = CHUNK_GAMES) -> list:
+    """[(first game, games)] of games first .. first + games - 1, `size` at a time."""
+    return [(at, min(size, first + games - at)) for at in range(first, first + games, size)]
+
+
+def play_chunks(runner: Runner, first: int, games: int, on_progress=None, pacer: Pacer | None = None,
+                size: int = CHUNK_GAMES):
+    """Yield (first game, res rows) of games first .. first + games - 1, CHUNK_GAMES at a time
+    (memory: one chunk's arrays), each chunk in kernel calls sized by the pacer; on_progress(n)
+    after each call."""
+    pacer = pacer or Pacer()
+    for at, count in chunk_ranges(first, games, size):
+        yield at, play_paced(runner, pacer, at, count, on_progress).res
+
+
 def available_cores() -> int:
     """CPU cores this process may run on (its affinity, not the machine's total)."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -162,9 +187,7 @@ def set_threads(threads: int | None) -> int:
     """Use this many threads for the kernels (default: every core); returns the number."""
     global _threads
     most = available_cores()
-    threads = most if threads is None else threads
-    if not 1 <= threads <= most:
-        raise SettingsError(f"--threads: must be 1..{most}, got {threads}")
+    threads = most if threads is None else whole_number(threads, "threads", 1, most, SettingsError)
     _threads = threads
     return threads
 

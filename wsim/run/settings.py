@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from wsim import codes
-from wsim.errors import WsimError, brief
+from wsim.errors import WsimError, brief, flag, is_whole, one_of, text, text_list, whole_number
 from wsim.kernels.deal import board_pool
 from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_NAMES, R_PLAYOUTS
 from wsim.agents.weights import default_params, read_weights, rollout_row
@@ -26,6 +26,16 @@ class SettingsError(WsimError):
 MAX_GAMES = 2**63 - 1  # game indices are int64 in the dataset
 MAX_CHUNK = 1_000_000  # one chunk's arrays stay well under a gigabyte at 7 players
 MAX_SEED = 2**64 - 1
+# The bounds of options that more than one front end checks (the command line's click types and
+# the Python API's errors.whole_number read these, so the two cannot drift apart)
+LADDER_GAMES = (1, 10**9)  # wsim ladder --games
+TUNE_GENERATIONS = (1, 10_000)  # wsim tune --generations
+TUNE_POPULATION = (4, 1_000)  # wsim tune --population
+TUNE_GAMES = (1, 10**7)  # wsim tune --games
+# wsim rebalance --max-games (the held-out run's games at most; --games is at most --max-games).
+# A measurement keeps one bit per seat of the run its levers pair with: at 10^8 games and 7
+# players, 88 MB
+REBALANCE_MAX_GAMES = (1, 10**8)
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,16 @@ class Settings:
         boards = tuple(tables.board_id(wid) for wid, _ in self.wonders)
         sides = tuple(default_side if side == "" else "AB".index(side) for _, side in self.wonders)
         return boards, sides
+
+    def boards_in_play(self, tables: Tables) -> dict:
+        """{board: the sides (0 A, 1 B) a city of this run may get it with}: the boards --wonders
+        fixes, and for the other seats the pool (the promo boards only with --manneken-pis)."""
+        pool = [b for b in range(tables.n_boards) if not tables.board_promo[b] or self.promo_in_pool()]
+        sides: dict = {}
+        for board, side in zip(*self.board_spec(tables)):
+            for b in ([board] if board >= 0 else pool):
+                sides.setdefault(b, set()).update([side] if side >= 0 else [0, 1])
+        return sides
 
     @property
     def part_count(self) -> int:
@@ -253,24 +273,15 @@ def _weights_files(value, players: int) -> tuple:
     return tuple(value)
 
 
-def check_players(players):
+def check_players(players) -> int:
     """Refuse a player count the engines do not play (2..7; 2 is the Free City variant)."""
-    if type(players) is not int:
-        raise SettingsError(f"--players: must be a whole number, got {brief(players)}")
-    if not codes.MIN_SIMULATED_PLAYERS <= players <= codes.MAX_PLAYERS:
-        raise SettingsError(f"--players: must be {codes.MIN_SIMULATED_PLAYERS}..{codes.MAX_PLAYERS}, got {players}")
-
-
-def _whole(option: str, value, lo: int, hi: int) -> int:
-    if type(value) is not int or not lo <= value <= hi:
-        raise SettingsError(f"{option}: must be a whole number from {lo:,} to {hi:,}, got {brief(value)}")
-    return value
+    return whole_number(players, "players", codes.MIN_SIMULATED_PLAYERS, codes.MAX_PLAYERS, SettingsError)
 
 
 def _params(value, players: int) -> tuple:
     """Recorded policy parameters: one list of P_COUNT int32 values per seat."""
     if (not isinstance(value, list) or len(value) != players
-            or not all(isinstance(r, list) and len(r) == P_COUNT and all(type(v) is int and -2**31 <= v < 2**31
+            or not all(isinstance(r, list) and len(r) == P_COUNT and all(is_whole(v, -2**31, 2**31 - 1)
                                                                        for v in r) for r in value)):
         raise SettingsError(f"policies: parameters must be {players} lists of {P_COUNT} 32-bit whole numbers")
     return tuple(tuple(r) for r in value)
@@ -284,20 +295,15 @@ def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, 
     The same checks serve options typed by a user and metadata read from a dataset someone
     sent (untrusted: types are checked too), so no kernel ever sees a value it cannot take.
     """
-    check_players(players)
-    _whole("--seed", seed, 0, MAX_SEED)
-    _whole("--games", games, 1, MAX_GAMES)
-    _whole("--chunk-size", chunk_size, 1, MAX_CHUNK)
-    if not isinstance(policies, (list, tuple)) or not all(isinstance(p, str) for p in policies):
-        raise SettingsError(f"--policies: expected policy names, got {brief(policies)}")
-    names, labels = parse_policies(policies, players)
-    if not isinstance(wonders, str):
-        raise SettingsError(f"--wonders: expected 'random' or 'fixed:ID/SIDE,...', got {brief(wonders)}")
-    wonders = parse_wonders(wonders, players, tables)
-    if sides not in ("random", "A", "B") or not isinstance(sides, str):
-        raise SettingsError(f"--sides: must be random, A or B, got {brief(sides)}")
-    if type(manneken_pis) is not bool:
-        raise SettingsError(f"--manneken-pis: must be true or false, got {brief(manneken_pis)}")
+    players = check_players(players)
+    seed = whole_number(seed, "seed", 0, MAX_SEED, SettingsError)
+    games = whole_number(games, "games", 1, MAX_GAMES, SettingsError)
+    chunk_size = whole_number(chunk_size, "chunk_size", 1, MAX_CHUNK, SettingsError)
+    names, labels = parse_policies(text_list(policies, "policies", "policy names", error=SettingsError), players)
+    wonders = parse_wonders(text(wonders, "wonders", "'random' or 'fixed:ID/SIDE,...'", SettingsError), players,
+                            tables)
+    one_of(sides, "sides", ("random", "A", "B"), SettingsError)
+    flag(manneken_pis, "manneken_pis", SettingsError)
     # naming manneken_pis in a fixed list puts it in play: the metadata says so too
     in_play = manneken_pis or any(wid == "manneken_pis" for wid, _ in wonders)
     if params is not None and policy_params:

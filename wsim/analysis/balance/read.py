@@ -15,7 +15,6 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from wsim import codes, signals
 from wsim.dataset import folder as folder_mod
@@ -27,8 +26,7 @@ from wsim.tables import Tables
 GROUPS = 20  # game blocks for the jackknife: enough for a t interval with 19 degrees of freedom
 MEMORY_LIMIT = "512MB"  # DuckDB spills beyond this: a 10M-row paired report peaks under 1 GB
 CATEGORY_COLUMNS = [f"vp_{c}" for c in codes.CATEGORIES]
-BATCH_ROWS = 65_536  # rows pyarrow hands DuckDB at a time
-_streams = itertools.count()
+_tables = itertools.count()  # each query registers its parts under a name of its own
 
 
 @dataclass(frozen=True)
@@ -78,35 +76,14 @@ def connect() -> duckdb.DuckDBPyConnection:
 def _rows(con, ds: Dataset, columns: list, games: int | None = None) -> str:
     """A SQL table of the players' rows of a dataset, `columns` only; with `games`, of games
     0..games−1 only. At 2 players the Free City's row is the one its `free_city` column marks,
-    whatever its `policy` says."""
+    whatever its `policy` says. The parts are read through parts.arrow_dataset (their paths
+    literal), those past `games` not at all: parts hold consecutive games."""
     fc = ds.settings.free_city
-    name = f"rows_{next(_streams)}"  # a stream is read once: every query gets its own
-    read = columns + (["free_city"] if fc else []) + (["game"] if games is not None and "game" not in columns else [])
-    con.register(name, _stream(ds, read, games))
+    name = f"rows_{next(_tables)}"
+    files = ds.files[:-(-games // ds.settings.chunk_size)] if games is not None else ds.files
+    con.register(name, parts.arrow_dataset(files))
     where = ["NOT free_city" if fc else "true"] + ([f"game < {int(games)}"] if games is not None else [])
     return f"(SELECT {', '.join(columns)} FROM {name} WHERE {' AND '.join(where)})"
-
-
-def _stream(ds: Dataset, columns: list, games: int | None = None) -> pa.RecordBatchReader:
-    """The rows of exactly the dataset's part files, `columns` only, a batch at a time. Read by
-    pyarrow, not by DuckDB's read_parquet, which takes `*`, `?` and `[...]` in a path (and a
-    leading `~`) as a pattern: it read the folder `h1` for a folder named `h[12]` (INTERFACES §0:
-    paths are literal)."""
-    try:
-        stored = pq.read_schema(ds.files[0])
-        schema = pa.schema([stored.field(c) for c in columns])
-    except (OSError, KeyError, pa.ArrowException) as e:
-        raise DatasetError(f"{ds.files[0]}: cannot be read ({str(e).splitlines()[0]})") from None
-
-    # parts hold consecutive games: those past `games` are not opened at all
-    files = ds.files[:-(-games // ds.settings.chunk_size)] if games is not None else ds.files
-
-    def batches():
-        for path in files:
-            with pq.ParquetFile(path) as f:
-                yield from f.iter_batches(batch_size=BATCH_ROWS, columns=columns)
-
-    return pa.RecordBatchReader.from_batches(schema, batches())
 
 
 def _query(con, sql: str, ds: Dataset) -> pd.DataFrame:
