@@ -55,6 +55,6 @@ def apply_option(ent, board, st, sc, s, kind, j, log, g, n_log):
 
 
 @njit(cache=True, _nrt=False)
-def resample(ent, st, sc, who, key):
+def resample(ent, board, st, sc, who, key):
     """hidden.resample_hidden on the state and scratch records."""
-    return resample_hidden(ent, st, sc, who, key)
+    return resample_hidden(ent, board, st, sc, who, key)

@@ -19,11 +19,27 @@ this age), so their hidden cards (the deck less what cities hold) are shuffled a
 the pile holds of that age go back to the pile, the rest being under stages or face down.
 Later ages are dealt again from their whole decks (`deal.deal_age`).
 
+At 2 players the Free City's rule (RULES.md §10) tells the seat more: when the other player held
+the Free City card and the Free City discarded or built a stage (the seat saw the action, not
+the card), the card was one the Free City could play so on the position of that turn (a card a
+chain made free must be built; a discard only when neither a build nor the stage was legal).
+The deals consistent with the view are then the arrangements of each group's cards in which
+each such place of the age in play (`_fc_hidden`: at most 3, every other turn) holds a card
+that was legal there. The position of turn u is public, and rebuilt (`rebuild_at`) from the
+cities now (cards in build order, stage entities) and st.starts (each city's coins, card and
+stage counts at the start of each turn, noted only at 2 players); legality is turn.legal_moves'
+own (`fc_could`). A group holding such places is drawn by `_constrained`: every assignment of
+its cards (copies taken apart, so each distinct deal counts as often as any other) to those
+places that legality allows is enumerated, one is drawn with one bounded draw (weighted in Age
+III by the ways to complete its guilds), and the rest of the group is shuffled over its other
+places; a group without one draws exactly as before. Earlier ages are not constrained: the seat
+remembers only their public part.
+
 The draw depends on what the seat sees and on `key`, never on how the hidden cards happen to
 lie: each group's cards are taken in card id order and its places in an order the seat can name
-(`_canonical`), and the hands dealt again are kept in card id order. Two states the seat cannot
-tell apart give the same world for the same key (tests/test_step_api.py checks the rollout's
-decisions that way).
+(`_canonical`; the Free City's constrained places by turn), and the hands dealt again are kept
+in card id order. Two states the seat cannot tell apart give the same world for the same key
+(tests/test_step_api.py checks the rollout's decisions that way).
 
 The result is a possible world, self-consistent: the age's deal (st.dealt) and the hidden cards
 of st.hist are rewritten to match, the choices of this turn by seats the seat does not decide
@@ -40,14 +56,19 @@ same card was also discarded where the seat saw it).
 import numpy as np
 from numba import njit
 
-from wsim.codes import ACT_BUILD, ACT_BUILD_FREE, ACT_DISCARD, HAND_SIZE, PURPLE, TURNS_PER_AGE
+from wsim.codes import (ACT_BUILD, ACT_BUILD_FREE, ACT_DISCARD, ACT_STAGE, HAND_SIZE, PURPLE,
+                        TURNS_PER_AGE)
+from wsim.kernels.city import add_card, add_entity, set_prices
 from wsim.kernels.deal import deal_age, shuffle
-from wsim.kernels.layout import (C_COPY3, C_NEEDS3, C_ON, E_AGE, E_COPIES, E_KIND, F_CARDS, F_CHOSEN, F_CTR,
-                                 F_HAND, F_NCARDS, G_AGE, G_FC, G_N, G_NCARDS, G_NTOOK, G_OPEN,
-                                 G_TURN, I_CARD, I_GROUP, I_LIN, I_LOC, I_NEW)
-from wsim.kernels.rng import STREAM_SEAT0, stream_key
+from wsim.kernels.layout import (B_RESOURCE, C_COPY3, C_NEEDS3, C_ON, E_AGE, E_COPIES, E_KIND, F_BOARD, F_CARDS,
+                                 F_CHOSEN, F_COINS, F_COPY3, F_COUNT, F_CTR, F_FREE_AGE, F_HAND, F_HAND_N, F_NCARDS,
+                                 F_PK_PROD, F_PK_SELL, F_PK_SELL_CAP, F_PROD, F_SELL, F_SIDE, F_STAGE_E, F_STAGES,
+                                 G_AGE, G_FC, G_N, G_NCARDS, G_NTOOK, G_OPEN, G_TURN, I_CARD, I_GROUP, I_LIN, I_LOC,
+                                 I_NEW, LIST_PRICED, MAX_STAGES, M_ACTION, T_COINS, T_NCARDS, T_STAGES)
+from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
 from wsim.kernels.step import decider
-from wsim.kernels.turn import controller_at
+from wsim.kernels.trade import add_packed
+from wsim.kernels.turn import controller_at, legal_moves
 
 LOC_HAND, LOC_FC_PILE, LOC_PILE, LOC_TUCKED, LOC_KNOWN = range(5)  # inst's I_LOC
 NEVER_SEEN = 0  # inst's I_GROUP for a card the seat has not seen this age
@@ -188,8 +209,286 @@ def _canonical(inst, group, m):
 
 
 @njit(cache=True, _nrt=False)
-def _shuffle_groups(ent, st, inst, k, group, deck, key, counter):
-    """Deal each group's hidden cards again over the group's places (I_NEW); returns the counter."""
+def rebuild_at(ent, board, st, u, city):
+    """The three cities of a 2-player game as they stood at the start of turn u of this age, into
+    `city` (rows as st.seat's, F_*): what the Free City's moves of that turn were legal in.
+
+    Everything but coins is rebuilt from what the cities hold now, which only grows within an age:
+    the board and side, the first T_NCARDS cards of F_CARDS (build order), the first T_STAGES
+    stages (F_STAGE_E: their entities as built, Manneken Pis copies resolved), and Olympia A's free
+    build of this age if the Free City declared it before turn u (st.hist); the coins are
+    st.starts' (step._start_turn notes them). The city starts as turn.reset_state starts one,
+    then takes each entity through add_card / add_entity, so its totals (production, sellable
+    units, prices, powers, owned names) are the ones the kernels had then; only the order of its
+    choice units may differ, which no legality test reads (the trading solver's options are a
+    set). Returns False without a Free City, for a turn not reached this age, or when st.starts
+    does not fit the cities (a state not reached by play)."""
+    seat, gs, starts, hist = st.seat, st.gs, st.starts, st.hist
+    fc = gs[G_FC]
+    age = gs[G_AGE]
+    if fc < 0 or u < 1 or u > gs[G_TURN]:  # st.starts holds the three cities of this age's turns only
+        return False
+    for s in range(gs[G_N]):  # an int32 seat, as in play: the city functions then compile once
+        ncards = starts[u - 1, s, T_NCARDS]
+        stages = starts[u - 1, s, T_STAGES]
+        if ncards < 0 or ncards > seat[s, F_NCARDS] or stages < 0 or stages > seat[s, F_STAGES]:
+            return False
+        for f in range(F_COUNT):
+            city[s, f] = 0
+        b = seat[s, F_BOARD]
+        city[s, F_BOARD] = b
+        city[s, F_SIDE] = seat[s, F_SIDE]
+        city[s, F_COPY3] = -1  # read only when a stage is built: the built ones come as entities
+        for k in range(MAX_STAGES):
+            city[s, F_STAGE_E + k] = -1
+        res = board[b, B_RESOURCE]
+        if res >= 0:  # the board's resource, as reset_state gives it
+            city[s, F_PROD + res] += 1
+            city[s, F_SELL + res] += 1
+            unit = np.int64(1) << (8 * res)
+            add_packed(city, s, F_PK_PROD, unit)
+            add_packed(city, s, F_PK_SELL, unit)
+            add_packed(city, s, F_PK_SELL_CAP, unit)
+        set_prices(city, s)
+        for i in range(ncards):
+            add_card(ent, city, s, seat[s, F_CARDS + i])
+        for k in range(stages):
+            e = seat[s, F_STAGE_E + k]
+            city[s, F_STAGE_E + k] = e
+            if e >= 0:
+                add_entity(ent, city, s, np.int64(e))
+        city[s, F_STAGES] = stages
+        city[s, F_COINS] = starts[u - 1, s, T_COINS]
+    for r in range(u - 1):
+        if hist[r, fc, 0] >= 0 and hist[r, fc, 1] == ACT_BUILD_FREE:
+            city[fc, F_FREE_AGE] = age  # legal_moves reads only whether it is this age
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def fc_could(ent, board, st, sc, card, action):
+    """Whether the Free City, in the cities of sc.city (rebuild_at), could play `card` with
+    `action`: the kernels' own rule, turn.legal_moves with free_city (RULES.md §10: a card a
+    chain makes free only builds; a discard only when no build, free build or stage is legal).
+    Uses sc.moves and sc.opts."""
+    city = sc.city
+    gs = st.gs
+    fc = gs[G_FC]
+    city[fc, F_HAND] = card
+    city[fc, F_HAND_N] = 1
+    moves = sc.moves
+    # the flags computed, not literal constants: literals would compile legal_moves (and the
+    # trading solver under it) a second time
+    free_city = fc >= 0
+    every_purchase = fc < 0
+    m = legal_moves(ent, board, city, gs[G_N], fc, gs[G_AGE], moves, sc.opts, every_purchase, np.int64(1),
+                    np.int64(1), np.int64(fc), np.int64(-1), free_city, np.int64(LIST_PRICED))
+    for i in range(m):
+        if moves[i, M_ACTION] == action:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _fc_hidden(st, who, inst, play_at, at):
+    """The Free City's plays of this age that seat who saw only as an action: a discard or a
+    stage at a turn another seat controlled it, its card still hidden (not taken back by a
+    discard build). Fills at[0, i] (the inst row) and at[1, i] (the turn), in turn order: an
+    order the seat can name. Returns how many, -1 if more than a player can miss (who is then
+    no player)."""
+    gs, hist = st.gs, st.hist
+    fc = gs[G_FC]
+    c = np.int64(0)
+    if fc < 0:
+        return c
+    for u in range(1, gs[G_TURN] + 1):
+        a = hist[u - 1, fc, 1]
+        if hist[u - 1, fc, 0] < 0 or controller_at(gs[G_AGE], u) == who or (a != ACT_DISCARD and a != ACT_STAGE):
+            continue
+        row = play_at[u - 1, fc]
+        if inst[row, I_LOC] == LOC_KNOWN:
+            continue
+        if c == at.shape[1]:
+            return -1
+        at[0, c] = row
+        at[1, c] = u
+        c += 1
+    return c
+
+
+@njit(cache=True, _nrt=False)
+def fc_real_plays(ent, board, st, sc, who):
+    """(checked, illegal): the Free City's plays hidden from seat who (_fc_hidden) and how many
+    of them the rebuilt position says the Free City could not have made with the card the
+    state holds there; (-1, -1) when the state's record does not add up. For the tests: the
+    real world must pass (tests/test_hidden.py), or rebuild_at is wrong."""
+    inst = sc.inst
+    k = _track(st, who, inst, sc.play_at)
+    if k < 0:
+        return -1, -1
+    c = _fc_hidden(st, who, inst, sc.play_at, sc.fc_at)
+    if c < 0:
+        return -1, -1
+    illegal = np.int64(0)
+    for i in range(c):
+        u = sc.fc_at[1, i]
+        if not rebuild_at(ent, board, st, u, sc.city):
+            return -1, -1
+        if not fc_could(ent, board, st, sc, inst[sc.fc_at[0, i], I_CARD], st.hist[u - 1, st.gs[G_FC], 1]):
+            illegal += 1
+    return c, illegal
+
+
+@njit(cache=True, inline="always")
+def _choose(n, k):
+    """n choose k (0 outside 0 <= k <= n), saturating at 2**40: a weight past 2**32 is refused
+    anyway (_constrained)."""
+    if k < 0 or k > n:
+        return np.int64(0)
+    out = np.int64(1)
+    for i in range(k):
+        out = out * (n - i) // (i + 1)
+        if out > np.int64(1) << 40:
+            return np.int64(1) << 40
+    return out
+
+
+@njit(cache=True, _nrt=False)
+def _walk(ok, c, n_cand, n_fixed, g_need, g_unseen, target, pick):
+    """The injective assignments of candidates to a group's c hidden Free City plays that ok
+    allows (pick[i]: play i's candidate), in lexicographic order, each weighted by the ways to
+    complete it into a whole deal of the group: C(g_unseen - gu, g_need - gu), gu the guilds
+    drawn again (candidates from n_fixed on) among its picks (1 when no guild is drawn again).
+    target < 0: returns the total weight; else stops at the first assignment where the running
+    weight passes target, leaving it in pick[:c]."""
+    total = np.int64(0)
+    depth = np.int64(0)
+    pick[0] = -1
+    while depth >= 0:
+        pick[depth] += 1
+        j = pick[depth]
+        if j >= n_cand:
+            depth -= 1
+            continue
+        if ok[depth, j] == 0:
+            continue
+        taken = False
+        for i in range(depth):
+            if pick[i] == j:
+                taken = True
+        if taken:
+            continue
+        if depth + 1 < c:
+            depth += 1
+            pick[depth] = -1
+            continue
+        gu = np.int64(0)
+        for i in range(c):
+            if pick[i] >= n_fixed:
+                gu += 1
+        total += _choose(g_unseen - gu, g_need - gu)
+        if 0 <= target < total:
+            return total
+    return total
+
+
+@njit(cache=True, _nrt=False)
+def _constrained(ent, board, st, sc, inst, k, m, c, g, key, counter):
+    """Deal group g (sc.group's m places and cards, canonical order) again when c of its places
+    are Free City plays hidden from the seat (sc.fc_at's first c): uniformly over the
+    deals in which each of them was legal when it was played (RULES.md §10). Returns the
+    counter, or -1 when no deal is (the state's record does not add up).
+
+    The cards are candidates, copies taken apart (each distinct deal is then as many
+    arrangements of candidates as any other): the group's cards; in Age III, for the cards the
+    seat never saw, its non-guild cards and then every guild the seat has not seen, of which the
+    group holds g_need. Every assignment of candidates to the c plays that the rebuilt positions
+    allow (at most 3 plays, so they are enumerated) is drawn with the weight of its completions,
+    one bounded draw (no rejection loop); the rest of the group is then dealt as
+    _shuffle_groups deals a group: its guilds drawn among the unseen ones left, its cards
+    shuffled over its other places."""
+    group, deck, cand, ok, at = sc.group, sc.deck, sc.fc_cand, sc.fc_ok, sc.fc_at
+    n_fixed = np.int64(0)
+    g_need = np.int64(0)
+    for j in range(m):
+        if g == NEVER_SEEN and st.gs[G_AGE] == 3 and ent[group[1, j], E_KIND] == PURPLE:
+            g_need += 1
+        else:
+            cand[n_fixed] = group[1, j]
+            n_fixed += 1
+    n_cand = n_fixed
+    if g_need > 0:  # the guilds it may hold: any the seat has not seen (module docstring)
+        for x in range(np.int64(st.gs[G_NCARDS])):
+            if ent[x, E_KIND] == PURPLE and not _known_guild(ent, st, inst, k, x):
+                cand[n_cand] = x
+                n_cand += 1
+    g_unseen = n_cand - n_fixed
+    for i in range(c):
+        u = at[1, i]
+        if not rebuild_at(ent, board, st, u, sc.city):
+            return np.int64(-1)
+        action = st.hist[u - 1, st.gs[G_FC], 1]
+        for j in range(n_cand):
+            if j > 0 and cand[j] == cand[j - 1]:  # a copy: the same answer
+                ok[i, j] = ok[i, j - 1]
+            else:
+                ok[i, j] = 1 if fc_could(ent, board, st, sc, cand[j], action) else 0
+    pick = at[2]
+    total = _walk(ok, c, n_cand, n_fixed, g_need, g_unseen, np.int64(-1), pick)
+    if total == 0:
+        return np.int64(-1)
+    if total >= np.int64(1) << 32:  # draw_below's range; a data file with dozens of guilds
+        raise ValueError("resample_hidden: too many possible worlds for the Free City's hidden plays (too many guilds)")
+    _walk(ok, c, n_cand, n_fixed, g_need, g_unseen, draw_below(key, counter, total), pick)
+    counter += 1
+    for i in range(c):
+        inst[at[0, i], I_NEW] = cand[pick[i]]
+    # the rest of the group: its cards not drawn for the plays, and its places but theirs
+    rest = np.int64(0)
+    for j in range(n_fixed):
+        used = False
+        for i in range(c):
+            if pick[i] == j:
+                used = True
+        if not used:
+            group[1, rest] = cand[j]
+            rest += 1
+    if g_need > 0:
+        left = np.int64(0)
+        for j in range(n_fixed, n_cand):
+            used = False
+            for i in range(c):
+                if pick[i] == j:
+                    used = True
+            if not used:
+                deck[left] = cand[j]
+                left += 1
+        counter = shuffle(deck, left, key, counter)
+        for j in range(left - (g_unseen - g_need)):  # as many as the group's guilds not drawn above
+            group[1, rest] = deck[j]
+            rest += 1
+    places = np.int64(0)
+    for j in range(m):
+        row = group[0, j]
+        mine = False
+        for i in range(c):
+            if at[0, i] == row:
+                mine = True
+        if not mine:
+            group[0, places] = row
+            places += 1
+    counter = shuffle(group[1], rest, key, counter)
+    for j in range(rest):
+        inst[group[0, j], I_NEW] = group[1, j]
+    return counter
+
+
+@njit(cache=True, _nrt=False)
+def _shuffle_groups(ent, board, st, sc, inst, k, n_fc, key, counter):
+    """Deal each group's hidden cards again over the group's places (I_NEW); returns the counter,
+    or -1 when the state's record does not add up. The n_fc Free City plays hidden from the seat
+    (sc.fc_at) bind their groups (_constrained); a group without one draws as it always did."""
+    group, deck, at = sc.group, sc.deck, sc.fc_at
     n_cards = np.int64(st.gs[G_NCARDS])
     for i in range(k):
         inst[i, I_NEW] = inst[i, I_CARD]
@@ -203,6 +502,21 @@ def _shuffle_groups(ent, st, inst, k, group, deck, key, counter):
         if m == 0:
             continue
         _canonical(inst, group, m)
+        c = np.int64(0)  # the group's hidden Free City plays to the front of sc.fc_at, each part in turn order
+        for i in range(n_fc):
+            if inst[at[0, i], I_GROUP] == g:
+                row, u = at[0, i], at[1, i]
+                for j in range(i, c, -1):
+                    at[0, j] = at[0, j - 1]
+                    at[1, j] = at[1, j - 1]
+                at[0, c] = row
+                at[1, c] = u
+                c += 1
+        if c > 0:
+            counter = _constrained(ent, board, st, sc, inst, k, m, c, g, key, counter)
+            if counter < 0:
+                return counter
+            continue
         if g == NEVER_SEEN and st.gs[G_AGE] == 3:  # its guilds: any the seat has not seen
             unseen = 0
             for c in range(n_cards):
@@ -318,16 +632,22 @@ def _forget_others(seat, gs, who):
 
 
 @njit(cache=True, _nrt=False)
-def resample_hidden(ent, st, sc, who, key):
+def resample_hidden(ent, board, st, sc, who, key):
     """Deal again, in state st, every card seat who cannot see, uniformly over the deals
     consistent with what it sees (module docstring), drawing from stream `key`; undo the
     choices of this round who cannot know; key every other seat's policy stream on `key`.
-    Uses the scratch record sc. Returns 0, or -1 (state unchanged) when st was not reached by
-    play, so that its record of this age's plays does not add up."""
+    Uses the scratch record sc (its moves and opts too, at 2 players). Returns 0, or -1 (state
+    unchanged) when st was not reached by play, so that its record of this age's plays does
+    not add up (at 2 players: or no deal makes the Free City's hidden plays legal)."""
     k = _track(st, who, sc.inst, sc.play_at)
     if k < 0:
         return -1
-    counter = _shuffle_groups(ent, st, sc.inst, k, sc.group, sc.deck, key, np.int64(0))
+    n_fc = _fc_hidden(st, who, sc.inst, sc.play_at, sc.fc_at)
+    if n_fc < 0:
+        return -1
+    counter = _shuffle_groups(ent, board, st, sc, sc.inst, k, n_fc, key, np.int64(0))
+    if counter < 0:
+        return -1
     _write_back(st, who, sc.inst, k, sc.play_at)
     counter = _earlier_ages(ent, st, sc.deck, key, counter)
     gs = st.gs

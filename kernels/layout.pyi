@@ -121,6 +121,8 @@ MAX_CHOICE_SLOTS: int
 MAX_CITY: int
 MAX_COST_UNITS: int
 MAX_EVENTS: int
+MAX_FC_HIDDEN: int
+MAX_FC_POOL: int
 MAX_HAND: int
 MAX_INST: int
 MAX_MOVES: int
@@ -161,6 +163,10 @@ RES_TREASURY: int
 RES_WONDER: int
 SCRATCH: np.dtype
 STATE: np.dtype
+T_COINS: int
+T_COUNT: int
+T_NCARDS: int
+T_STAGES: int
 UNPRICED: int
 
 

@@ -113,7 +113,7 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run):
         # stream keyed on the seat's own: (its key, its counter now, k)
         clone_state(st, world)
         w = world[0]
-        if resample_hidden(ent, w, scratch[0], who, stream_key(st.keys[who], start, k)) < 0:
+        if resample_hidden(ent, board, w, scratch[0], who, stream_key(st.keys[who], start, k)) < 0:
             raise ValueError("rollout: the state's record of this age's plays does not add up")
         w.seat[who, F_CTR] = start + PLAYOUT_STRIDE * k
         _decide_others(ent, board, base[0], w, scratch[0], s, log, n_log)

@@ -39,6 +39,10 @@ N_COPIES = MAX_SEATS + 1  # card copies are indexed by player count 0..7
 MAX_CARDS = 128  # card ids of one data file: the state's discard pile keeps a count per id (checked)
 MAX_TOOK = 8  # discard builds of one age: at most 3 Halicarnassus stages + 2 Manneken Pis copies, rounded up
 MAX_INST = MAX_SEATS * codes.HAND_SIZE + codes.HAND_SIZE  # cards dealt for one age: the hands and a Free City pile
+MAX_FC_HIDDEN = codes.TURNS_PER_AGE // 2  # Free City plays of one age a player cannot see: the other player
+#                   controls the Free City every other turn (RULES.md §10), 3 of an age's 6 turns
+MAX_FC_POOL = MAX_INST + DEAL_DECK  # the cards one hidden Free City play may have been: a group's cards, and
+#                   in Age III every guild the seat has not seen (kernels/hidden.py)
 TIMING_SLOTS = 9  # the profile twin's counters (kernels/loop.py): 7 components, re-timed trading, a run's cycles
 
 
@@ -208,6 +212,12 @@ INSTANCE = Row("I_", "One card dealt this age, followed by kernels/hidden.py fro
     ("group", 1, "0 never seen by the seat this age, else the turn the seat last saw it"),
 ])
 
+TURN_START = Row("T_", "A city at the start of one turn of this age (STATE's `starts`, kept at 2 players)", [
+    ("coins", 1, "coins"),
+    ("ncards", 1, "cards in the city (F_CARDS is in build order: its first ncards)"),
+    ("stages", 1, "stages built (F_STAGE_E: their entities, first to last)"),
+])
+
 RESULT = Row("RES_", "Results: one int16 row per (game, seat)", [
     ("board", 1, "board id"),
     ("side", 1, "0 = A, 1 = B"),
@@ -220,7 +230,7 @@ RESULT = Row("RES_", "Results: one int16 row per (game, seat)", [
     ("ncards", 1, "cards in the city"),
 ])
 
-ROWS = (ENTITY, BOARD, CHOSEN, SEAT, MOVE, GAME, INSTANCE, RESULT)
+ROWS = (ENTITY, BOARD, CHOSEN, SEAT, MOVE, GAME, INSTANCE, TURN_START, RESULT)
 
 # -- one game's state, and a game loop's scratch: the regions of one record each -----------------
 # (name, numpy dtype, shape, meaning). layout.py makes each a numpy record type (layout.STATE,
@@ -235,6 +245,10 @@ STATE = (
     ("hist", "int16", (codes.TURNS_PER_AGE + 1, MAX_SEATS, 2),
      "this age's plays, (card, action) or -1: hist[u - 1, s] seat s's move of turn u, hist[6, s] its 7th card"),
     ("took", "int16", (MAX_TOOK, 2), "this age's discard builds, (turn, card): gs[G_NTOOK] of them"),
+    ("starts", "int16", (codes.TURNS_PER_AGE, codes.FC_CITIES, TURN_START.count),
+     "2 players only (written when gs[G_FC] >= 0): each city's T_* at the start of turn u of this age in "
+     "starts[u - 1], what the cities now cannot tell of that turn's position; kernels/hidden.py rebuilds the "
+     "Free City's position at its hidden plays from it (RULES.md §10)"),
 )
 SCRATCH = (
     ("moves", "int32", (MAX_MOVES, MOVE.count), "the legal options of one decision (M_*)"),
@@ -246,6 +260,14 @@ SCRATCH = (
     ("inst", "int16", (MAX_INST, INSTANCE.count), "the cards of this age as one seat knows them (kernels/hidden.py)"),
     ("play_at", "int16", (codes.TURNS_PER_AGE + 1, MAX_SEATS), "the inst row each play of hist took (kernels/hidden.py)"),
     ("group", "int16", (2, MAX_INST), "one group's inst rows and cards, shuffled (kernels/hidden.py)"),
+    ("city", "int32", (MAX_SEATS, SEAT.count), "the cities rebuilt as they stood at a past turn (F_*; "
+                                                "kernels/hidden.py, 2 players: 3 rows used; st.seat's shape, "
+                                                "so the city functions compile once for both)"),
+    ("fc_at", "int16", (3, MAX_FC_HIDDEN), "the hidden Free City plays of a re-deal: inst row, turn, and the "
+                                           "candidate drawn for it (kernels/hidden.py)"),
+    ("fc_ok", "int8", (MAX_FC_HIDDEN, MAX_FC_POOL), "1 where the Free City could have played candidate j at "
+                                                    "hidden play i (kernels/hidden.py)"),
+    ("fc_cand", "int16", (MAX_FC_POOL,), "the candidates of one group's hidden Free City plays (kernels/hidden.py)"),
     ("timing", "uint64", (TIMING_SLOTS,), "CPU cycles by component when the run is timed (kernels/loop.py)"),
 )
 

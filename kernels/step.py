@@ -13,8 +13,9 @@
 A game's state is one record `st` (layout.STATE; layout.py documents every field): st.seat[7,
 F_COUNT], st.keys[7] (policy streams), st.pile[MAX_CARDS] (discard pile), st.gs[G_COUNT] (age,
 turn, phase, this turn's built stages and discard-build queue) and st.dealt[3, 7, 7] (the three
-ages' hands). The step functions take the record and name its arrays at entry; the helpers
-below them take the arrays they use.
+ages' hands), with this age's plays (st.hist, st.took) and, at 2 players, each city's counts at
+the start of each turn of this age (st.starts, for kernels/hidden.py). The step functions
+take the record and name its arrays at entry; the helpers below them take the arrays they use.
 
 Decisions follow RULES.md §9: every seat's turn move is decided on the state at the start of the
 turn (pending lists them all; none is resolved until the last is applied), a Manneken Pis A
@@ -38,7 +39,8 @@ from wsim.kernels.layout import (DECLINE, PH_AGE_END, C_ACTION, C_CARD, C_COIN_C
                                  G_COUNT, G_DBQ, G_FC, G_DBQ_N, G_DBQ_POS, G_N, G_NBUILT, G_NCARDS, G_NTOOK, G_OPEN, G_PHASE, G_TURN, M_ACTION,
                                  M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT, M_SLOT, DEC_COPY3,
                                  DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, PH_DISCARD, PH_MOVE, PH_OVER, PH_SEVENTH,
-                                 RES_BOARD, RES_COINS, RES_NCARDS, RES_SHIELDS, RES_SIDE, RES_STAGES)
+                                 RES_BOARD, RES_COINS, RES_NCARDS, RES_SHIELDS, RES_SIDE, RES_STAGES, T_COINS,
+                                 T_NCARDS, T_STAGES)
 from wsim.kernels.score import rank_seats, score_seat
 from wsim.kernels.turn import fc_controller, legal_moves, log_event, military, reset_state, resolve
 
@@ -61,11 +63,13 @@ def _start_age(st, age):
             seat[s, F_HAND + j] = dealt[age - 1, s, j]
         seat[s, F_HAND_N] = HAND_SIZE
     gs[G_AGE] = age
-    _start_turn(seat, gs, dealt, 1)
+    _start_turn(seat, gs, dealt, st.starts, 1)
 
 
 @njit(cache=True, inline="always")
-def _start_turn(seat, gs, dealt, turn):
+def _start_turn(seat, gs, dealt, starts, turn):
+    """Set the game at the first decision of turn `turn`; at 2 players, draw the Free City's card
+    and note in `starts` (STATE's) what kernels/hidden.py cannot rebuild of this turn's position."""
     gs[G_TURN] = turn
     gs[G_PHASE] = PH_MOVE
     gs[G_NBUILT] = 0
@@ -77,6 +81,13 @@ def _start_turn(seat, gs, dealt, turn):
         ctrl = fc_controller(gs)
         seat[ctrl, F_HAND + seat[ctrl, F_HAND_N]] = dealt[gs[G_AGE] - 1, fc, turn - 1]
         seat[ctrl, F_HAND_N] += 1
+        # the cities' coins, card and stage counts now: with the cards in build order and the
+        # stages' entities, they give back the position the Free City's moves of this turn are
+        # legal in, which a re-deal must respect (RULES.md §10); 3-7 players skip it
+        for s in range(gs[G_N]):
+            starts[turn - 1, s, T_COINS] = seat[s, F_COINS]
+            starts[turn - 1, s, T_NCARDS] = seat[s, F_NCARDS]
+            starts[turn - 1, s, T_STAGES] = seat[s, F_STAGES]
 
 
 @njit(cache=True, _nrt=False)
@@ -330,11 +341,11 @@ def _run_discard_builds(ent, st, log, g, n_log):
             return
         _take_from_pile(ent, st, s, np.int64(-1), log, g, n_log)
         gs[G_DBQ_POS] += 1
-    _end_turn(seat, gs, dealt, log, g, n_log)
+    _end_turn(seat, gs, dealt, st.starts, log, g, n_log)
 
 
 @njit(cache=True, _nrt=False)
-def _end_turn(seat, gs, dealt, log, g, n_log):
+def _end_turn(seat, gs, dealt, starts, log, g, n_log):
     """Step 7 and the next turn; after turn 6 the game waits for end_age."""
     n = gs[G_N]
     age = gs[G_AGE]
@@ -355,7 +366,7 @@ def _end_turn(seat, gs, dealt, log, g, n_log):
             if s != fc:
                 for j in range(hn):
                     seat[s, F_HAND + j] = seat[s, F_HAND2 + j]
-        _start_turn(seat, gs, dealt, turn + 1)
+        _start_turn(seat, gs, dealt, starts, turn + 1)
         return
     gs[G_PHASE] = PH_AGE_END
 

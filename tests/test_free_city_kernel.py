@@ -113,7 +113,7 @@ def test_free_city_with_the_most_points_does_not_win(tables):
 @pytest.mark.parametrize("args, message", [
     (["--policies", "random,random,random"], "--policies: needs exactly 2 names"),
     (["--wonders", "fixed:giza,rhodes"], "--wonders: 'fixed:' needs exactly 3 entries"),
-    (["--players", "1"], "--players: must be 2..7"),
+    (["--players", "1"], "--players: must be a whole number from 2 to 7, got 1"),
 ])
 def test_two_player_bad_input(tmp_path, args, message):
     result = run_cli("simulate", "--out", str(tmp_path / "x"), "--games", "5", "--players", "2", *args)

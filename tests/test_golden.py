@@ -27,7 +27,7 @@ from wsim.run.settings import Settings
 DATA = Path(__file__).parent / "data"
 GAMES = 2000
 DATASET_SHA256 = {  # seed 0, random policy, 2,000 games (2: the Free City variant); unchanged since RULES_VERSION 3
-    # (versions 4 and 5 changed only rollout's playouts)
+    # (versions 4, 5 and 6 changed only rollout's playouts)
     2: "8785dc79053f9290fd2ea281589d3dae524176ee066d18f57e9f7eababdf5590",
     3: "d3e61713a09d6991f8540f5e4a3d6b2561c06ff078bc6deb9b5d9f4c505875bb",
     4: "8eaddfd76ea3a0506a7edb8c8e9888d8a7c2151db60c6b309f379ab101ddd82a",
@@ -98,7 +98,7 @@ def test_seat_view_playthrough_unchanged(players):
 
 @pytest.mark.parametrize("players", range(2, 8))
 def test_dataset_columns_unchanged(players):
-    assert RULES_VERSION == 5
+    assert RULES_VERSION == 6
     assert dataset_digest(players) == DATASET_SHA256[players]
 
 

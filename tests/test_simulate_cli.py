@@ -284,6 +284,11 @@ GOLDEN_TOTALS = {  # seed 0, five players, games 0..2
 # remembered, the cards under stages out of the pile) changed these games; version 4 gave
 # [[58, 43, 48, 43], [51, 33, 53, 46]].
 GOLDEN_ROLLOUT_TOTALS = [[49, 41, 47, 44], [40, 45, 45, 48]]
+# Seed 0, two players (and the Free City, the last total), games 0..3: seat 0 on rollout (4
+# playouts a pair), seat 1 heuristic. Pinned at rules version 6, whose re-deal keeps the Free
+# City's hidden discards and stages legal (RULES.md §10, kernels/hidden.py); version 5 gave
+# [[52, 49, 44], [60, 42, 34], [55, 42, 40], [62, 59, 35]] (games 0 and 3 changed).
+GOLDEN_ROLLOUT_TOTALS_2P = [[59, 44, 48], [60, 42, 34], [55, 42, 40], [46, 50, 35]]
 
 
 @pytest.mark.parametrize("policy", sorted(GOLDEN_TOTALS))
@@ -291,7 +296,7 @@ def test_golden_results(policy):
     """Rules version guard: the totals of the first games of seed 0. The values are legitimate
     because the reference engine replays these very games (below). Bump RULES_VERSION when
     they change on purpose (version 2: the greedy policy values production by age; version 3: a
-    discard build offers each building once; versions 4 and 5 changed only rollout, these
+    discard build offers each building once; versions 4, 5 and 6 changed only rollout, these
     totals stand: the heuristic's were pinned at version 5 from the code before it)."""
     from wsim import tables
     from wsim.reference.replay import replay
@@ -299,7 +304,7 @@ def test_golden_results(policy):
     from wsim.run.settings import Settings
 
     t = tables.load()
-    assert RULES_VERSION == 5
+    assert RULES_VERSION == 6
     runner = Runner(t, Settings(players=5, seed=0, policies=(policy,) * 5))
     assert runner.play(0, 3).res[:, :, RES_TOTAL].tolist() == GOLDEN_TOTALS[policy]
     for game in range(3):
@@ -309,7 +314,8 @@ def test_golden_results(policy):
 
 def test_golden_rollout_results():
     """Rules version guard for the search: the totals of two games with a rollout seat (the
-    reference engine has no search: the moves it chose are replayed and scored there)."""
+    reference engine has no search: the moves it chose are replayed and scored there). Version
+    6 changed only 2-player rollout games: these 4-player totals stand."""
     from wsim import tables
     from wsim.agents.weights import default_params
     from wsim.reference.replay import replay
@@ -317,12 +323,33 @@ def test_golden_rollout_results():
     from wsim.run.settings import Settings
 
     t = tables.load()
-    assert RULES_VERSION == 5
+    assert RULES_VERSION == 6
     rows = [default_params("heuristic")] * 4
     rows[0] = (4,) + default_params("rollout")[1:]
     runner = Runner(t, Settings(players=4, seed=0, policies=("rollout",) + ("heuristic",) * 3, params=tuple(rows)))
     assert runner.play(0, 2).res[:, :, RES_TOTAL].tolist() == GOLDEN_ROLLOUT_TOTALS
     for game in range(2):
+        doc = game_log(runner, game)
+        assert replay(t, doc) == doc["final"]
+
+
+def test_golden_rollout_results_two_players():
+    """The same guard at 2 players, where the rollout's re-deal must respect the Free City's rule
+    (rules version 6): the totals of four games with a rollout seat, replayed by the reference
+    engine."""
+    from wsim import tables
+    from wsim.agents.weights import default_params
+    from wsim.reference.replay import replay
+    from wsim.run.runner import game_log
+    from wsim.run.settings import Settings
+
+    t = tables.load()
+    assert RULES_VERSION == 6
+    rows = [default_params("heuristic")] * 2
+    rows[0] = (4,) + default_params("rollout")[1:]
+    runner = Runner(t, Settings(players=2, seed=0, policies=("rollout", "heuristic"), params=tuple(rows)))
+    assert runner.play(0, 4).res[:, :, RES_TOTAL].tolist() == GOLDEN_ROLLOUT_TOTALS_2P
+    for game in range(4):
         doc = game_log(runner, game)
         assert replay(t, doc) == doc["final"]
 

@@ -201,7 +201,7 @@ class KernelGame:
         it sees (kernels/hidden.py), drawing from stream `key` (an integer the caller derives
         from the seat's own randomness); the other seats' choices of this round are undone and
         their random streams keyed on `key`. What `view(seat)` returns is unchanged."""
-        if driven.resample(self.ent, self.state[0], self.scratch[0], np.int32(seat), np.uint64(key)) < 0:
+        if driven.resample(self.ent, self.board, self.state[0], self.scratch[0], np.int32(seat), np.uint64(key)) < 0:
             raise ValueError("this state was not reached by play: its record of the age's plays does not add up")
 
     def view(self, seat: int) -> dict:
