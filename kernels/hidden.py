@@ -392,6 +392,15 @@ def _walk(ok, c, n_cand, n_fixed, g_need, g_unseen, target, pick):
     return total
 
 
+@njit(cache=True, inline="always")
+def _deal_group(inst, group, m, key, counter):
+    """group[1, :m]'s cards shuffled over the places group[0, :m] (I_NEW); returns the counter."""
+    counter = shuffle(group[1], m, key, counter)
+    for j in range(m):
+        inst[group[0, j], I_NEW] = group[1, j]
+    return counter
+
+
 @njit(cache=True, _nrt=False)
 def _constrained(ent, board, st, sc, inst, k, m, c, g, key, counter):
     """Deal group g (sc.group's m places and cards, canonical order) again when c of its places
@@ -470,17 +479,14 @@ def _constrained(ent, board, st, sc, inst, k, m, c, g, key, counter):
     places = np.int64(0)
     for j in range(m):
         row = group[0, j]
-        mine = False
+        constrained = False
         for i in range(c):
             if at[0, i] == row:
-                mine = True
-        if not mine:
+                constrained = True
+        if not constrained:
             group[0, places] = row
             places += 1
-    counter = shuffle(group[1], rest, key, counter)
-    for j in range(rest):
-        inst[group[0, j], I_NEW] = group[1, j]
-    return counter
+    return _deal_group(inst, group, rest, key, counter)
 
 
 @njit(cache=True, _nrt=False)
@@ -529,9 +535,7 @@ def _shuffle_groups(ent, board, st, sc, inst, k, n_fc, key, counter):
                 if ent[group[1, j], E_KIND] == PURPLE:
                     group[1, j] = deck[taken]
                     taken += 1
-        counter = shuffle(group[1], m, key, counter)
-        for j in range(m):
-            inst[group[0, j], I_NEW] = group[1, j]
+        counter = _deal_group(inst, group, m, key, counter)
     return counter
 
 

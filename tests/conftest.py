@@ -1,4 +1,7 @@
-"""Shared fixtures: the compiled tables, a CLI runner, and broken copies of the data file."""
+"""Shared fixtures: the compiled tables, a CLI runner, broken copies of the data file, a tmpfs."""
+
+import contextlib
+import subprocess
 
 import pytest
 import yaml
@@ -47,3 +50,16 @@ def random_positions(tables, players: int, seed: int, game: int):
         for seat, kind in pending:
             options = g.legal(seat, kind)
             g.apply(seat, kind, options, g.decide(seat, kind, options))
+
+
+@contextlib.contextmanager
+def tmpfs(mnt, options: str):
+    """A real tmpfs mounted on the empty folder `mnt` for the block (`options`: "size=4m",
+    "ro,size=64k"), unmounted after; the test is skipped where mounting is refused (not root)."""
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mnt)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"mount refused here: {mounted.stderr.decode().strip() or 'not root'}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)

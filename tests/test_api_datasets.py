@@ -80,7 +80,7 @@ def test_tune_returns_the_document_the_command_writes(tmp_path):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"policy": "greedy"}, "policy: only heuristic has weights to fit, got 'greedy'"),
+    ({"policy": "greedy"}, "policy: must be one of heuristic, got 'greedy'"),
     ({"players": 1}, "players: must be a whole number from 2 to 7, got 1"),
     ({"population": 3}, "population: must be a whole number from 4 to 1,000, got 3"),
     ({"games": 2.5}, "games: must be a whole number from 1 to 10,000,000, got 2.5"),

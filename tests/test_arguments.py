@@ -45,14 +45,21 @@ def scenario() -> str:
     return str(ROOT / "tests" / "data" / "trade-example.yaml")
 
 
-def _calls(dataset: str, scenario: str, out: str) -> list:
-    """(function name, call taking keyword overrides, {argument: wrong values}): every public
-    function with cheap valid arguments; `out` is a folder that must not exist afterwards."""
+@pytest.fixture(scope="module")
+def live() -> dict:
+    """A game and an environment the calls below are made on (a refused call changes neither)."""
     env_mod = pytest.importorskip("wsim.env.wonders_v0")
-    game = wsim.Game(players=3, seed=0)
     env = env_mod.raw_env(players=3, seed=0)
     env.reset(seed=0)
-    agent = env.agent_selection
+    return {"game": wsim.Game(players=3, seed=0), "env": env, "agent": env.agent_selection}
+
+
+def _calls(dataset: str, scenario: str, out: str, live: dict | None = None) -> list:
+    """(function name, call taking keyword overrides, {argument: wrong values}): every public
+    function with cheap valid arguments; `out` is a folder that must not exist afterwards; `live`
+    the game and environment the methods are called on (None: only the table is read)."""
+    env_mod = pytest.importorskip("wsim.env.wonders_v0")
+    game, env, agent = (live["game"], live["env"], live["agent"]) if live else (None, None, None)
     settings = {"games": WHOLE, "players": WHOLE, "seed": WHOLE, "chunk_size": WHOLE, "manneken_pis": FLAG,
                 "data": PATH, "policies": [7, [1, 2]], "wonders": TEXT, "sides": TEXT + ["C"],
                 "policy_params": [3, [1]]}
@@ -127,9 +134,9 @@ def _cases():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name, arg, i", _cases())
-def test_every_public_function_refuses_a_wrong_argument_naming_it(tmp_path, dataset, scenario, name, arg, i):
+def test_every_public_function_refuses_a_wrong_argument_naming_it(tmp_path, dataset, scenario, live, name, arg, i):
     out = tmp_path / "out"
-    call, wrongs = next((c, a) for n, c, a in _calls(dataset, scenario, str(out)) if n == name)
+    call, wrongs = next((c, a) for n, c, a in _calls(dataset, scenario, str(out), live) if n == name)
     wrong = wrongs[arg][i]
     with pytest.raises(WsimError) as raised:
         call(**{arg: wrong})

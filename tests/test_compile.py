@@ -53,3 +53,30 @@ def test_the_rollout_family_adds_only_its_own_game_loop(tmp_path):
     counts = compiled_by(tmp_path, 1, "random,greedy,heuristic,rollout")
     assert "rollout.decide_rollout" in counts
     assert {f: n for f, n in counts.items() if n != 1} == {"game.play_games": 2, "loop.play_out": 2}
+
+
+def test_a_cache_numba_cannot_write_is_said_once(tmp_path, monkeypatch, capsys):
+    """W10: with NUMBA_CACHE_DIR on a read-only filesystem, `wsim compile` compiled for minutes
+    and cached nothing without a word. The first compile now says so on stderr (a terminal or
+    not), once: CompileWatch calls its on_first hook once."""
+    import numba
+
+    from wsim.cli import app
+    from wsim.run.compiling import CompileWatch, cache_problem
+
+    assert cache_problem() is None  # this run's own cache is writable
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(blocker / "cache"))  # a folder inside a file
+    assert "cannot be written" in cache_problem()
+    watch = CompileWatch(on_first=app._announce_compile)
+
+    class Compile:  # what numba's compile event carries
+        data = {"dispatcher": type("D", (), {"py_func": staticmethod(lambda: None)})}
+
+    for _ in range(3):
+        watch.on_start(Compile)
+        watch.on_end(Compile)
+    said = capsys.readouterr().err.splitlines()
+    assert said == [f"warning: the kernel cache {blocker / 'cache'} cannot be written (Not a directory): every "
+                    "run compiles the kernels again (set NUMBA_CACHE_DIR to a writable folder)"]

@@ -18,7 +18,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import last_error_line, run_cli
+from conftest import last_error_line, run_cli, tmpfs
 from wsim.dataset import folder as folder_mod
 from wsim.kernels.policy import P_COUNT
 
@@ -219,16 +219,11 @@ def test_overwrite_on_a_mount_point(tmp_path, expected):
     _, new = expected
     mnt = tmp_path / "mnt"
     mnt.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"mount refused here: {mounted.stderr.decode().strip() or 'not root'}")
-    try:
+    with tmpfs(mnt, "size=16m"):
         assert simulate(mnt, *OLD).exit_code == 0
         result = simulate(mnt, *NEW, "--overwrite")
         assert result.exit_code == 0, result.output
         assert snapshot(mnt) == new
-    finally:
-        subprocess.run(["umount", str(mnt)], check=True)
 
 
 def test_out_errors(tmp_path):

@@ -31,25 +31,37 @@ def test_pettingzoo_api_and_seed_tests(players):
 EVERY_KIND = "fixed:manneken_pis/A,halicarnassus/A,babylon/B,olympia/A"  # copy3, discard builds, 7th cards
 
 
-@pytest.mark.parametrize("players, policy, wonders", [
-    (2, "heuristic", "random"), (4, "random", "random"), (5, "greedy", "random"), (4, "heuristic", EVERY_KIND)])
-def test_policy_actions_play_the_games_simulate_plays(players, policy, wonders):
-    table = wsim.simulate(games=2, players=players, policies=policy, seed=13, threads=1, wonders=wonders).to_pylist()
-    env = wonders_v0.env(players=players, seed=13, policies=policy, wonders=wonders)
-    totals = {}
-    for game in range(2):
-        env.reset(seed=13) if game == 0 else env.reset()
+def _policy_games(env, policy: str, games: int, first_seed: int | None = None) -> tuple:
+    """(each game's totals, the decisions where the policy chose another copy than an id's
+    first) of `games` games played through the environment by policy_action."""
+    raw = env.unwrapped
+    totals, second_copies = [], 0
+    for game in range(games):
+        env.reset(seed=first_seed) if game == 0 else env.reset()
         finals = {}
         for agent in env.agent_iter():
             _, _, termination, truncation, info = env.last()
             if termination or truncation:
                 finals[agent] = info["scores"]["vp_total"]
                 env.step(None)
-            else:
-                env.step(env.unwrapped.policy_action(agent, policy))
-        totals[game] = [finals[a] for a in env.unwrapped.possible_agents]
-    for game in range(2):
-        assert totals[game] == [r["vp_total"] for r in table if r["game"] == game][:players]
+                continue
+            action = raw.policy_action(agent, policy)
+            second_copies += raw._policy_rows[action] != raw._row_of[action]
+            env.step(action)
+        totals.append([finals[a] for a in raw.possible_agents])
+    return totals, second_copies
+
+
+def _simulated(players: int, policy: str, seed: int, games: int, **settings) -> list:
+    table = wsim.simulate(games=games, players=players, policies=policy, seed=seed, threads=1, **settings).to_pylist()
+    return [[r["vp_total"] for r in table if r["game"] == game][:players] for game in range(games)]
+
+
+@pytest.mark.parametrize("players, policy, wonders", [
+    (2, "heuristic", "random"), (4, "random", "random"), (5, "greedy", "random"), (4, "heuristic", EVERY_KIND)])
+def test_policy_actions_play_the_games_simulate_plays(players, policy, wonders):
+    env = wonders_v0.env(players=players, seed=13, policies=policy, wonders=wonders)
+    assert _policy_games(env, policy, 2, first_seed=13)[0] == _simulated(players, policy, 13, 2, wonders=wonders)
 
 
 @pytest.mark.parametrize("players", range(2, 8))
@@ -58,24 +70,9 @@ def test_policy_actions_with_duplicate_cards_play_simulates_games(players):
     the second, so the hands differed afterwards and later random draws picked other cards (5
     players, seed 7: 23 of 30 games ended otherwise). The random policy picks either copy; the
     decks of 4 players and more hold duplicates, and the test says that it met some there."""
-    games, seed = 4, 7
-    table = wsim.simulate(games=games, players=players, policies="random", seed=seed, threads=1).to_pylist()
-    env = wonders_v0.env(players=players, seed=seed, policies="random")
-    raw = env.unwrapped
-    second_copies = 0
-    for game in range(games):
-        env.reset()
-        finals = {}
-        for agent in env.agent_iter():
-            _, _, termination, truncation, info = env.last()
-            if termination or truncation:
-                finals[agent] = info["scores"]["vp_total"]
-                env.step(None)
-                continue
-            action = raw.policy_action(agent, "random")
-            second_copies += raw._policy_rows[action] != raw._row_of[action]
-            env.step(action)
-        assert [finals[a] for a in raw.possible_agents] == [r["vp_total"] for r in table if r["game"] == game][:players]
+    env = wonders_v0.env(players=players, seed=7, policies="random")
+    totals, second_copies = _policy_games(env, "random", 4)  # the first reset() plays game 0 of seed 7
+    assert totals == _simulated(players, "random", 7, 4)
     assert (second_copies > 0) == (players >= 4), second_copies  # the 2- and 3-player decks hold one copy of each card
 
 

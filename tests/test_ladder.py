@@ -84,7 +84,7 @@ def test_two_player_ladder_with_labels(tmp_path, tables):
     (["--policies", "greedy,greedy"], "--policies: each policy of a ladder is listed once"),
     (["--policies", "greedy,clever"], "--policies: unknown policy 'clever'"),
     (["--policies", "greedy,random", "--policy-param", "random.coin=1"], "--policy-param: random has no parameter"),
-    (["--policies", "greedy,random", "--players", "9"], "--players: must be 2..7, got 9"),
+    (["--policies", "greedy,random", "--players", "9"], "--players: must be a whole number from 2 to 7, got 9"),
 ])
 def test_ladder_bad_input(tmp_path, args, message):
     result = run_cli("ladder", *args, "--games", "10", "--out", str(tmp_path / "x"))

@@ -6,7 +6,6 @@ report without `paired.csv`). Every report is now staged and swapped in by the o
 
 import errno
 import os
-import subprocess
 
 import pytest
 
@@ -14,7 +13,7 @@ import wsim
 from wsim.dataset import folder as folder_mod
 from wsim.errors import WsimError
 
-from conftest import last_error_line, run_cli
+from conftest import last_error_line, run_cli, tmpfs
 
 
 @pytest.fixture(scope="module")
@@ -45,48 +44,39 @@ def _fail_on_write(monkeypatch, k):
     return calls
 
 
-def test_a_balance_report_that_fails_midway_leaves_the_folder_as_it_was(tmp_path, monkeypatch, dataset):
-    """The three files of `balance`, then the commit's journal: a failure at each write in turn
-    leaves nothing in a new folder; over an old report, the old report byte for byte; and the
-    finding's case, `--baseline`'s fourth file (paired.csv) failing, leaves nothing."""
-    out = tmp_path / "report"
+def test_a_report_that_fails_at_any_write_leaves_the_folder_as_it_was(tmp_path, monkeypatch, dataset):
+    """The ladder's two files, then the commit's journal: a failure at each write in turn leaves
+    nothing in a new folder, and over an old report the old report byte for byte (the commit is
+    output_files', shared by every report). Then the finding's case: `balance --baseline`'s
+    fourth file, paired.csv, failing."""
+    out = tmp_path / "ladder"
 
-    def run(overwrite=False, baseline=None, where=out):
-        return wsim.balance(dataset, baseline=baseline, out=str(where), overwrite=overwrite)
+    def run(overwrite=False, seed=0):
+        return wsim.ladder("random,greedy", out=str(out), players=3, games=20, threads=1, seed=seed,
+                           overwrite=overwrite)
 
-    for k in range(4):
+    for k in range(3):
         _fail_on_write(monkeypatch, k)
         with pytest.raises(WsimError, match="No space left on device"):
             run()
         monkeypatch.undo()
-        assert _contents(out) == {} and not (out / folder_mod.STAGING).exists(), k
-    calls = _fail_on_write(monkeypatch, 4)
+        assert not out.exists(), k
+    calls = _fail_on_write(monkeypatch, 3)
     run()
     monkeypatch.undo()
-    assert len(calls) == 4  # three files and the journal: every write was failed once above
+    assert len(calls) == 3  # two files and the journal: every write was failed once above
     before = _contents(out)
-    assert sorted(str(p) for p in before) == ["cards.csv", "index.html", "wonders.csv"]
-    _fail_on_write(monkeypatch, 1)
-    with pytest.raises(WsimError, match="No space left on device"):
-        run(overwrite=True)
-    monkeypatch.undo()
-    assert _contents(out) == before and not (out / folder_mod.STAGING).exists()
-    _fail_on_write(monkeypatch, 3)
-    with pytest.raises(WsimError, match=r"cannot write .*paired\.csv \(No space left on device\)"):
-        run(baseline=dataset, where=tmp_path / "paired")
-    assert not (tmp_path / "paired").exists()
-
-
-def test_a_ladder_that_fails_midway_writes_nothing(tmp_path, monkeypatch):
-    out = tmp_path / "ladder"
-    for k in range(2):
+    assert sorted(str(p) for p in before) == ["ladder.csv", "ratings.csv"]
+    for k in range(3):
         _fail_on_write(monkeypatch, k)
         with pytest.raises(WsimError, match="No space left on device"):
-            wsim.ladder("random,greedy", out=str(out), players=3, games=20, threads=1)
+            run(overwrite=True, seed=1)
         monkeypatch.undo()
-        assert not out.exists()
-    wsim.ladder("random,greedy", out=str(out), players=3, games=20, threads=1)
-    assert sorted(p.name for p in out.iterdir() if p.name != ".wsim-lock") == ["ladder.csv", "ratings.csv"]
+        assert _contents(out) == before and not (out / folder_mod.STAGING).exists(), k
+    _fail_on_write(monkeypatch, 3)
+    with pytest.raises(WsimError, match=r"cannot write .*paired\.csv \(No space left on device\)"):
+        wsim.balance(dataset, baseline=dataset, out=str(tmp_path / "paired"))
+    assert not (tmp_path / "paired").exists()
 
 
 @pytest.mark.slow
@@ -106,10 +96,7 @@ def test_balance_on_a_full_disk_leaves_no_partial_report(tmp_path, dataset):
     """BAN5, on a real full filesystem (a small tmpfs; skipped where mounting is refused)."""
     mnt = tmp_path / "mnt"
     mnt.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"mount refused here: {mounted.stderr.decode().strip() or 'not root'}")
-    try:
+    with tmpfs(mnt, "size=4m"):
         report = wsim.balance(dataset, baseline=dataset)
         blocks = [-(-len(data) // 4096) * 4096 for data in report.files.values()]
         # room for every file but the last: the disk fills during the report's writes
@@ -118,5 +105,3 @@ def test_balance_on_a_full_disk_leaves_no_partial_report(tmp_path, dataset):
         result = run_cli("balance", str(dataset), "--baseline", str(dataset), "--out", str(mnt / "b"))
         assert result.exit_code == 2 and "No space left on device" in last_error_line(result)
         assert _contents(mnt / "b") == {}
-    finally:
-        subprocess.run(["umount", str(mnt)], capture_output=True)

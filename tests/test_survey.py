@@ -201,10 +201,10 @@ def _interrupted(monkeypatch, population: str, *args):
 
     real = survey_mod.write_dataset
 
-    def interrupted(req, path, *rest):
+    def interrupted(req, path, *rest, **named):
         if path.name == population:
             raise KeyboardInterrupt
-        return real(req, path, *rest)
+        return real(req, path, *rest, **named)
 
     with monkeypatch.context() as m:
         m.setattr(survey_mod, "write_dataset", interrupted)
@@ -244,6 +244,8 @@ def test_a_small_survey_its_files_and_its_resume(tmp_path, monkeypatch):
     # interrupted at the third population: whole parts kept, the folder refused to a new survey
     cut = _interrupted(monkeypatch, "few", *SMALL, "--reference", str(ref), "--out", str(tmp_path / "cut"))
     assert cut.exit_code == 130 and "--resume" in cut.stderr
+    # said once (it was twice): what is left, then the status alone on the last line
+    assert cut.stderr.count("interrupted") == 1 and cut.stderr.strip().splitlines()[-1] == "interrupted"
     assert not (tmp_path / "cut" / "survey.csv").exists()
     refused = run_cli("survey", *SMALL, "--out", str(tmp_path / "cut"))
     assert refused.exit_code == 2 and "unfinished survey" in last_error_line(refused)
@@ -316,4 +318,4 @@ def test_a_two_player_survey_its_page_and_its_refusals(tmp_path, monkeypatch):
 
 def test_players_are_checked_before_the_populations(tmp_path):
     result = run_cli("survey", "--players", "9", "--out", str(tmp_path / "r"))
-    assert result.exit_code == 2 and last_error_line(result) == "Error: --players: must be 2..7, got 9"
+    assert result.exit_code == 2 and last_error_line(result) == "Error: --players: must be a whole number from 2 to 7, got 9"

@@ -306,10 +306,48 @@ def _env_speed(players: int, games: int) -> tuple:
     return steps / seconds, games / seconds
 
 
-def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> dict:
+def _measurements(cores: int) -> int:
+    """How many measurements run_benchmarks takes (its progress counts them)."""
+    cells = (codes.MAX_PLAYERS - codes.MIN_SIMULATED_PLAYERS + 1) * len(POLICIES) * sum(1 for n in (1, 2)
+                                                                                        if n <= cores)
+    env = 2 if find_spec("pettingzoo") is not None else 0
+    # cells, time splits, rollout, reference engine, environment, trading solver, start-ups
+    return cells + len(POLICIES) + 2 + 3 + env + 1 + len(POLICIES) + 2 + 1 + 1
+
+
+class _Steps:
+    """Counts run_benchmarks' measurements for its progress: each call names the next one."""
+
+    def __init__(self, tracker):
+        self.tracker, self.started = tracker, False
+
+    def __call__(self, name: str):
+        if self.started:
+            self.tracker.advance(1)
+        self.started = True
+        self.tracker.step(name)
+
+    def end(self):
+        if self.started:
+            self.tracker.advance(1)
+
+
+def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None, progress=False) -> dict:
     """Run every measurement, print a table with `echo`, and return (and save) the results.
 
-    data: the card data file to benchmark (default: WSIM_DATA or the built-in one)."""
+    data: the card data file to benchmark (default: WSIM_DATA or the built-in one); progress:
+    True, False or a function (wsim.run.progress), counting the measurements."""
+    from wsim.run import progress as progress_mod
+
+    with progress_mod.start(progress, _measurements(available_cores()), label="bench", unit="measurements") as tracker:
+        steps = _Steps(tracker)
+        out = _benchmarks(quick, save, tracker.echo if tracker.drawn else echo, data, steps)
+        steps.end()
+    return out
+
+
+def _benchmarks(quick: bool, save: bool, echo, data: str | None, step) -> dict:
+    """run_benchmarks' measurements; step(name) before each."""
     t = tables_mod.load(data)
     games = {"random": 5_000 if quick else 50_000, "greedy": 2_000 if quick else 20_000,
              "heuristic": 2_000 if quick else 20_000}
@@ -329,6 +367,7 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
             row = {"players": players, "policy": policy}
             for threads in (1, 2):
                 if threads <= cores:
+                    step(f"{players} players, {policy}, {threads} thread{'s' if threads > 1 else ''}")
                     row[f"threads_{threads}"] = round(_games_per_second(t, players, policy, threads,
                                                                           games[policy]))
             results["games_per_second"].append(row)
@@ -338,6 +377,7 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
     echo("where a 5-player game's time goes (1 thread, microseconds per game):")
     results["time_per_game_5p"] = {}
     for policy in POLICIES:
+        step(f"where a 5-player {policy} game's time goes")
         row = next(r for r in results["games_per_second"] if r["players"] == 5 and r["policy"] == policy)
         split = _where_time_goes(t, 5, games["random"], row["threads_1"])
         split["components_us"] = parts = _component_breakdown(t, 5, policy, games[policy])
@@ -351,6 +391,7 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
     results["rollout_games_per_second_5p"] = {}
     results["rollout_playouts_per_second_5p"] = {}
     for playouts, n_games in ((16, 2 if quick else 6), (64, 1 if quick else 3)):
+        step(f"rollout, {playouts} playouts a move")
         rate = _rollout_games_per_second(t, playouts, n_games, runs=2)
         per_game = _rollout_playouts_per_game(t, playouts, n_games)
         results["rollout_games_per_second_5p"][str(playouts)] = round(rate, 2)
@@ -363,6 +404,7 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
     ref_games = 5 if quick else 40
     results["reference_games_per_second"] = {}
     for players in (3, 5, 7):
+        step(f"reference engine, {players} players")
         rate = _reference_games_per_second(t, players, ref_games)
         results["reference_games_per_second"][str(players)] = round(rate, 1)
         echo(f"  {players} players: {rate:,.1f} games/s")
@@ -374,11 +416,13 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
     if find_spec("pettingzoo") is not None:
         echo("PettingZoo environment wsim.env.wonders_v0 (random legal actions, 1 thread):")
         for players in (2, 5):
+            step(f"environment, {players} players")
             steps, rate = _env_speed(players, 3 if quick else 20)
             results["env_5p" if players == 5 else "env_2p"] = {"steps_per_second": round(steps),
                                                               "games_per_second": round(rate, 1)}
             echo(f"  {players} players: {steps:,.0f} steps/s, {rate:,.1f} games/s")
 
+    step("trading solver")
     rate = _trade_calls_per_second()
     results["trade_solver_calls_per_second"] = round(rate)
     echo(f"trading solver: {rate:,.0f} calls/s (random positions, 1 thread)")
@@ -390,6 +434,7 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
         out = str(Path(tmp, "ds"))
         results["cold_start_seconds"] = {}
         for policy in POLICIES:  # each on an empty cache: what a first run of that policy costs
+            step(f"cold start, {policy}")
             cold_env = dict(env, NUMBA_CACHE_DIR=str(Path(tmp, f"cache-{policy}")))
             cold, _ = _subprocess_seconds(
                 _wsim("simulate", "--games", "1", "--policy", policy, "--out", out, "--overwrite"), cold_env)
@@ -398,15 +443,18 @@ def run_benchmarks(quick: bool, save: bool, echo, data: str | None = None) -> di
              "family): " + ", ".join(f"{p} {s:.1f} s" for p, s in results["cold_start_seconds"].items()))
         results["first_use_seconds"] = {}
         for family in ("rollout", "profile"):  # compiled on first use only, after the games family
+            step(f"first use of the {family} family")
             seconds, _ = _subprocess_seconds(_wsim("compile", family), env)
             results["first_use_seconds"][family] = round(seconds, 1)
         echo("first use of the lazily compiled families (`wsim compile F`, games family cached): "
              + ", ".join(f"{f} {s:.1f} s" for f, s in results["first_use_seconds"].items()))
+        step("warm start")
         warm = min(_subprocess_seconds(_wsim("simulate", "--games", "1", "--policy", "heuristic", "--out", out,
                                              "--overwrite"), env)[0] for _ in range(3))
         results["warm_start_seconds"] = round(warm, 2)
         echo(f"warm start of `wsim simulate --games 1 --policy heuristic` (kernels cached), best of 3: {warm:.2f} s")
         big = 100_000 if quick else 1_000_000
+        step(f"a {big:,}-game run")
         seconds, peak = _subprocess_seconds(
             _wsim("simulate", "--games", str(big), "--players", "5", "--out", out, "--overwrite"), env)
         results["big_run"] = {"games": big, "players": 5, "seconds": round(seconds, 1),

@@ -9,6 +9,10 @@ Ratings: openskill's Plackett-Luce model, one rating per policy, updated game by
 the order listed, games in order: the result is deterministic). A policy that holds several seats
 of a game enters each seat as its own copy of its rating; its new rating is the mean of the
 copies' (so three seats of Y do not move Y three times as far).
+
+The games are played a chunk at a time (wsim.run.runner.play_chunks) and counted as they come:
+each pair's tallies, and the ratings updated with each chunk's games in that same order, so
+memory stays one chunk's whatever --games says.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import numpy as np
 
 from wsim.dataset.folder import output_files
 from wsim.kernels.layout import RES_RANK, RES_TOTAL
-from wsim.run.runner import Pacer, Runner, play_paced
+from wsim.run.runner import CLUSTER_CHUNK_GAMES, Runner, chunk_ranges, play_chunks
 from wsim.run.settings import Settings, SettingsError, apply_policy_params, check_players, parse_policies
 from wsim.analysis.stats import wilson_interval
 from wsim.tables import Tables
@@ -104,8 +108,8 @@ def _blocks(x: Entry, y: Entry, players: int, games: int, seed: int, first_game:
     return out
 
 
-def _tally(pair: PairResult, seat: int, settings: Settings, res: np.ndarray, outcomes: list | None):
-    """Add one block's games (their res rows) to X's record and to the rating outcomes."""
+def _tally(pair: PairResult, seat: int, settings: Settings, res: np.ndarray, ratings=None):
+    """Add some of a block's games (their res rows) to X's record and to the ratings."""
     players = settings.players
     totals = res[:, :players, RES_TOTAL].astype(np.int64)
     ranks = res[:, :players, RES_RANK]
@@ -113,20 +117,49 @@ def _tally(pair: PairResult, seat: int, settings: Settings, res: np.ndarray, out
     pair.wins += int((ranks[:, seat] == 1).sum())
     pair.points += int(totals[:, seat].sum())
     pair.margin += int((totals[:, seat] - np.delete(totals, seat, axis=1).max(axis=1)).sum())
-    if outcomes is not None:
-        outcomes.extend((settings.labels, tuple(int(r) for r in ranks[g])) for g in range(len(res)))
+    if ratings is not None:
+        for g in range(len(res)):
+            ratings.rate(settings.labels, tuple(int(r) for r in ranks[g]))
 
 
 def play_pair(tables: Tables, x: Entry, y: Entry, players: int, games: int, seed: int, first_game: int = 0,
-              outcomes: list | None = None, on_progress=None) -> PairResult:
+              ratings=None, on_progress=None) -> PairResult:
     """X's record in games first_game .. first_game + games - 1 of `seed`, one seat of X against
-    players - 1 seats of Y, X at seat k for the k-th of `players` equal blocks. outcomes, when
-    given, receives (labels by player seat, ranks by player seat) of every game."""
+    players - 1 seats of Y, X at seat k for the k-th of `players` equal blocks, played a chunk at
+    a time. ratings, when given (a Ratings), is updated with every game, in order."""
     pair = PairResult(x.label, y.label, players)
     for seat, settings, first, count in _blocks(x, y, players, games, seed, first_game):
-        res = play_paced(Runner(tables, settings), Pacer(), first, count, on_progress).res
-        _tally(pair, seat, settings, res, outcomes)
+        for _, res in play_chunks(Runner(tables, settings), first, count, on_progress):
+            _tally(pair, seat, settings, res, ratings)
     return pair
+
+
+class Ratings:
+    """openskill's Plackett-Luce ratings of the listed policies, updated a game at a time
+    (module docstring)."""
+
+    def __init__(self, entries: list):
+        from openskill.models import PlackettLuce
+
+        self.model = PlackettLuce()
+        start = self.model.rating()
+        self.entries = entries
+        self.rating = {e.label: (start.mu, start.sigma) for e in entries}
+
+    def rate(self, labels: tuple, ranks: tuple):
+        """One game: the label and rank of each player seat."""
+        model, rating = self.model, self.rating
+        teams = [[model.rating(mu=rating[lab][0], sigma=rating[lab][1])] for lab in labels]
+        new = model.rate(teams, ranks=list(ranks))
+        copies: dict = {}
+        for lab, team in zip(labels, new):
+            copies.setdefault(lab, []).append(team[0])
+        for lab, got in copies.items():
+            rating[lab] = (sum(r.mu for r in got) / len(got), sum(r.sigma for r in got) / len(got))
+
+    def table(self) -> list:
+        """(label, rating, rating_sd) per policy, in the order listed."""
+        return [(e.label, self.rating[e.label][0], self.rating[e.label][1]) for e in self.entries]
 
 
 class Ladder:
@@ -139,47 +172,70 @@ class Ladder:
         self.games = games
         self.seed = seed
         self.results: list = []
-        self.outcomes: list = []  # per game: (labels by player seat, ranks by player seat)
+        self._ratings = None  # Ratings, made when the games start (openskill is imported then)
 
     def pairs(self) -> list:
         """The ordered pairs (X, Y), in the order they are played and tallied."""
         return [(x, y) for x in self.entries for y in self.entries if x is not y]
 
-    def run(self, on_progress=None, cluster=None, threads: int | None = None):
-        """Play every ordered pair, here or as tasks on a Dask `cluster` (wsim.run.cluster); fills
-        results (one PairResult per pair) and outcomes, in the same order either way."""
-        if cluster is None:
-            for x, y in self.pairs():
-                self.results.append(play_pair(self.tables, x, y, self.players, self.games, self.seed,
-                                              outcomes=self.outcomes, on_progress=on_progress))
+    def run(self, on_progress=None, cluster=None, threads: int | None = None, tracker=None):
+        """Play every ordered pair, here or as tasks on a Dask `cluster` (wsim.run.cluster), a
+        chunk at a time; fills results (one PairResult per pair) and the ratings, in the same
+        order either way. tracker (wsim.run.progress) shows the pair in play and counts games."""
+        self._ratings = Ratings(self.entries)
+        pairs = self.pairs()
+
+        def played(count: int):
+            if on_progress is not None:
+                on_progress(count)
+            if tracker is not None:
+                tracker.advance(count)
+
+        def step(k: int):
+            if tracker is not None:
+                x, y = pairs[k]
+                tracker.step(f"pair {k + 1} of {len(pairs)}: {x.label} against {y.label}")
+
+        if cluster is not None:
+            self._run_on(cluster, threads or 1, played, step)
             return
+        for k, (x, y) in enumerate(pairs):
+            step(k)
+            self.results.append(play_pair(self.tables, x, y, self.players, self.games, self.seed,
+                                          ratings=self._ratings, on_progress=played))
+
+    def _run_on(self, cluster, threads: int, played, step):
+        """run() on a Dask cluster: the blocks of every pair in ranges of CLUSTER_CHUNK_GAMES games
+        at most, sent in batches of that many games (enough tasks to share among the workers,
+        the res rows of one batch in memory), tallied in the order run() plays them here."""
         from wsim.run.cluster import play_ranges
 
-        blocks = [(x, y, _blocks(x, y, self.players, self.games, self.seed)) for x, y in self.pairs()]
-        ranges = [(settings, first, count) for _, _, bs in blocks for _, settings, first, count in bs]
-        results = iter(play_ranges(cluster, self.tables.raw, ranges, threads or 1, on_progress))
-        for x, y, bs in blocks:
-            pair = PairResult(x.label, y.label, self.players)
-            for seat, settings, _, _ in bs:
-                _tally(pair, seat, settings, next(results), self.outcomes)
-            self.results.append(pair)
+        pairs = self.pairs()
+        pieces = [(k, seat, settings, at, n) for k, (x, y) in enumerate(pairs)
+                  for seat, settings, first, count in _blocks(x, y, self.players, self.games, self.seed)
+                  for at, n in chunk_ranges(first, count, CLUSTER_CHUNK_GAMES)]
+        results = [PairResult(x.label, y.label, self.players) for x, y in pairs]
+        batch: list = []
+
+        def flush():
+            step(batch[0][0])
+            ranges = [(settings, at, n) for _, _, settings, at, n in batch]
+            for (k, seat, settings, _, _), res in zip(batch, play_ranges(cluster, self.tables.raw, ranges, threads,
+                                                                          played)):
+                _tally(results[k], seat, settings, res, self._ratings)
+            batch.clear()
+
+        for piece in pieces:
+            if batch and sum(p[4] for p in batch) + piece[4] > CLUSTER_CHUNK_GAMES:
+                flush()
+            batch.append(piece)
+        if batch:
+            flush()
+        self.results.extend(results)
 
     def ratings(self) -> list:
-        """(label, rating, rating_sd) per policy, openskill Plackett-Luce over every game."""
-        from openskill.models import PlackettLuce
-
-        model = PlackettLuce()
-        start = model.rating()
-        rating = {e.label: (start.mu, start.sigma) for e in self.entries}
-        for labels, ranks in self.outcomes:
-            teams = [[model.rating(mu=rating[lab][0], sigma=rating[lab][1])] for lab in labels]
-            new = model.rate(teams, ranks=list(ranks))
-            copies: dict = {}
-            for lab, team in zip(labels, new):
-                copies.setdefault(lab, []).append(team[0])
-            for lab, got in copies.items():
-                rating[lab] = (sum(r.mu for r in got) / len(got), sum(r.sigma for r in got) / len(got))
-        return [(e.label, rating[e.label][0], rating[e.label][1]) for e in self.entries]
+        """(label, rating, rating_sd) per policy, openskill Plackett-Luce over every game played."""
+        return (self._ratings or Ratings(self.entries)).table()
 
 
 def csv_text(columns: tuple, rows: list) -> str:
@@ -192,23 +248,26 @@ def csv_text(columns: tuple, rows: list) -> str:
 
 
 def run_ladder(tables: Tables, entries: list, players: int, games: int, seed: int, out: Path, overwrite: bool,
-               on_progress=None, dask: str | None = None, threads: int | None = None) -> tuple:
+               on_progress=None, dask: str | None = None, threads: int | None = None, progress=False) -> tuple:
     """Play the ladder (on a Dask cluster with `dask`: wsim.run.cluster), write DIR/ladder.csv and
     DIR/ratings.csv; returns their texts. DIR is held from its check, before any game, to the
-    commit."""
+    commit. progress: True, False or a function (wsim.run.progress)."""
+    from wsim.run import progress as progress_mod
+
     check_players(players)
     with output_files(out, owns, overwrite, "ladder") as commit:
         ladder = Ladder(tables, entries, players, games, seed)
-        if dask is None:
-            ladder.run(on_progress)
-        else:
-            from wsim.run.cluster import connect
+        with progress_mod.start(progress, games * len(ladder.pairs()), label="ladder") as tracker:
+            if dask is None:
+                ladder.run(on_progress, tracker=tracker)
+            else:
+                from wsim.run.cluster import connect
 
-            cluster = connect(dask, threads or 1)
-            try:
-                ladder.run(on_progress, cluster, threads)
-            finally:
-                cluster.close()
+                cluster = connect(dask, threads or 1)
+                try:
+                    ladder.run(on_progress, cluster, threads, tracker)
+                finally:
+                    cluster.close()
         ladder_text = csv_text(LADDER_COLUMNS, [r.row() for r in ladder.results])
         ratings_text = csv_text(RATINGS_COLUMNS, [{"policy": lab, "rating": round(mu, 3), "rating_sd": round(sd, 3)}
                                                   for lab, mu, sd in ladder.ratings()])

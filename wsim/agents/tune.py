@@ -41,7 +41,7 @@ from wsim.errors import WsimError
 from wsim.kernels.heuristic import HEURISTIC_KEYS
 from wsim.agents.ladder import Entry, play_pair, table
 from wsim.agents.mechanics import shortfall, usage
-from wsim.run.runner import Pacer, Runner, play_paced
+from wsim.run.runner import Runner, play_chunks
 from wsim.tables import Tables
 from wsim.agents.weights import DATA_DIR, FORMAT, HANDSET_FILE, MAX_WEIGHT, default_params, read_weights
 
@@ -63,24 +63,36 @@ def _entry(label: str, x) -> Entry:
 
 
 def self_play_shortfall(tables: Tables, candidate: Entry, players: int, games: int, seed: int,
-                        first_game: int) -> float:
-    """wsim.agents.mechanics.shortfall of `games` games with the candidate at every seat."""
+                        first_game: int, on_progress=None) -> float:
+    """wsim.agents.mechanics.shortfall of `games` games with the candidate at every seat (the
+    mechanics' counts summed chunk by chunk: memory stays one chunk's)."""
     settings = table([candidate] * players, seed, first_game + games)
-    res = play_paced(Runner(tables, settings), Pacer(), first_game, games).res
-    return shortfall(usage(tables, res, players))
+    counts: dict = {}
+    for _, res in play_chunks(Runner(tables, settings), first_game, games, on_progress):
+        for name, (used, seats) in usage(tables, res, players).items():
+            was = counts.get(name, (0, 0))
+            counts[name] = (was[0] + used, was[1] + seats)
+    return shortfall(counts)
 
 
 def fitness(tables: Tables, candidate: Entry, pool: list, players: int, games: int, seed: int,
-            first_game: int) -> tuple:
+            first_game: int, on_progress=None) -> tuple:
     """(fitness, self-play shortfall): the mean win share over the pool (one seat of the
     candidate against the rest of an opponent's), plus the mean points margin / 1,000, minus
     VARIETY_WEIGHT times the shortfall."""
     total = 0.0
     for opponent in pool:
-        r = play_pair(tables, candidate, opponent, players, games, seed, first_game)
+        r = play_pair(tables, candidate, opponent, players, games, seed, first_game, on_progress=on_progress)
         total += r.wins / r.games + r.margin / r.games / 1000
-    short = self_play_shortfall(tables, candidate, players, games, seed, first_game)
+    short = self_play_shortfall(tables, candidate, players, games, seed, first_game, on_progress)
     return total / len(pool) - VARIETY_WEIGHT * short, short
+
+
+def search_games(generations: int, population: int, games: int) -> int:
+    """The games a search plays: each candidate plays the pool (5 opponents, 6 from the second
+    generation on: the previous mean joins) and its self-play, `games` games each."""
+    fixed = len(SPECIALISTS) + 2
+    return population * games * ((fixed + 1) + (fixed + 2) * (generations - 1))
 
 
 def base_pool() -> list:
@@ -171,8 +183,18 @@ def _commit(fd: int, tmp: Path, target: Path, data: bytes, overwrite: bool):
 
 
 def tune(tables: Tables, players: int, generations: int, population: int, games: int, seed: int,
-         on_generation=None) -> dict:
-    """Run the search; returns the weights document (see the module docstring)."""
+         on_generation=None, progress=False) -> dict:
+    """Run the search; returns the weights document (see the module docstring). progress: True,
+    False or a function (wsim.run.progress), over the games of the whole search."""
+    from wsim.run import progress as progress_mod
+
+    with progress_mod.start(progress, search_games(generations, population, games), label="tune") as tracker:
+        return _search(tables, players, generations, population, games, seed, on_generation, tracker)
+
+
+def _search(tables: Tables, players: int, generations: int, population: int, games: int, seed: int,
+            on_generation, tracker) -> dict:
+    """tune()'s search, its games counted by `tracker`."""
     with warnings.catch_warnings():  # cma warns at import when matplotlib is absent: plots are not used
         warnings.simplefilter("ignore")
         import cma
@@ -189,13 +211,19 @@ def tune(tables: Tables, players: int, generations: int, population: int, games:
     for generation in range(generations):
         xs = es.ask()
         first = generation * games
-        results = [fitness(tables, _entry("candidate", x), pool, players, games, seed, first) for x in xs]
+        results = []
+        for i, x in enumerate(xs):
+            tracker.step(f"generation {generation + 1} of {generations}: candidate {i + 1} of {len(xs)}")
+            results.append(fitness(tables, _entry("candidate", x), pool, players, games, seed, first,
+                                   tracker.advance))
         scores = [f for f, _ in results]
         es.tell(xs, [-f for f in scores])  # cma minimises
         best = int(np.argmax(scores))
         log.append({"generation": generation, "best": round(scores[best], 4),
                     "mean": round(float(np.mean(scores)), 4), "shortfall": round(results[best][1], 4)})
         pool = fixed + [_entry("previous", es.result.xfavorite)]
+        tracker.note(f"  generation {generation + 1} of {generations}: best {log[-1]['best']:.3f}, "
+                     f"mean {log[-1]['mean']:.3f}")
         if on_generation:
             on_generation(log[-1])
     # the distribution's mean, not the luckiest candidate: the estimate least fitted to noise

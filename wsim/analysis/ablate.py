@@ -58,11 +58,7 @@ class _Dealt:
         self.t, self.settings = t, settings
         self.stages = {int(t.stage_entity(b, s, k)): (b, s) for b in range(t.n_boards) for s in (0, 1)
                        for k in range(t.board_stages[b, s])}
-        pool = [b for b in range(t.n_boards) if not t.board_promo[b] or settings.promo_in_pool()]
-        self.sides: dict = {}  # board -> the sides (0 A, 1 B) a city may get it with
-        for board, side in zip(*settings.board_spec(t)):
-            for b in ([board] if board >= 0 else pool):
-                self.sides.setdefault(b, set()).update([side] if side >= 0 else [0, 1])
+        self.sides = settings.boards_in_play(t)  # board -> the sides (0 A, 1 B) a city may get it with
 
     def __contains__(self, e: int) -> bool:
         if e < self.t.n_cards:
@@ -93,7 +89,7 @@ def precheck(out: Path, overwrite: bool):
     precheck_output(out, overwrite, "report")
 
 
-def run_ablate(base: Tables, edited: Tables, settings: Settings, out: Path, overwrite: bool, progress: bool,
+def run_ablate(base: Tables, edited: Tables, settings: Settings, out: Path, overwrite: bool, progress,
                on_run=None, dask: str | None = None, threads: int | None = None) -> tuple:
     """Play the two runs and write the report; returns (Report, [Result of each run]).
     on_run(name, result) is called after each run; dask and threads as for `wsim simulate`."""
@@ -110,7 +106,7 @@ def run_ablate(base: Tables, edited: Tables, settings: Settings, out: Path, over
             cluster.close()
 
 
-def _run(base: Tables, edited: Tables, settings: Settings, out: Path, overwrite: bool, progress: bool, on_run,
+def _run(base: Tables, edited: Tables, settings: Settings, out: Path, overwrite: bool, progress, on_run,
          cluster, threads: int | None) -> tuple:
     """run_ablate in its folder, on `cluster` if one is given."""
     with OutputFolder(out, owns=owns) as folder:
@@ -120,7 +116,8 @@ def _run(base: Tables, edited: Tables, settings: Settings, out: Path, overwrite:
             staged = folder.target / DATA
             results = []
             for name, t in zip(RUNS, (base, edited)):
-                result = write_dataset(Request(t, settings, "new", threads=threads), staged / name, progress, cluster)
+                result = write_dataset(Request(t, settings, "new", threads=threads), staged / name, progress, cluster,
+                                       label=name)
                 results.append(result)
                 if on_run is not None:
                     on_run(name, result)

@@ -3,8 +3,9 @@ wonder side's win rate is within a tolerance of the fair share, at every player 
 
 The search (docs/rebalance.md):
 1. measure: N games of every player count with the current data, and the same N games (the same
-   deals: an edit never changes them) with each lever one unit up; a side's paired difference in
-   win rate per lever is a column of the linear model J;
+   deals: an edit never changes them) with each lever LEVER_STEP units up (down where up would
+   leave the field's bounds, FIELD_BOUNDS); a side's paired difference in win rate per unit of
+   the lever is a column of the linear model J;
 2. solve: the integer edits t (per lever, relative to the input file) that make, in order, the
    fewest edited numbers and the least total change, such that the model's rates
    r + J (t - t_now) are within MARGIN x ACCEPT x tolerance of the fair share for every side and player
@@ -15,8 +16,14 @@ The search (docs/rebalance.md):
 4. held out: the best data of the path (the fewest and least edits within ACCEPT x tolerance,
    else the least excess beyond it) against the input, paired, on a seed no step used
    (HELD_OUT_SEED_OFFSET from --seed), with enough games that every side's 95% half-width is at
-   most half the tolerance; its rates decide `solved`.
+   most half the tolerance (at most --max-games: a tolerance that would need more is refused
+   before anything is played); its rates decide `solved`.
 Every game comes from (seed, game), so the result depends on --seed only, not on threads.
+
+Every run is played a chunk at a time (wsim.run.runner.play_chunks) and only tallies are kept:
+each side's seats and wins, and, for the run the next levers are paired with, one bit per seat
+(its wins), so memory is one chunk's arrays plus those bits (games x seats / 8 bytes), and a
+signal ends the search within a kernel call (about half a second).
 """
 
 from __future__ import annotations
@@ -37,22 +44,30 @@ from wsim.analysis.edits import apply_edits, edited_text
 from wsim.analysis.populations import NAME, PopulationError, build_populations
 from wsim.analysis.significance import bh_q, normal_test_p
 from wsim.analysis.stats import Z95, wilson_interval
-from wsim.errors import WsimError, brief
+from wsim.errors import WsimError, brief, flag, one_of, option, real_number, whole_number
+from wsim.errors import text as text_value
 from wsim.kernels.layout import RES_BOARD, RES_RANK, RES_SIDE
-from wsim.run.settings import MAX_GAMES, MAX_SEED, Settings, check_players
+from wsim.run.settings import MAX_SEED, REBALANCE_MAX_GAMES, Settings, check_players
 from wsim.tables import Tables
 
 ACCEPT = 0.85  # the search stops at this share of the tolerance: the held-out run has room for its noise
 MARGIN = 0.75  # the model is asked for this share of that: the verification has room for its own
 SIGNIFICANT = 3.0  # a lever's measured effect on a side enters the model beyond this many standard errors
 LEVER_STEP = 2  # a lever is measured this many units up (a larger signal), its effect taken per unit
+# the bounds of a stage's or a card's numbers in a data file (the field checks of wsim/tables.py):
+# a lever is measured downwards where LEVER_STEP up would leave them, and no edit leaves them
+FIELD_BOUNDS = {"points": (0, 20), "coins": (0, 20)}
 # the defaults of the options (docs/rebalance.md says how they were chosen)
 DEFAULT_TOLERANCE = 0.04
 DEFAULT_MAX_EDITS = 6
 DEFAULT_MAX_CHANGE = 3
 DEFAULT_MAX_STEPS = 4
+DEFAULT_MAX_GAMES = 10**7  # the held-out run's games at most (--max-games)
+MIN_TOLERANCE = 1e-4  # below it no held-out run within REBALANCE_MAX_GAMES could resolve a side
 HELD_OUT_SEED_OFFSET = 1_000_003  # the held-out run's seed: --seed plus this (steps use --seed + step)
 MAX_STEPS = 1_000
+MAX_EDITS = 1_000
+MAX_CHANGE = 99
 LEVER_KINDS = ("stages", "cards", "both")
 FIELD_CHOICES = ("points", "coins", "both")
 REPORT_FILES = ("edits.txt", "cards.yaml", "result.csv", "path.csv", "path_rates.csv", "index.html")
@@ -90,8 +105,8 @@ class Lever:
 
 def parse_levers(text: str, fields: str, t: Tables, manneken_pis: bool) -> list:
     """The levers of --levers stages|cards|both[:WONDER|CARD,...] and --fields."""
-    if fields not in FIELD_CHOICES:
-        raise RebalanceError(f"--fields: one of {', '.join(FIELD_CHOICES)}, got {brief(fields)}")
+    fields = one_of(fields, "fields", FIELD_CHOICES, RebalanceError)
+    text = text_value(text, "levers", "stages, cards or both, optionally :WONDER,... or :CARD,...", RebalanceError)
     kind, colon, names = text.partition(":")
     kind = kind.strip()
     if kind not in LEVER_KINDS:
@@ -164,22 +179,33 @@ class Plan:
     max_edits: int
     max_change: int
     max_steps: int
+    max_games: int = DEFAULT_MAX_GAMES
+    held_games: int = 0  # the held-out run's games as expected before play (expected_held_out_games)
 
 
 def plan(t: Tables, players: list, population: str, policy_params: tuple, *, games: int, seed: int,
-         tolerance: float, max_edits: int, max_change: int, max_steps: int, manneken_pis: bool) -> Plan:
-    """The checked settings of a rebalance (RebalanceError / PopulationError on a bad option)."""
+         tolerance: float, max_edits: int, max_change: int, max_steps: int, manneken_pis: bool,
+         max_games: int = DEFAULT_MAX_GAMES) -> Plan:
+    """The checked settings of a rebalance (RebalanceError / PopulationError on a bad option),
+    every refusal before any game: a held-out run that would need more than max_games games
+    included."""
     if not players or len(set(players)) != len(players):
-        raise RebalanceError(f"--players: distinct player counts, e.g. 4 or 3,4,5, got {brief(players)}")
+        raise RebalanceError(f"{option('players')}: distinct player counts, e.g. 4 or 3,4,5, got {brief(players)}")
     for p in players:
         check_players(p)
-    if not (isinstance(tolerance, (int, float)) and 0 < tolerance < 0.5):
-        raise RebalanceError(f"--tolerance: a win-rate distance between 0 and 0.5, e.g. 0.03, got {brief(tolerance)}")
-    for option, value, lo, hi in (("--games", games, 1, MAX_GAMES), ("--seed", seed, 0, MAX_SEED),
-                                  ("--max-edits", max_edits, 1, 1000), ("--max-change", max_change, 1, 99),
-                                  ("--max-steps", max_steps, 1, MAX_STEPS)):
-        if type(value) is not int or not lo <= value <= hi:
-            raise RebalanceError(f"{option}: a whole number from {lo:,} to {hi:,}, got {brief(value)}")
+    tolerance = real_number(tolerance, "tolerance", MIN_TOLERANCE, 0.5, RebalanceError)
+    max_games = whole_number(max_games, "max_games", *REBALANCE_MAX_GAMES, RebalanceError)
+    games = whole_number(games, "games", 1, REBALANCE_MAX_GAMES[1], RebalanceError)
+    if games > max_games:
+        raise RebalanceError(f"{option('games')}: {games:,} games a measurement, more than {option('max_games')} "
+                             f"({max_games:,}) allows; give a larger {option('max_games')} (at most "
+                             f"{REBALANCE_MAX_GAMES[1]:,})")
+    seed = whole_number(seed, "seed", 0, MAX_SEED, RebalanceError)
+    max_edits = whole_number(max_edits, "max_edits", 1, MAX_EDITS, RebalanceError)
+    max_change = whole_number(max_change, "max_change", 1, MAX_CHANGE, RebalanceError)
+    max_steps = whole_number(max_steps, "max_steps", 1, MAX_STEPS, RebalanceError)
+    flag(manneken_pis, "manneken_pis", RebalanceError)
+    population = text_value(population, "population", "[NAME=]POLICIES (as --policies takes them)", PopulationError)
     name, eq, spec = population.partition("=")
     if not eq:
         name, spec = "population", population
@@ -193,28 +219,58 @@ def plan(t: Tables, players: list, population: str, policy_params: tuple, *, gam
                                    wonders="random", sides="random", manneken_pis=manneken_pis,
                                    chunk_size=min(games, 100_000))
         settings[p] = pop.settings
-    return Plan(name, settings, games, seed, tolerance, max_edits, max_change, max_steps)
+    boards = sum(1 for b in range(t.n_boards) if manneken_pis or not t.board_promo[b])
+    planned = Plan(name, settings, games, seed, tolerance, max_edits, max_change, max_steps, max_games)
+    held = expected_held_out_games(planned, boards)
+    if held > max_games:
+        raise RebalanceError(f"{option('tolerance')} {tolerance:g}: the held-out run would need about {held:,} games "
+                             f"(every side's 95% interval at most half the tolerance wide), more than "
+                             f"{option('max_games')} ({max_games:,}) allows; give a larger {option('tolerance')} or "
+                             f"{option('max_games')} (at most {REBALANCE_MAX_GAMES[1]:,})")
+    return dataclasses.replace(planned, held_games=held)
+
+
+def expected_held_out_games(plan_: Plan, boards: int) -> int:
+    """The held-out run's games as known before any play: at least N, and enough that every
+    side's 95% half-width is at most half the tolerance at a rate of 1/2, each side holding its
+    expected share of the seats (boards and sides are dealt uniformly: P seats over `boards`
+    boards of two sides). The run itself takes the shares the step-0 run measured
+    (held_out_games: within a few percent of these at the default N), never more than
+    --max-games."""
+    seats = (2 * Z95 / plan_.tolerance) ** 2 * 0.25
+    need = plan_.games
+    for p in plan_.settings:
+        need = max(need, math.ceil(seats * 2 * boards / p))
+    return need
 
 
 class Games:
-    """Plays a plan's runs, here or on a Dask cluster: the res rows of N games of data `t`."""
+    """Plays a plan's runs, here or on a Dask cluster, a chunk at a time (module docstring); every
+    game played is counted, and shown by `tracker` (wsim.run.progress) when one is given."""
 
-    def __init__(self, cluster=None, threads: int | None = None):
-        self.cluster, self.threads = cluster, threads
+    def __init__(self, cluster=None, threads: int | None = None, tracker=None):
+        self.cluster, self.threads, self.tracker = cluster, threads, tracker
         self.games = 0  # played so far
 
-    def play(self, t: Tables, settings: Settings) -> np.ndarray:
-        """res[games, cities, RES_COUNT] of games 0..settings.games-1 of `settings` with data t."""
+    def _played(self, count: int):
+        self.games += count
+        if self.tracker is not None:
+            self.tracker.advance(count)
+
+    def chunks(self, t: Tables, settings: Settings):
+        """Yield the res rows of games 0..settings.games-1 of `settings` with data t, in game order,
+        a chunk at a time (wsim.run.runner.CHUNK_GAMES; CLUSTER_CHUNK_GAMES on a cluster)."""
+        from wsim.run import runner
+
         if self.cluster is None:
-            from wsim.run.runner import Runner
+            for _, res in runner.play_chunks(runner.Runner(t, settings), 0, settings.games, self._played):
+                yield res
+            return
+        from wsim.run.cluster import play_ranges
 
-            res = Runner(t, settings).play(0, settings.games).res
-        else:
-            from wsim.run.cluster import play_ranges
-
-            (res,) = play_ranges(self.cluster, t.raw, [(settings, 0, settings.games)], self.threads or 1)
-        self.games += settings.games
-        return res
+        for at, count in runner.chunk_ranges(0, settings.games, runner.CLUSTER_CHUNK_GAMES):
+            (res,) = play_ranges(self.cluster, t.raw, [(settings, at, count)], self.threads or 1, self._played)
+            yield res
 
 
 # ---------------------------------------------------------------------------------------------
@@ -222,44 +278,102 @@ class Games:
 
 @dataclass
 class Rates:
-    """Per side (players, board, side): seats and wins of one run, and the fair share."""
+    """Per side (players, board, side): the seats and wins of one run, and each player count's
+    fair share; `bits` keeps, for the run the levers are paired with, every seat's win (one bit
+    a seat, chunk by chunk, in game and seat order)."""
 
-    wins: dict = field(default_factory=dict)  # key -> per-seat win indicators (bool array), game order
+    seats: dict = field(default_factory=dict)  # key -> seats
+    wins: dict = field(default_factory=dict)  # key -> wins
     fair: dict = field(default_factory=dict)  # players -> the run's mean win rate per seat
+    bits: dict = field(default_factory=dict)  # players -> [np.packbits of each chunk's per-seat wins]
 
     def rate(self, key) -> float:
-        w = self.wins[key]
-        return float(w.mean()) if len(w) else math.nan
+        n = self.seats.get(key, 0)
+        return self.wins[key] / n if n else math.nan
 
     def deviation(self) -> float:
         """The largest |rate - fair share| over the sides."""
-        return max(abs(self.rate(k) - self.fair[k[0]]) for k in self.wins if len(self.wins[k]))
+        return max(abs(self.rate(k) - self.fair[k[0]]) for k in self.seats if self.seats[k])
 
     def excess(self, tolerance: float) -> float:
         """The sides' deviations beyond the tolerance, summed."""
-        return sum(max(0.0, abs(self.rate(k) - self.fair[k[0]]) - tolerance) for k in self.wins if len(self.wins[k]))
+        return sum(max(0.0, abs(self.rate(k) - self.fair[k[0]]) - tolerance) for k in self.seats if self.seats[k])
 
 
-def rates_of(players: int, res: np.ndarray, into: Rates):
-    """Add one player count's run (res rows) to `into`: each side's win indicators, by game and seat."""
-    seats = codes.FC_PLAYERS if players == codes.FC_PLAYERS else res.shape[1]  # not the Free City's
-    board = res[:, :seats, RES_BOARD].ravel()
-    side = res[:, :seats, RES_SIDE].ravel()
-    win = res[:, :seats, RES_RANK].ravel() == 1
-    into.fair[players] = float(win.mean())
-    for b in np.unique(board):
-        for s in (0, 1):
-            mask = (board == b) & (side == s)
-            if mask.any():
-                into.wins[(players, int(b), s)] = win[mask]
+def seats_of(players: int, res: np.ndarray) -> tuple:
+    """(side index board * 2 + side, win) of every player seat of `res`, in game and seat order
+    (the Free City's seat left out)."""
+    seats = codes.FC_PLAYERS if players == codes.FC_PLAYERS else res.shape[1]
+    board = res[:, :seats, RES_BOARD].ravel().astype(np.int64)
+    side = res[:, :seats, RES_SIDE].ravel().astype(np.int64)
+    return board * 2 + side, res[:, :seats, RES_RANK].ravel() == 1
 
 
-def measure(games: Games, t: Tables, plan_: Plan, seed: int) -> Rates:
-    """Every player count's N games (seed `seed`) with data t."""
+class _Tally:
+    """One player count's run, counted chunk by chunk: seats and wins per side index."""
+
+    def __init__(self, players: int, t: Tables, keep_bits: bool = False):
+        self.players, self.size = players, 2 * t.n_boards
+        self.seats = np.zeros(self.size, dtype=np.int64)
+        self.wins = np.zeros(self.size, dtype=np.int64)
+        self.bits = [] if keep_bits else None
+
+    def add(self, index: np.ndarray, win: np.ndarray):
+        self.seats += np.bincount(index, minlength=self.size)
+        self.wins += np.bincount(index[win], minlength=self.size)
+        if self.bits is not None:
+            self.bits.append(np.packbits(win))
+
+    def into(self, out: Rates):
+        """Add the counts to `out`, sides in board then side order (as the report lists them)."""
+        for k in np.flatnonzero(self.seats):
+            key = (self.players, int(k) // 2, int(k) % 2)
+            out.seats[key], out.wins[key] = int(self.seats[k]), int(self.wins[k])
+        out.fair[self.players] = float(self.wins.sum() / self.seats.sum())
+        if self.bits is not None:
+            out.bits[self.players] = self.bits
+
+
+def measure(games: Games, t: Tables, plan_: Plan, seed: int, keep_bits: bool = False) -> Rates:
+    """Every player count's N games (seed `seed`) with data t; keep_bits: keep every seat's win,
+    for the levers' measurements paired with this run (lever_sums)."""
     out = Rates()
     for p, settings in plan_.settings.items():
-        rates_of(p, games.play(t, dataclasses.replace(settings, seed=seed, games=plan_.games)), out)
+        tally = _Tally(p, t, keep_bits)
+        for res in games.chunks(t, dataclasses.replace(settings, seed=seed, games=plan_.games)):
+            tally.add(*seats_of(p, res))
+        tally.into(out)
     return out
+
+
+def lever_sums(games: Games, t: Tables, plan_: Plan, seed: int, now: Rates) -> dict:
+    """key -> (sum of d, sum of d²) over the seats of each side, d = a seat's win with data t minus
+    its win in `now` (the same games: the same seats, in the same order; now kept its bits)."""
+    out = {}
+    for p, settings in plan_.settings.items():
+        size = 2 * t.n_boards
+        first, second = np.zeros(size), np.zeros(size)
+        runs = games.chunks(t, dataclasses.replace(settings, seed=seed, games=plan_.games))
+        for res, bits in zip(runs, now.bits[p], strict=True):
+            index, win = seats_of(p, res)
+            d = win.astype(np.int64) - np.unpackbits(bits, count=len(win))
+            first += np.bincount(index, weights=d, minlength=size)
+            second += np.bincount(index, weights=np.abs(d), minlength=size)
+        for k in range(size):
+            key = (p, k // 2, k % 2)
+            if key in now.seats:
+                out[key] = (int(first[k]), int(second[k]))
+    return out
+
+
+def paired_mean_se(n: int, first: int, second: int) -> tuple:
+    """(mean, standard error of the mean) of n paired differences d in {-1, 0, 1} from their
+    sum and sum of squares (the sample standard deviation, ddof 1; 0 below two seats)."""
+    mean = first / n
+    if n < 2:
+        return mean, 0.0
+    squares = max(0.0, second - first * first / n)  # the sum of (d - mean)², never below 0 by rounding
+    return mean, math.sqrt(squares / (n - 1)) / math.sqrt(n)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -304,24 +418,36 @@ def data_for(base: Tables, levers: list, changes: dict) -> Tables:
     return apply_edits(base, edits) if edits else base
 
 
+def lever_move(lever: Lever, change: int) -> int:
+    """The change a lever is measured with, from its current `change`: LEVER_STEP up, or down
+    where up would leave the field's bounds (FIELD_BOUNDS: a stage worth 19 points cannot be
+    measured at 21); the bounds are at least 2 * LEVER_STEP apart, so one of the two fits."""
+    hi = FIELD_BOUNDS[lever.field][1]
+    return LEVER_STEP if lever.value + change + LEVER_STEP <= hi else -LEVER_STEP
+
+
 def _jacobian(games: Games, base: Tables, levers: list, changes: dict, now: Rates, plan_: Plan, seed: int,
               keys: list, on_lever=None) -> np.ndarray:
-    """J[side, lever]: each side's paired rate difference per unit when the lever goes LEVER_STEP
-    units up, kept only where it is significant (at least SIGNIFICANT standard errors of the
-    paired differences): a lever moves its own side's rate, and its faint effects on the others,
-    measured on a finite number of games, would be noise the solver could exploit."""
+    """J[side, lever]: each side's paired rate difference per unit when the lever moves
+    LEVER_STEP units (lever_move), kept only where it is significant (at least SIGNIFICANT
+    standard errors of the paired differences): a lever moves its own side's rate, and its faint
+    effects on the others, measured on a finite number of games, would be noise the solver
+    could exploit. on_lever(j, n, done) before (done False) and after lever j (1-based) of n is
+    measured."""
     out = np.zeros((len(keys), len(levers)))
-    for j in range(len(levers)):
-        moved = dict(changes)
-        moved[j] = moved.get(j, 0) + LEVER_STEP
-        rates = measure(games, data_for(base, levers, moved), plan_, seed)
-        for i, key in enumerate(keys):  # the same deals: the same seats, in the same order
-            d = rates.wins[key].astype(float) - now.wins[key].astype(float)
-            se = d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else 0.0
-            if abs(d.mean()) >= SIGNIFICANT * se and d.mean() != 0:
-                out[i, j] = d.mean() / LEVER_STEP
+    for j, lever in enumerate(levers):
         if on_lever is not None:
-            on_lever(j + 1, len(levers))
+            on_lever(j + 1, len(levers), False)
+        moved = dict(changes)
+        move = lever_move(lever, moved.get(j, 0))
+        moved[j] = moved.get(j, 0) + move
+        sums = lever_sums(games, data_for(base, levers, moved), plan_, seed, now)
+        for i, key in enumerate(keys):  # the same deals: the same seats, in the same order
+            mean, se = paired_mean_se(now.seats[key], *sums[key])
+            if abs(mean) >= SIGNIFICANT * se and mean != 0:
+                out[i, j] = mean / move
+        if on_lever is not None:
+            on_lever(j + 1, len(levers), True)
     return out
 
 
@@ -336,8 +462,9 @@ def solve(levers: list, changes: dict, now: Rates, jac: np.ndarray, keys: list, 
     m = plan_.max_change
     goal = MARGIN * ACCEPT * plan_.tolerance
     current = np.array([changes.get(j, 0) for j in range(n)], dtype=float)
-    lo = np.array([max(-m, -lv.value) for lv in levers], dtype=float)  # nothing negative
-    hi = np.full(n, float(m))
+    # within the field's bounds: nothing negative, nothing a data file refuses
+    lo = np.array([max(-m, FIELD_BOUNDS[lv.field][0] - lv.value) for lv in levers], dtype=float)
+    hi = np.array([min(m, FIELD_BOUNDS[lv.field][1] - lv.value) for lv in levers], dtype=float)
     target = np.array([now.fair[key[0]] - now.rate(key) for key in keys]) + jac @ current  # J t must give this
     # variables: t (n integers), |t| (n), edited (n binaries), each side's excess beyond the goal (k)
     size = 3 * n + k
@@ -396,11 +523,24 @@ def _c_output_silenced():
 
 
 def rebalance(base: Tables, levers: list, plan_: Plan, games: Games, on_event=None) -> Result:
-    """The search and the held-out run (module docstring). on_event(text) follows the steps."""
-    say = on_event or (lambda text: None)
+    """The search and the held-out run (module docstring). on_event(text) follows the steps; the
+    step in play is also shown by games.tracker (a bar's notes: the same texts)."""
+    tracker = games.tracker
+
+    def say(text: str):
+        if on_event is not None:
+            on_event(text)
+        if tracker is not None:
+            tracker.note(text)
+
+    def step_is(text: str):
+        if tracker is not None:
+            tracker.step(text)
+
     started = time.perf_counter()
-    now = measure(games, base, plan_, plan_.seed)
-    keys = sorted(k for k in now.wins if len(now.wins[k]))
+    step_is("step 0: the input")
+    now = measure(games, base, plan_, plan_.seed, keep_bits=True)
+    keys = sorted(k for k in now.seats if now.seats[k])
     path = [Step(0, {}, now)]
     say(f"step 0 (the input): max deviation {now.deviation():.3f}")
     changes: dict = {}
@@ -409,21 +549,35 @@ def rebalance(base: Tables, levers: list, plan_: Plan, games: Games, on_event=No
     for step in range(1, plan_.max_steps + 1):
         if current.deviation() <= aim:
             break
-        jac = _jacobian(games, base, levers, changes, current, plan_, seed, keys,
-                        lambda j, n: say(f"  step {step}: lever {j} / {n}") if j % 10 == 0 or j == n else None)
+
+        def on_lever(j: int, n: int, done: bool):
+            if not done:
+                step_is(f"step {step} of {plan_.max_steps}: lever {j} of {n}")
+            elif j % 10 == 0 or j == n:
+                say(f"  step {step}: lever {j} / {n}")
+
+        jac = _jacobian(games, base, levers, changes, current, plan_, seed, keys, on_lever)
         proposed = solve(levers, changes, current, jac, keys, plan_)
         if proposed == changes:
             say(f"step {step}: no change the model prefers; the search ends")
             break
         # verified on new games, which the next step's model then starts from
         changes, seed = proposed, plan_.seed + step
-        current = measure(games, data_for(base, levers, changes), plan_, seed)
+        step_is(f"step {step} of {plan_.max_steps}: verification")
+        current.bits = {}  # a verification's own bits replace the last run's: memory for one run's
+        current = measure(games, data_for(base, levers, changes), plan_, seed, keep_bits=step < plan_.max_steps)
         path.append(Step(step, dict(changes), current))
         say(f"step {step}: {' '.join(edits_of(levers, changes)) or '(no edit)'}: max deviation "
             f"{current.deviation():.3f}")
+    current.bits = {}
     best = min(path, key=lambda s: _preference(s, aim))
     held_seed = plan_.seed + HELD_OUT_SEED_OFFSET
-    held_games = max(plan_.games, held_out_games(now, plan_))
+    # the step-0 run's own shares, never beyond --max-games (a priori within it: plan())
+    held_games = min(plan_.max_games, max(plan_.games, held_out_games(now, plan_)))
+    if tracker is not None:  # the rest of the bar: the held-out run as it is, not as estimated
+        runs = 2 if best.changes else 1
+        tracker.add_total(games.games + runs * held_games * len(plan_.settings) - tracker.total)
+    step_is("the held-out run")
     table, after = held_out(games, base, levers, best.changes, plan_, held_seed, held_games)
     table["wonder"] = [base.board_ids[b] for b in table["wonder"]]
     half = ((table["after_ci_high"] - table["after_ci_low"]) / 2).max() if len(table) else 0.0
@@ -450,8 +604,8 @@ def held_out_games(now: Rates, plan_: Plan) -> int:
     side's share of the seats in the step-0 run and a rate at worst 1/2."""
     seats = (2 * Z95 / plan_.tolerance) ** 2 * 0.25  # a side's seats for that half-width at a rate of 1/2
     need = 0
-    for w in now.wins.values():
-        share = len(w) / plan_.games  # the side's seats per game
+    for n in now.seats.values():
+        share = n / plan_.games  # the side's seats per game
         if share > 0:
             need = max(need, math.ceil(seats / share))
     return need
@@ -460,23 +614,41 @@ def held_out_games(now: Rates, plan_: Plan) -> int:
 def held_out(games: Games, base: Tables, levers: list, changes: dict, plan_: Plan, seed: int,
              n: int) -> tuple:
     """(the result.csv table, the after run's rates) of the input and the chosen data on the
-    held-out games, paired seat by seat."""
-    plan_n = dataclasses.replace(plan_, games=n)
-    before = measure(games, base, plan_n, seed)
-    after = measure(games, data_for(base, levers, changes), plan_n, seed) if changes else before
+    held-out games, paired seat by seat: the two runs are played chunk by chunk side by side,
+    and only their tallies kept."""
+    before, after = Rates(), Rates()
+    sums: dict = {}
+    edited = data_for(base, levers, changes) if changes else None
+    for p, settings in plan_.settings.items():
+        settings = dataclasses.replace(settings, seed=seed, games=n)
+        tallies = _Tally(p, base), _Tally(p, base)
+        size = tallies[0].size
+        first, second = np.zeros(size), np.zeros(size)
+        edited_runs = games.chunks(edited, settings) if edited is not None else None
+        for res in games.chunks(base, settings):
+            index, w0 = seats_of(p, res)
+            w1 = seats_of(p, next(edited_runs))[1] if edited_runs is not None else w0
+            tallies[0].add(index, w0)
+            tallies[1].add(index, w1)
+            d = w1.astype(np.int64) - w0
+            first += np.bincount(index, weights=d, minlength=size)
+            second += np.bincount(index, weights=np.abs(d), minlength=size)
+        tallies[0].into(before)
+        tallies[1].into(after)
+        for k in range(size):
+            sums[(p, k // 2, k % 2)] = (int(first[k]), int(second[k]))
     rows = []
-    for key in sorted(before.wins):
+    for key in sorted(before.seats):
         p, b, s = key
-        w0, w1 = before.wins[key], after.wins[key]
-        seats = len(w0)
-        d = w1.astype(float) - w0.astype(float)
-        mean = float(d.mean())
-        se = float(d.std(ddof=1) / math.sqrt(seats)) if seats > 1 else math.nan
-        lo0, hi0 = wilson_interval(int(w0.sum()), seats)
-        lo1, hi1 = wilson_interval(int(w1.sum()), seats)
+        w0, w1, seats = before.wins[key], after.wins[key], before.seats[key]
+        mean, se = paired_mean_se(seats, *sums[key])
+        if seats < 2:
+            se = math.nan
+        lo0, hi0 = wilson_interval(w0, seats)
+        lo1, hi1 = wilson_interval(w1, seats)
         rows.append({"players": p, "wonder": b, "side": "AB"[s], "seats": seats,
-                     "before": w0.mean(), "before_ci_low": lo0, "before_ci_high": hi0,
-                     "after": w1.mean(), "after_ci_low": lo1, "after_ci_high": hi1,
+                     "before": w0 / seats, "before_ci_low": lo0, "before_ci_high": hi0,
+                     "after": w1 / seats, "after_ci_low": lo1, "after_ci_high": hi1,
                      "diff": mean, "ci_low": mean - Z95 * se, "ci_high": mean + Z95 * se,
                      "p": normal_test_p(mean, se)})
     table = pd.DataFrame(rows, columns=list(RESULT_COLUMNS[:-1]) + ["p"])
@@ -488,15 +660,17 @@ def held_out(games: Games, base: Tables, levers: list, changes: dict, plan_: Pla
 
 
 def search_games(levers: list, plan_: Plan) -> int:
-    """The games a whole search plays at most, every player count together (estimate_seconds)."""
+    """The games a whole search plays at most, every player count together (estimate_seconds):
+    the step-0 run, each step's lever and verification runs, and the held-out pair at its
+    expected size (plan_.held_games)."""
     runs = 1 + plan_.max_steps * (len(levers) + 1)
-    return (runs * plan_.games + 2 * plan_.games) * len(plan_.settings)
+    return (runs * plan_.games + 2 * max(plan_.games, plan_.held_games)) * len(plan_.settings)
 
 
 def estimate_seconds(base: Tables, levers: list, plan_: Plan) -> float:
     """The play of a whole search, timed from 200 games of each player count: the step-0 run,
-    every step's current, lever and verification runs, and the held-out pair at N games each
-    (an upper bound: a search that succeeds early stops early)."""
+    every step's lever and verification runs, and the held-out pair at its expected size (an
+    upper bound: a search that succeeds early stops early)."""
     from wsim.run.runner import Runner
 
     per_game = 0.0
@@ -544,12 +718,11 @@ def report_files(result: Result, base: Tables, plan_: Plan, policy_params: tuple
         data_text = data_for(base, result.levers, result.best.changes).raw.decode()
     rates = []
     for s in result.path:
-        for key in sorted(s.rates.wins):
+        for key in sorted(s.rates.seats):
             p, b, side = key
-            w = s.rates.wins[key]
-            lo, hi = wilson_interval(int(w.sum()), len(w))
+            lo, hi = wilson_interval(s.rates.wins[key], s.rates.seats[key])
             rates.append({"step": s.step, "players": p, "wonder": base.board_ids[b], "side": "AB"[side],
-                          "rate": float(w.mean()), "ci_low": lo, "ci_high": hi})
+                          "rate": s.rates.rate(key), "ci_low": lo, "ci_high": hi})
     return {
         "edits.txt": "".join(f"{e}\n" for e in result.edits).encode(),
         "cards.yaml": data_text.encode(),
@@ -561,11 +734,13 @@ def report_files(result: Result, base: Tables, plan_: Plan, policy_params: tuple
 
 
 def run_rebalance(base: Tables, levers: list, plan_: Plan, policy_params: tuple, out, overwrite: bool,
-                  dask: str | None = None, threads: int | None = None, on_event=None) -> Result:
+                  dask: str | None = None, threads: int | None = None, on_event=None, progress=False) -> Result:
     """The search, then its report written to `out` (the output rules of every writing command:
     the folder held from its check to the commit, the old report replaced once the new one is
-    whole); returns the result, its files in `.files`."""
+    whole); returns the result, its files in `.files`. progress: True, False or a function
+    (wsim.run.progress), over the games the search plays at most."""
     from wsim.dataset.folder import output_files
+    from wsim.run import progress as progress_mod
 
     cluster = None
     if dask is not None:  # connected before the folder is touched: a refusal writes nothing
@@ -573,8 +748,9 @@ def run_rebalance(base: Tables, levers: list, plan_: Plan, policy_params: tuple,
 
         cluster = connect(dask, threads or 1)
     try:
-        with output_files(out, owns, overwrite, "report") as commit:
-            result = rebalance(base, levers, plan_, Games(cluster, threads), on_event)
+        with output_files(out, owns, overwrite, "report") as commit, \
+                progress_mod.start(progress, search_games(levers, plan_), label="rebalance") as tracker:
+            result = rebalance(base, levers, plan_, Games(cluster, threads, tracker), on_event)
             result.files = report_files(result, base, plan_, policy_params)
             commit(result.files)
     finally:

@@ -120,7 +120,7 @@ def estimate_seconds(tables: Tables, populations: list, done: dict | None = None
 
 
 def run_survey(tables: Tables, populations: list, out: Path, mode: str, reference: pd.DataFrame | None,
-               progress: bool, on_run=None, dask: str | None = None, threads: int | None = None) -> Survey:
+               progress, on_run=None, dask: str | None = None, threads: int | None = None) -> Survey:
     """Play every population (mode "new", "overwrite" or "resume") and write the survey."""
     precheck(out, mode)
     cluster = None
@@ -154,7 +154,7 @@ def _run(tables, populations, folder: OutputFolder, mode, reference, progress, o
             here = data / pop.name
             resume = mode == "resume" and here.is_dir() and parts.part_files(here)
             result = write_dataset(Request(tables, pop.settings, "resume" if resume else "new", threads=threads),
-                                   here, progress, cluster)
+                                   here, progress, cluster, label=pop.name)
             if on_run is not None:
                 on_run(pop, result)
         survey = build(data, populations, tables, reference, folder.path / DATA)

@@ -18,7 +18,8 @@ from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
 from wsim.api.runs import folder_arg, run_settings, settings_error, threads_checked, write_mode
-from wsim.errors import WsimError, brief, option, whole_number
+from wsim.errors import (WsimError, brief, callback, flag, one_of, option, optional_path, optional_whole,
+                         progress_value, real_number, text, text_list, whole_number)
 from wsim.run.lock import KERNEL_LOCK
 
 if TYPE_CHECKING:
@@ -37,6 +38,9 @@ def analysis_extra():
             raise WsimError(f"this needs the analysis extra ({name} is missing): pip install 'wsim[analysis]'")
 
 
+DATA_FILE = "a card data file"  # what `data` names, in its refusal
+
+
 def balance(dataset, *, out=None, baseline=None, overwrite: bool = False, data=None) -> Report:
     """The balance report of a dataset folder (`wsim balance`): returns the report, whose
     `.wonders` (win rates with Wilson 95% CIs and q-values), `.cards` (card effects) and, with a
@@ -45,21 +49,23 @@ def balance(dataset, *, out=None, baseline=None, overwrite: bool = False, data=N
     them; without, nothing is written."""
     from wsim import tables as tables_mod
 
+    source = folder_arg(dataset, "dataset", "a dataset folder")
+    base = optional_path(baseline, "baseline", "a dataset folder")
+    folder = optional_path(out, "out", "a folder")
+    overwrite = flag(overwrite, "overwrite")
+    data = optional_path(data, "data", DATA_FILE)
     analysis_extra()
     from wsim.analysis.balance.report import build, owns
     from wsim.dataset.folder import output_files
 
-    source = folder_arg(dataset, "dataset", "a dataset folder")
-    base = folder_arg(baseline, "baseline", "a dataset folder") if baseline is not None else None
     t = tables_mod.load(data)
-    if out is None:
+    if folder is None:
         with settings_error():
             return build(source, t, base)
-    folder = folder_arg(out)
     # the report folder is locked while the datasets are read: it cannot be one of them
     dataset_name = "dataset" if option("out") == "out" else "DIR"  # the command's argument
-    for what, read in ((dataset_name, dataset), (option("baseline"), baseline)):
-        if read is not None and os.path.realpath(read) == os.path.realpath(out):
+    for what, read in ((dataset_name, source), (option("baseline"), base)):
+        if read is not None and os.path.realpath(read) == os.path.realpath(folder):
             raise WsimError(f"{option('out')}: {out} is the dataset folder {what} names; give the report a folder "
                             "of its own")
     with settings_error(), output_files(folder, owns, overwrite, "report") as commit:
@@ -70,25 +76,29 @@ def balance(dataset, *, out=None, baseline=None, overwrite: bool = False, data=N
 
 def ablate(edits, *, out, games=100_000, players=4, policies="random", policy_params=(), seed=0,
            wonders="random", sides="random", manneken_pis=False, data=None, threads=None, chunk_size=100_000,
-           dask=None, overwrite: bool = False, progress: bool = False, on_run=None) -> Report:
+           dask=None, overwrite: bool = False, progress=False, on_run=None) -> Report:
     """The paired experiment (`wsim ablate`): the same games with the card data as it is and with
     `edits` (a list of --edit texts: "Baths.points=+1", ...), then the balance report of the two
     in `out` (the two datasets in out/data/). Returns the report (its `.paired` DataFrame: every
     metric's paired difference with its CI and q-value). on_run(name, result) is called after
-    each of the two runs."""
+    each of the two runs; progress: True (drawn on stderr), False or a function receiving each
+    wsim.run.progress.Update (docs/api.md)."""
+    folder = folder_arg(out)
+    edits = text_list(edits, "edits", "edits such as 'Baths.points=+1'")
+    overwrite = flag(overwrite, "overwrite")
+    progress = progress_value(progress)
+    callback(on_run, "on_run")
+    data = optional_path(data, "data", DATA_FILE)
     analysis_extra()
     from wsim.analysis.ablate import precheck, refuse_edits_out_of_play, run_ablate
     from wsim.analysis.edits import apply_edits
 
-    folder = folder_arg(out)
-    if isinstance(edits, str) or not all(isinstance(e, str) for e in edits) or not edits:
-        raise WsimError(f"{option('edit')}: a list of edits such as ['Baths.points=+1'], got {brief(edits)}")
     t, settings = run_settings(games=games, players=players, policies=policies, policy_params=policy_params, seed=seed,
                                wonders=wonders, sides=sides, manneken_pis=manneken_pis, data=data,
                                chunk_size=chunk_size)
     with settings_error():
-        edited = apply_edits(t, list(edits))
-        refuse_edits_out_of_play(t, settings, list(edits))
+        edited = apply_edits(t, edits)
+        refuse_edits_out_of_play(t, settings, edits)
     threads_checked(threads, dask)
     with settings_error():
         precheck(folder, overwrite)
@@ -125,60 +135,90 @@ def _csv_frame(text: str) -> pd.DataFrame:
 
 
 def ladder(policies, *, out, players: int = 4, games: int = 10_000, seed: int = 0, policy_params=(), data=None,
-           threads=None, dask=None, overwrite: bool = False, on_progress=None) -> LadderResult:
+           threads=None, dask=None, overwrite: bool = False, on_progress=None, progress=False) -> LadderResult:
     """Every ordered pair of `policies` (a list, or "A,B,..."), one seat against the others on the
     same deals (`wsim ladder`): writes out/ladder.csv and out/ratings.csv and returns both tables
     (`.ladder`: win share with its Wilson 95% CI, mean points and margin, per pair; `.ratings`:
-    openskill ratings) as DataFrames, with their texts. on_progress(games) follows the play."""
+    openskill ratings) as DataFrames, with their texts. on_progress(games) follows the play;
+    progress: True (drawn on stderr), False or a function receiving each wsim.run.progress.Update."""
     from wsim import tables as tables_mod
     from wsim.agents.ladder import parse_entries, run_ladder
     from wsim.api.runs import param_specs
-    from wsim.run.settings import MAX_SEED
+    from wsim.run.settings import LADDER_GAMES, MAX_SEED, check_players
 
     folder = folder_arg(out)
-    games = whole_number(games, "games", 1, 10**9)
-    seed = whole_number(seed, "seed", 0, MAX_SEED)
-    names = policies.split(",") if isinstance(policies, str) else policies
-    if not isinstance(names, (list, tuple)) or not all(isinstance(p, str) for p in names):
-        raise WsimError(f"{option('policies')}: a list of policy names, got {brief(policies)}")
-    t = tables_mod.load(data)
+    names = _names(policies, "policies", "policy names")
     with settings_error():
-        entries = parse_entries(list(names), param_specs(policy_params))
+        players = check_players(players)
+    games = whole_number(games, "games", *LADDER_GAMES)
+    seed = whole_number(seed, "seed", 0, MAX_SEED)
+    overwrite = flag(overwrite, "overwrite")
+    callback(on_progress, "on_progress")
+    progress = progress_value(progress)
+    t = tables_mod.load(optional_path(data, "data", DATA_FILE))
+    with settings_error():
+        entries = parse_entries(names, param_specs(policy_params))
     threads_checked(threads, dask)
     with settings_error(), KERNEL_LOCK:
         return LadderResult(*run_ladder(t, entries, players, games, seed, folder, overwrite, on_progress, dask,
-                                        threads))
+                                        threads, progress))
 
 
-def survey(*, out, populations=(), players: int = 4, games: int = 20_000, seed: int = 0, policy_params=(),
+def _names(value, name: str, what: str) -> list:
+    """A list of texts, or one text of comma-separated ones ("random,greedy")."""
+    if isinstance(value, str):
+        return value.split(",")
+    return text_list(value, name, what)
+
+
+def survey(*, out, populations=None, players: int = 4, games: int = 20_000, seed: int = 0, policy_params=(),
            wonders: str = "random", sides: str = "random", manneken_pis: bool = False, chunk_size: int = 100_000,
            data=None, threads=None, dask=None, reference=None, overwrite: bool = False, resume: bool = False,
-           progress: bool = False, on_estimate=None, on_run=None) -> Survey:
-    """The same deals played by several populations (`wsim survey`): populations as
-    "NAME=POLICIES[@GAMES]" texts (default: the built-in set); writes the survey folder and
-    returns the survey, whose `.survey`, `.verdicts`, `.card_verdicts`, `.pairs` (and with a
-    `reference` CSV of your own games, `.reference`) are DataFrames. on_estimate([(population,
-    seconds), ...]) receives the estimated play before it starts (not with dask); on_run(population,
-    result) follows each population's run."""
-    analysis_extra()
+           progress=False, on_estimate=None, on_run=None) -> Survey:
+    """The same deals played by several populations (`wsim survey`): populations as a list of
+    "NAME=POLICIES[@GAMES]" texts (None: the built-in set; an empty list is refused); writes the
+    survey folder and returns the survey, whose `.survey`, `.verdicts`, `.card_verdicts`,
+    `.pairs` (and with a `reference` CSV of your own games, `.reference`) are DataFrames.
+    on_estimate([(population, seconds), ...]) receives the estimated play before it starts (not
+    with dask); on_run(population, result) follows each population's run; progress: True (drawn
+    on stderr), False or a function receiving each wsim.run.progress.Update."""
     from wsim import tables as tables_mod
+    from wsim.run.settings import MAX_CHUNK, MAX_GAMES, MAX_SEED, check_players
+
+    folder = folder_arg(out)
+    mode = write_mode(overwrite, resume)
+    if populations is not None:
+        populations = text_list(populations, "populations", "'NAME=POLICIES[@GAMES]' texts")
+    with settings_error():
+        players = check_players(players)
+    games = whole_number(games, "games", 1, MAX_GAMES)
+    seed = whole_number(seed, "seed", 0, MAX_SEED)
+    chunk_size = whole_number(chunk_size, "chunk_size", 1, MAX_CHUNK)
+    text(wonders, "wonders", "'random' or 'fixed:ID/SIDE,...'")
+    one_of(sides, "sides", ("random", "A", "B"))
+    flag(manneken_pis, "manneken_pis")
+    reference = optional_path(reference, "reference", "a CSV file of your own games")
+    data = optional_path(data, "data", DATA_FILE)
+    progress = progress_value(progress)
+    callback(on_estimate, "on_estimate")
+    callback(on_run, "on_run")
+    analysis_extra()
     from wsim.analysis.playtest import read_reference
     from wsim.analysis.populations import build_populations, builtin_specs, parse_population
     from wsim.analysis.survey import estimate_seconds, games_done, precheck, run_survey
     from wsim.api.runs import param_specs
-    from wsim.run.settings import check_players
 
-    folder = folder_arg(out)
-    mode = write_mode(overwrite, resume)
-    if isinstance(populations, str) or not all(isinstance(p, str) for p in populations):
-        raise WsimError(f"{option('population')}: a list of 'NAME=POLICIES[@GAMES]' texts, got {brief(populations)}")
     t = tables_mod.load(data)
     with settings_error():
-        check_players(players)
-        specs = [(*parse_population(p), ()) for p in populations] or builtin_specs(players, games)
+        specs = (builtin_specs(players, games) if populations is None
+                 else [(*parse_population(p), ()) for p in populations])
         pops = build_populations(t, specs, param_specs(policy_params), players=players, games=games, seed=seed,
                                  wonders=wonders, sides=sides, manneken_pis=manneken_pis, chunk_size=chunk_size)
-        people = read_reference(reference, t, players) if reference is not None else None
+        in_play: dict = {}  # the boards and sides some seat of some population may get
+        for pop in pops:
+            for board, sides_of in pop.settings.boards_in_play(t).items():
+                in_play.setdefault(board, set()).update(sides_of)
+        people = read_reference(reference, t, players, in_play) if reference is not None else None
     threads_checked(threads, dask)
     with settings_error():
         precheck(folder, mode)
@@ -191,31 +231,40 @@ def survey(*, out, populations=(), players: int = 4, games: int = 20_000, seed: 
 
 def rebalance(*, out, players=4, population: str = "heuristic", policy_params=(), levers: str = "stages",
               fields: str = "points", tolerance: float | None = None, max_edits: int | None = None,
-              max_change: int | None = None, max_steps: int | None = None, games: int = 20_000, seed: int = 0,
-              manneken_pis: bool = False, data=None, threads=None, dask=None, overwrite: bool = False,
-              on_estimate=None, on_event=None):
+              max_change: int | None = None, max_steps: int | None = None, games: int = 20_000,
+              max_games: int = 10**7, seed: int = 0, manneken_pis: bool = False, data=None, threads=None, dask=None,
+              overwrite: bool = False, progress=False, on_estimate=None, on_event=None):
     """The smallest edit of the printed numbers after which every wonder side's win rate is within
     `tolerance` of the fair share at every player count of `players` (`wsim rebalance`,
     docs/rebalance.md): writes the report to `out` and returns the result (`.edits`, the --edit
     texts; `.held_out`, result.csv's DataFrame; `.solved`; `.max_deviation`; `.files`).
     players: a count, a list or "3,4,5"; population: [NAME=]POLICIES; levers:
-    stages|cards|both[:WONDER|CARD,...]; fields: points|coins|both. on_estimate(seconds, games)
-    receives the estimated play before the search (not with dask); on_event(text) follows it."""
+    stages|cards|both[:WONDER|CARD,...]; fields: points|coins|both; max_games: the held-out
+    run's games at most (a tolerance that needs more is refused before anything is played).
+    on_estimate(seconds, games) receives the estimated play before the search (not with dask);
+    on_event(text) follows it; progress: True (drawn on stderr), False or a function receiving
+    each wsim.run.progress.Update (its step: the search's)."""
     from wsim import tables as tables_mod
     from wsim.analysis import rebalance as rb
     from wsim.api.runs import param_specs
 
     folder = folder_arg(out)
     counts = _player_counts(players)
-    t = tables_mod.load(data)
+    tolerance = rb.DEFAULT_TOLERANCE if tolerance is None else real_number(tolerance, "tolerance",
+                                                                           rb.MIN_TOLERANCE, 0.5)
+    limits = {name: rb_default if value is None else value for name, value, rb_default in (
+        ("max_edits", optional_whole(max_edits, "max_edits", 1, rb.MAX_EDITS), rb.DEFAULT_MAX_EDITS),
+        ("max_change", optional_whole(max_change, "max_change", 1, rb.MAX_CHANGE), rb.DEFAULT_MAX_CHANGE),
+        ("max_steps", optional_whole(max_steps, "max_steps", 1, rb.MAX_STEPS), rb.DEFAULT_MAX_STEPS))}
+    overwrite = flag(overwrite, "overwrite")
+    progress = progress_value(progress)
+    callback(on_estimate, "on_estimate")
+    callback(on_event, "on_event")
+    t = tables_mod.load(optional_path(data, "data", DATA_FILE))
     specs = param_specs(policy_params)
-    tolerance = rb.DEFAULT_TOLERANCE if tolerance is None else tolerance
     with settings_error():
         plan = rb.plan(t, counts, population, specs, games=games, seed=seed, tolerance=tolerance,
-                       max_edits=rb.DEFAULT_MAX_EDITS if max_edits is None else max_edits,
-                       max_change=rb.DEFAULT_MAX_CHANGE if max_change is None else max_change,
-                       max_steps=rb.DEFAULT_MAX_STEPS if max_steps is None else max_steps,
-                       manneken_pis=manneken_pis)
+                       manneken_pis=manneken_pis, max_games=max_games, **limits)
         chosen = rb.parse_levers(levers, fields, t, manneken_pis)
     threads_checked(threads, dask)
     if dask is None and any("rollout" in s.policies for s in plan.settings.values()):
@@ -230,18 +279,21 @@ def rebalance(*, out, players=4, population: str = "heuristic", policy_params=()
         with KERNEL_LOCK:
             on_estimate(rb.estimate_seconds(t, chosen, plan), rb.search_games(chosen, plan))
     with settings_error(), KERNEL_LOCK:
-        return rb.run_rebalance(t, chosen, plan, specs, folder, overwrite, dask, threads, on_event)
+        return rb.run_rebalance(t, chosen, plan, specs, folder, overwrite, dask, threads, on_event, progress)
 
 
 def _player_counts(players) -> list:
-    """--players as a list of counts: an int, a list of ints, or "3,4,5"."""
+    """--players as a list of counts: a whole number, a list of them, or "3,4,5"."""
+    from wsim.run.settings import check_players
+
     if isinstance(players, str):
         parts = [p.strip() for p in players.split(",")]
         if not all(p.isdigit() for p in parts):
             raise WsimError(f"{option('players')}: player counts such as 4 or 3,4,5, got {brief(players)}")
-        return [int(p) for p in parts]
-    if type(players) is int:
-        return [players]
-    if isinstance(players, (list, tuple)) and players and all(type(p) is int for p in players):
-        return list(players)
-    raise WsimError(f"{option('players')}: player counts such as 4 or [3, 4, 5], got {brief(players)}")
+        counts = [int(p) for p in parts]
+    elif isinstance(players, (list, tuple)) and players:
+        counts = list(players)
+    else:
+        counts = [players]
+    with settings_error():
+        return [check_players(p) for p in counts]

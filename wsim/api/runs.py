@@ -152,32 +152,37 @@ def write_mode(overwrite, resume) -> str:
 
 
 def iter_batches(*, games=100_000, players=4, policies="random", policy_params=(), seed=0, wonders="random",
-                 sides="random", manneken_pis=False, data=None, threads=None,
-                 chunk_size=100_000) -> Iterator[pa.Table]:
+                 sides="random", manneken_pis=False, data=None, threads=None, chunk_size=100_000,
+                 progress=False) -> Iterator[pa.Table]:
     """The run `simulate` would play, as one pyarrow.Table per part (chunk_size games each, the
-    rows of part-NNNNN.parquet), played as the loop asks for them: memory stays one part's."""
+    rows of part-NNNNN.parquet), played as the loop asks for them: memory stays one part's.
+    progress: as simulate's."""
     t, settings = run_settings(games=games, players=players, policies=policies, policy_params=policy_params,
                                seed=seed, wonders=wonders, sides=sides, manneken_pis=manneken_pis, data=data,
                                chunk_size=chunk_size)
+    progress = progress_value(progress)
     threads_checked(threads)  # refused now, not at the first part
-    return _batches(t, settings, threads)
+    return _batches(t, settings, threads, progress)
 
 
-def _batches(t: Tables, settings: Settings, threads) -> Iterator[pa.Table]:
+def _batches(t: Tables, settings: Settings, threads, progress=False) -> Iterator[pa.Table]:
     """One table per part of the run, each played when asked for (under the kernel lock, the
-    threads set again for it: another caller may have changed them in between)."""
+    threads set again for it: another caller may have changed them in between); progress
+    (wsim.run.progress) counts the games as the kernel calls return."""
     from wsim.dataset import parts
+    from wsim.run import progress as progress_mod
     from wsim.run.lock import KERNEL_LOCK
-    from wsim.run.runner import Runner
+    from wsim.run.runner import Pacer, Runner, play_paced
 
     meta = json.dumps(parts.run_meta(t, settings))
-    runner = Runner(t, settings)
-    for index in range(settings.part_count):
-        first, count = settings.part(index)
-        with KERNEL_LOCK:
-            threads_checked(threads)
-            chunk = runner.play(first, count)
-        yield parts.chunk_table(t, settings, chunk).replace_schema_metadata({parts.META_KEY: meta})
+    runner, pacer = Runner(t, settings), Pacer()
+    with progress_mod.start(progress, settings.games) as tracker:
+        for index in range(settings.part_count):
+            first, count = settings.part(index)
+            with KERNEL_LOCK:
+                threads_checked(threads)
+                chunk = play_paced(runner, pacer, first, count, tracker.advance)
+            yield parts.chunk_table(t, settings, chunk).replace_schema_metadata({parts.META_KEY: meta})
 
 
 def simulate(*, games=_GAMES, players=_PLAYERS, policies=_POLICIES, policy_params=_PARAMS, seed=_SEED,
@@ -214,7 +219,7 @@ def simulate(*, games=_GAMES, players=_PLAYERS, policies=_POLICIES, policy_param
                             f"a table in memory holds here ({MAX_TABLE_ROWS:,}): give out= to write a dataset, or "
                             "read the run a part at a time with wsim.iter_batches")
         threads_checked(threads)
-        return pa.concat_tables(list(_batches(t, settings, threads)))
+        return pa.concat_tables(list(_batches(t, settings, threads, progress)))
     explicit = {name for name, value in settings_given.items() if not isinstance(value, Default)}
     return _write(t, settings, folder_arg(out), mode, dask, threads, data, explicit, progress)
 

@@ -12,42 +12,44 @@ import os
 
 from wsim import codes
 from wsim.api.runs import settings_error, threads_checked
-from wsim.errors import WsimError, brief, option, whole_number
+from wsim.errors import callback, flag, one_of, optional_path, progress_value, whole_number
 from wsim.run.lock import KERNEL_LOCK
-from wsim.run.settings import MAX_SEED
 
 TUNED_POLICIES = ("heuristic",)
 
 
 def tune(*, out=None, policy: str = "heuristic", players: int = 4, generations: int = 20, population: int = 12,
          games: int = 200, seed: int = 0, threads=None, overwrite: bool = False, data=None,
-         on_generation=None) -> dict:
+         on_generation=None, progress=False) -> dict:
     """Fit `policy`'s weights (`wsim tune`): each candidate plays one seat against the others of
     a pool, and in self-play must leave no wonder stage or way of scoring unused. Returns the
     weights document; with `out`, also writes it there (a new file, or over one with
-    overwrite=True; the same options give the same file). on_generation(entry) follows the search."""
+    overwrite=True; the same options give the same file). on_generation(entry) follows the
+    search; progress: True (drawn on stderr), False or a function receiving each
+    wsim.run.progress.Update (its step: the generation and candidate)."""
     from wsim import tables
     from wsim.agents.tune import document_text, out_file, tune as search
     from wsim.run.runner import set_threads
+    from wsim.run.settings import MAX_SEED, TUNE_GAMES, TUNE_GENERATIONS, TUNE_POPULATION
 
-    if policy not in TUNED_POLICIES:
-        raise WsimError(f"{option('policy')}: only {', '.join(TUNED_POLICIES)} has weights to fit, got {brief(policy)}")
+    if optional_path(out, "out", "the weights file") is not None:
+        out = os.fspath(out)  # as given: a trailing "/" says it names a folder (tune.check_out)
+    policy = one_of(policy, "policy", TUNED_POLICIES)
     players = whole_number(players, "players", codes.MIN_SIMULATED_PLAYERS, codes.MAX_PLAYERS)
-    generations = whole_number(generations, "generations", 1, 10_000)
-    population = whole_number(population, "population", 4, 1_000)
-    games = whole_number(games, "games", 1, 10**7)
+    generations = whole_number(generations, "generations", *TUNE_GENERATIONS)
+    population = whole_number(population, "population", *TUNE_POPULATION)
+    games = whole_number(games, "games", *TUNE_GAMES)
     seed = whole_number(seed, "seed", 0, MAX_SEED)
-    if out is not None:
-        out = os.fspath(out) if isinstance(out, os.PathLike) else out
-        if not isinstance(out, str) or out == "":
-            raise WsimError(f"{option('out')}: must name the weights file, got {brief(out)}")
-    t = tables.load(data)
+    overwrite = flag(overwrite, "overwrite")
+    callback(on_generation, "on_generation")
+    progress = progress_value(progress)
+    t = tables.load(optional_path(data, "data", "a card data file"))
     threads_checked(threads)
     with settings_error(), KERNEL_LOCK:
         set_threads(threads)
         if out is None:
-            return search(t, players, generations, population, games, seed, on_generation)
+            return search(t, players, generations, population, games, seed, on_generation, progress)
         with out_file(out, overwrite, generations) as write:
-            doc = search(t, players, generations, population, games, seed, on_generation)
+            doc = search(t, players, generations, population, games, seed, on_generation, progress)
             write(document_text(doc))
         return doc

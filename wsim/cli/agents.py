@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-from wsim import codes
-from wsim.cli.options import SEED, out_folder, out_option, overwrite_option
+from wsim import codes, signals
+from wsim.cli.options import SEED, left_behind, out_folder, out_option, overwrite_option, progress_of, quiet_option
 from wsim.cli.render import aligned
+from wsim.run.settings import LADDER_GAMES, TUNE_GAMES, TUNE_GENERATIONS, TUNE_POPULATION
 
 
 @click.command("ladder")
 @click.option("--policies", required=True, metavar="A,B,...",
               help="The policies to rank (NAME or NAME:LABEL), at least two.")
 @click.option("--players", type=int, default=4, show_default=True, help="Players per game, 2..7.")
-@click.option("--games", type=click.IntRange(1, 10**9), default=10_000, show_default=True,
+@click.option("--games", type=click.IntRange(*LADDER_GAMES), default=10_000, show_default=True,
               help="Games per ordered pair of policies.")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="The seed: every pair plays the same deals.")
@@ -27,8 +27,9 @@ from wsim.cli.render import aligned
               help="Play the games as tasks on a Dask cluster (see simulate). Needs wsim[dask].")
 @overwrite_option("ladder")
 @out_option("Folder for ladder.csv and ratings.csv.")
+@quiet_option
 @click.pass_context
-def ladder_cmd(ctx, policies, players, games, seed, policy_param, threads, dask, overwrite, out):
+def ladder_cmd(ctx, policies, players, games, seed, policy_param, threads, dask, overwrite, out, quiet):
     """Every ordered pair (X, Y) of the policies: N games of one X seat against P-1 Y seats, X's
     seat rotating, the same deals for every pair. Writes DIR/ladder.csv (win share with its
     Wilson 95% CI, mean points and margin) and DIR/ratings.csv (one openskill rating per policy
@@ -37,21 +38,13 @@ def ladder_cmd(ctx, policies, players, games, seed, policy_param, threads, dask,
     from wsim.api.analysis import ladder
 
     folder = out_folder(out)
-    names = policies.split(",")
-    total = games * len(names) * (len(names) - 1)
-    done = [0]
-
-    def on_progress(n):
-        done[0] += n
-        if sys.stderr.isatty():
-            sys.stderr.write(f"\r  {done[0]:,} / {total:,} games")
-            sys.stderr.flush()
-
-    result = ladder(names, out=folder, players=players, games=games, seed=seed, policy_params=policy_param,
-                    data=ctx.obj.get("data"), threads=threads, dask=dask, overwrite=overwrite,
-                    on_progress=on_progress)
-    if sys.stderr.isatty():
-        sys.stderr.write("\n")
+    try:
+        result = ladder(policies.split(","), out=folder, players=players, games=games, seed=seed,
+                        policy_params=policy_param, data=ctx.obj.get("data"), threads=threads, dask=dask,
+                        overwrite=overwrite, progress=progress_of(ctx, quiet))
+    except (KeyboardInterrupt, signals.Terminated) as e:
+        left_behind(e, "the ladder folder is as it was")
+        raise
     click.echo(aligned(result.ladder_text))
     click.echo("")
     click.echo(aligned(result.ratings_text))
@@ -63,18 +56,19 @@ def ladder_cmd(ctx, policies, players, games, seed, policy_param, threads, dask,
               help="The policy whose weights are fitted.")
 @click.option("--players", type=click.IntRange(codes.MIN_SIMULATED_PLAYERS, codes.MAX_PLAYERS), default=4,
               show_default=True, help="Players per game.")
-@click.option("--generations", type=click.IntRange(1, 10_000), default=20, show_default=True,
+@click.option("--generations", type=click.IntRange(*TUNE_GENERATIONS), default=20, show_default=True,
               help="CMA-ES generations.")
-@click.option("--population", type=click.IntRange(4, 1_000), default=12, show_default=True,
+@click.option("--population", type=click.IntRange(*TUNE_POPULATION), default=12, show_default=True,
               help="Candidates per generation.")
-@click.option("--games", type=click.IntRange(1, 10**7), default=200, show_default=True,
+@click.option("--games", type=click.IntRange(*TUNE_GAMES), default=200, show_default=True,
               help="Games per candidate and pool opponent, each generation.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="The seed.")
 @click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores].")
 @click.option("--overwrite", is_flag=True, help="Replace an existing --out file once the new one is complete.")
 @click.option("--out", type=click.Path(dir_okay=False), required=True, help="The weights file to write (JSON).")
+@quiet_option
 @click.pass_context
-def tune_cmd(ctx, policy, players, generations, population, games, seed, threads, overwrite, out):
+def tune_cmd(ctx, policy, players, generations, population, games, seed, threads, overwrite, out, quiet):
     """Fit a policy's weights by self-play (CMA-ES): each candidate plays one seat against the
     others of a pool (greedy, the shipped weights, the three shipped specialists, the search's
     current mean) and, in self-play, must leave no wonder stage or way of scoring unused; the
@@ -82,14 +76,13 @@ def tune_cmd(ctx, policy, players, generations, population, games, seed, threads
     """
     from wsim.api.tuning import tune
 
-    def on_generation(entry):
-        if sys.stderr.isatty():
-            sys.stderr.write(f"\r  generation {entry['generation'] + 1} / {generations}: best {entry['best']:.3f}, "
-                             f"mean {entry['mean']:.3f}" + ("\n" if entry["generation"] + 1 == generations else ""))
-            sys.stderr.flush()
-
-    doc = tune(out=out, policy=policy, players=players, generations=generations, population=population, games=games,
-               seed=seed, threads=threads, overwrite=overwrite, data=ctx.obj.get("data"), on_generation=on_generation)
+    try:
+        doc = tune(out=out, policy=policy, players=players, generations=generations, population=population,
+                   games=games, seed=seed, threads=threads, overwrite=overwrite, data=ctx.obj.get("data"),
+                   progress=progress_of(ctx, quiet))
+    except (KeyboardInterrupt, signals.Terminated) as e:
+        left_behind(e, f"{out} is as it was")
+        raise
     for entry in doc["tune"]["log"]:
         click.echo(f"generation {entry['generation']}: best fitness {entry['best']:.4f}, mean {entry['mean']:.4f}")
     click.echo(f"weights: {Path(out)}")

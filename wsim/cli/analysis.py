@@ -10,10 +10,10 @@ import click
 
 from wsim import signals
 from wsim.analysis.populations import builtin_help
-from wsim.cli.options import (SEED, load_tables, out_folder, out_option, overwrite_option, policy_names, run_options,
-                              run_settings)
+from wsim.cli.options import (SEED, UserError, left_behind, load_tables, out_folder, out_option, overwrite_option, policy_names,
+                              progress_of, quiet_option, run_options, run_settings)
 from wsim.cli.render import duration, paired_text, population_line, verdict_text
-from wsim.run.settings import MAX_CHUNK, MAX_GAMES
+from wsim.run.settings import MAX_CHUNK, MAX_GAMES, REBALANCE_MAX_GAMES
 
 @click.command("balance")
 @click.argument("directory", type=click.Path())
@@ -42,9 +42,10 @@ def balance_cmd(ctx, directory, baseline, overwrite, out):
 @run_options
 @overwrite_option("report")
 @out_option("Report folder (created if missing); the two datasets go to REPORT/data/.")
+@quiet_option
 @click.pass_context
 def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
-               threads, chunk_size, dask, overwrite, out):
+               threads, chunk_size, dask, overwrite, out, quiet):
     """The paired experiment: the same games played with the card data as it is and with the
     edits applied (the deal never changes), then the `wsim balance --baseline` report of the two.
     """
@@ -56,16 +57,18 @@ def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param,
                  manneken_pis, chunk_size)
 
     def on_run(name, result):
-        s = result.summary
-        click.echo(f"{name}: {s.games:,} games in {s.seconds:.1f} s", err=True)
+        if not quiet:
+            s = result.summary
+            click.echo(f"{name}: {s.games:,} games in {s.seconds:.1f} s", err=True)
 
     try:
-        report = ablate(list(edits), out=folder, games=games, players=players, policies=policy_names(policy, policies, players)[0],
-                        policy_params=policy_param, seed=seed, wonders=wonders, sides=sides,
-                        manneken_pis=manneken_pis, data=ctx.obj.get("data"), threads=threads, chunk_size=chunk_size,
-                        dask=dask, overwrite=overwrite, progress=sys.stderr.isatty(), on_run=on_run)
-    except (KeyboardInterrupt, signals.Terminated):
-        click.echo("\ninterrupted: the report folder is as it was", err=True)
+        report = ablate(list(edits), out=folder, games=games, players=players,
+                        policies=policy_names(policy, policies, players)[0], policy_params=policy_param, seed=seed,
+                        wonders=wonders, sides=sides, manneken_pis=manneken_pis, data=ctx.obj.get("data"),
+                        threads=threads, chunk_size=chunk_size, dask=dask, overwrite=overwrite,
+                        progress=progress_of(ctx, quiet), on_run=on_run)
+    except (KeyboardInterrupt, signals.Terminated) as e:
+        left_behind(e, "the report folder is as it was")
         raise
     click.echo(paired_text(report))
     click.echo(f"report: {folder / 'index.html'}; datasets: {folder / 'data'}")
@@ -98,9 +101,10 @@ def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param,
 @overwrite_option("survey")
 @click.option("--resume", is_flag=True, help="Complete an interrupted survey in --out (give its options again).")
 @out_option("Report folder (created if missing); each population's dataset goes to REPORT/data/NAME/.")
+@quiet_option
 @click.pass_context
 def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, sides, manneken_pis, chunk_size,
-               threads, dask, reference, overwrite, resume, out):
+               threads, dask, reference, overwrite, resume, out, quiet):
     """The same deals played by several populations of players, side by side: win rates by wonder
     side, card effects, and a verdict on each (robust, depends on population, not resolved).
     Writes REPORT/index.html, survey.csv, verdicts.csv, card_verdicts.csv, pairs.csv (and
@@ -116,19 +120,19 @@ def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, si
         click.echo(f"estimated play: {duration(total)} for {len(estimates)} populations, then the analysis", err=True)
 
     def on_run(pop, result):
-        if sys.stderr.isatty():  # progress: a terminal only
+        if not quiet and sys.stderr.isatty():  # a line per population: a terminal's, not a log's
             s = result.summary
             click.echo(f"{pop.name}: {s.games:,} games in {s.seconds:.1f} s", err=True)
 
     try:
-        result = survey(out=folder, populations=list(populations), players=players, games=games, seed=seed,
+        result = survey(out=folder, populations=list(populations) or None, players=players, games=games, seed=seed,
                         policy_params=policy_param, wonders=wonders, sides=sides, manneken_pis=manneken_pis,
                         chunk_size=chunk_size, data=ctx.obj.get("data"), threads=threads, dask=dask,
-                        reference=reference, overwrite=overwrite, resume=resume, progress=sys.stderr.isatty(),
-                        on_estimate=on_estimate, on_run=on_run)
-    except (KeyboardInterrupt, signals.Terminated):
-        click.echo("\ninterrupted: whole parts are kept (complete the survey with --resume)" if not overwrite
-                   else "\ninterrupted: the survey folder is as it was", err=True)
+                        reference=reference, overwrite=overwrite, resume=resume, progress=progress_of(ctx, quiet),
+                        on_estimate=None if quiet else on_estimate, on_run=on_run)
+    except (KeyboardInterrupt, signals.Terminated) as e:
+        left_behind(e, "whole parts are kept (complete the survey with --resume)" if not overwrite
+                    else "the survey folder is as it was")
         raise
     click.echo(verdict_text(result))
     click.echo(f"survey: {folder / 'index.html'} ({', '.join(n for n in result.files if n.endswith('.csv'))})")
@@ -137,8 +141,9 @@ def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, si
 @click.command("rebalance")
 @click.option("--players", default="4", show_default=True, metavar="P[,P...]",
               help="The player counts every side must be fair at (one data file serves them all).")
-@click.option("--population", default="heuristic", show_default=True, metavar="[NAME=]POLICIES",
-              help="The players: POLICIES as --policies takes them (one for every seat), e.g. a survey population.")
+@click.option("--population", "population", multiple=True, metavar="[NAME=]POLICIES",
+              help="The players: POLICIES as --policies takes them (one for every seat), e.g. a survey population "
+                   "(one population; given twice, refused) [heuristic].")
 @click.option("--policy-param", "policy_param", multiple=True, metavar="NAME.KEY=VALUE",
               help="A parameter of the population's policies (repeatable).")
 @click.option("--levers", default="stages", show_default=True, metavar="stages|cards|both[:WONDER|CARD,...]",
@@ -151,8 +156,11 @@ def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, si
 @click.option("--max-change", "max_change", type=int, default=None, help="Each edit at most ±N [3].")
 @click.option("--max-steps", "max_steps", type=int, default=None,
               help="Measure-solve-verify steps at most [4].")
-@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=20_000, show_default=True,
-              help="Games of each paired measurement (and at least of the held-out run).")
+@click.option("--games", type=click.IntRange(*REBALANCE_MAX_GAMES), default=20_000, show_default=True,
+              help="Games of each paired measurement (and at least of the held-out run), at most --max-games.")
+@click.option("--max-games", "max_games", type=click.IntRange(*REBALANCE_MAX_GAMES), default=10**7,
+              show_default=True, help="The held-out run's games at most: a --tolerance that needs more is refused "
+              "before anything is played.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="The seed (steps use SEED+step; the held-out "
               "run SEED+1000003).")
 @click.option("--manneken-pis", "manneken_pis", is_flag=True, help="Put the Manneken Pis promo board in the pool.")
@@ -161,9 +169,10 @@ def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, si
               help="Play the runs as tasks on a Dask cluster (see simulate); a rollout population needs it.")
 @overwrite_option("report")
 @out_option("Report folder (created if missing).")
+@quiet_option
 @click.pass_context
 def rebalance_cmd(ctx, players, population, policy_param, levers, fields, tolerance, max_edits, max_change, max_steps,
-                  games, seed, manneken_pis, threads, dask, overwrite, out):
+                  games, max_games, seed, manneken_pis, threads, dask, overwrite, out, quiet):
     """The smallest edit of the printed numbers (fewest numbers, then least change) after which
     every wonder side's win rate is within --tolerance of the fair share at every player count of
     --players, verified on held-out games. Writes REPORT/edits.txt, cards.yaml, result.csv,
@@ -171,6 +180,10 @@ def rebalance_cmd(ctx, players, population, policy_param, levers, fields, tolera
     from wsim.api.analysis import rebalance
 
     folder = out_folder(out)
+    if len(population) > 1:  # click keeps the last of a repeated option: the search would forget the others
+        raise UserError(f"--population: a rebalance searches for one population, got {len(population)}: "
+                        f"{', '.join(population)} (compare populations with wsim survey)")
+    population = population[0] if population else "heuristic"
 
     def on_estimate(seconds, count):
         click.echo(f"estimated play: at most {duration(seconds)} ({count:,} games; a search that succeeds "
@@ -179,13 +192,12 @@ def rebalance_cmd(ctx, players, population, policy_param, levers, fields, tolera
     try:
         result = rebalance(out=folder, players=players, population=population, policy_params=policy_param,
                            levers=levers, fields=fields, tolerance=tolerance, max_edits=max_edits,
-                           max_change=max_change, max_steps=max_steps, games=games, seed=seed,
+                           max_change=max_change, max_steps=max_steps, games=games, max_games=max_games, seed=seed,
                            manneken_pis=manneken_pis, data=ctx.obj.get("data"), threads=threads, dask=dask,
-                           overwrite=overwrite, on_estimate=on_estimate,
-                           on_event=lambda text: click.echo(text, err=True) if sys.stderr.isatty() else None)
-    except (KeyboardInterrupt, signals.Terminated):
-        click.echo("\ninterrupted: the report folder is as it was (a search run again from the start gives the "
-                   "same result)", err=True)
+                           overwrite=overwrite, progress=progress_of(ctx, quiet),
+                           on_estimate=None if quiet else on_estimate)
+    except (KeyboardInterrupt, signals.Terminated) as e:
+        left_behind(e, "the report folder is as it was (a search run again from the start gives the same result)")
         raise
     click.echo("edits: " + (" ".join(result.edits) or "none"))
     click.echo(f"report: {folder / 'index.html'}")

@@ -38,21 +38,34 @@ class WsimGroup(click.Group):
         except OSError as e:  # an environment error no command foresaw: still no traceback
             where = f"{e.filename}: " if e.filename else ""
             raise UserError(f"{where}{e.strerror or e}") from None
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as e:
             signals.swallowed()  # delivered after all
-            click.echo("\ninterrupted", err=True)
+            _stopped(e, "interrupted")
             ctx.exit(130)
         except signals.Terminated as e:
             signals.swallowed()
-            click.echo(f"\n{e}", err=True)
+            _stopped(e, str(e))
             ctx.exit(128 + e.signum)
         finally:
             OPTION_STYLE.reset(style)
 
 
+def _stopped(error: BaseException, status: str):
+    """The last lines of a command a signal ended: what it left behind, when the command said
+    (wsim.cli.options.left_behind), then `status` alone on the last line."""
+    note = getattr(error, "wsim_note", None)
+    click.echo("\n" + (f"{note}\n" if note else "") + status, err=True)
+
+
 def _announce_compile():
     """Said when numba starts compiling (an empty cache: a first run, or the kernels changed), on
-    a terminal only: progress is not written into a log (INTERFACES §2)."""
+    a terminal only: progress is not written into a log (INTERFACES §2). A cache numba cannot
+    write is said once whatever stderr is: every run would compile again, silently."""
+    from wsim.run.compiling import cache_problem
+
+    problem = cache_problem()
+    if problem:
+        click.echo(f"warning: {problem}", err=True)
     if sys.stderr.isatty():
         click.echo("compiling kernels (first run only)…", err=True)
 

@@ -121,3 +121,26 @@ def overwrite_option(what: str):
     """--overwrite: replace what a non-empty --out holds, once the new `what` is complete."""
     return click.option("--overwrite", is_flag=True,
                         help=f"Replace the {what} in a non-empty --out folder once the new one is complete.")
+
+
+def quiet_option(f):
+    """--quiet: no progress on stderr, for a long run's log (warnings and errors stay)."""
+    return click.option("--quiet", is_flag=True,
+                        help="No progress and no estimate on stderr (warnings and errors only).")(f)
+
+
+def progress_of(ctx: click.Context, quiet: bool) -> bool:
+    """The progress= a command passes: True (a bar on a terminal, else a line a minute), or
+    False with --quiet, which also keeps the note of a first run's compile off stderr."""
+    if quiet:
+        watch = ctx.meta.get("wsim.compile_watch")
+        if watch is not None:
+            watch.silence()
+    return not quiet
+
+
+def left_behind(error: BaseException, note: str):
+    """Tell the group what an interrupted command leaves behind: it prints `note` on stderr
+    before its last line (`interrupted`, `terminated by SIGTERM`), so that each is said once."""
+    error.wsim_note = note
+

@@ -10,8 +10,8 @@ import time
 import click
 
 from wsim import signals
-from wsim.cli.options import (UserError, data_given, load_tables, out_folder, out_option, overwrite_option,
-                              run_options, run_settings, threads_for)
+from wsim.cli.options import (UserError, data_given, left_behind, load_tables, out_folder, out_option,
+                              overwrite_option, progress_of, quiet_option, run_options, run_settings, threads_for)
 from wsim.cli.render import summary_text
 from wsim.run.compiling import FAMILIES
 
@@ -22,13 +22,15 @@ from wsim.run.compiling import FAMILIES
 @click.option("--resume", is_flag=True,
               help="Complete an interrupted run in --out (options left out are taken from the dataset).")
 @out_option("Dataset folder (created if missing).")
+@quiet_option
 @click.pass_context
 def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis, threads,
-                 chunk_size, dask, overwrite, resume, out):
+                 chunk_size, dask, overwrite, resume, out, quiet):
     """Play many games and write one Parquet row per (game, seat) to --out.
 
     The same settings give the same values whatever --threads and --chunk-size. A summary
-    (games/s, mean points by category, win rate by wonder and side) is printed at the end.
+    (games/s, mean points by category, win rate by wonder and side) is printed at the end;
+    progress goes to stderr (a bar on a terminal, else a line a minute; none with --quiet).
     """
     from click.core import ParameterSource
 
@@ -52,11 +54,11 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wond
     mode = "overwrite" if overwrite else "resume" if resume else "new"
     try:
         result = write_simulation(t, settings, folder, mode=mode, explicit=frozenset(given), dask=dask,
-                                  threads=threads, progress=sys.stderr.isatty())
+                                  threads=threads, progress=progress_of(ctx, quiet))
     except (KeyboardInterrupt, signals.Terminated) as e:
         done = getattr(e, "wsim_complete", False)
-        click.echo(f"\ninterrupted after the run completed: the dataset in {out} is whole" if done
-                   else "\ninterrupted: temporary files removed", err=True)
+        left_behind(e, f"the run had completed: the dataset in {out} is whole" if done
+                    else "temporary files removed")
         raise
     if result.foreign:
         kept = result.foreign
@@ -139,8 +141,9 @@ def compile_cmd(ctx, families):
               help="Only compare with commit REV of this checkout: both trees at the same time, one per core.")
 @click.option("--rounds", type=click.IntRange(1, 20), default=3, show_default=True,
               help="With --against: rounds, each running the two trees twice with the cores swapped.")
+@quiet_option
 @click.pass_context
-def bench_cmd(ctx, quick, save, against, rounds):
+def bench_cmd(ctx, quick, save, against, rounds, quiet):
     """Benchmarks: games/s by players, policy and threads; compile and start-up time; memory of a
     1,000,000-game run; trading solver calls/s; the reference engine's games/s.
 
@@ -156,4 +159,4 @@ def bench_cmd(ctx, quick, save, against, rounds):
     from wsim.bench import run_benchmarks
 
     load_tables(ctx)  # a data error is an Error: line here too, before any benchmark
-    run_benchmarks(quick=quick, save=save, echo=click.echo, data=ctx.obj.get("data"))
+    run_benchmarks(quick=quick, save=save, echo=click.echo, data=ctx.obj.get("data"), progress=progress_of(ctx, quiet))

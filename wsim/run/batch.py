@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wsim import signals
+from wsim.run import progress as progress_mod
 from wsim.dataset import manifest, parts
 from wsim.dataset.folder import DatasetError, OutputFolder
 from wsim.dataset.plan import Plan, plan_run, precheck
@@ -99,27 +100,29 @@ def cluster_kernels(cluster, data_text: bytes, run_meta: dict) -> str:
     return f"kernels ready on {cluster.workers} workers in {seconds:.1f} s ({how})"
 
 
-def write_dataset(req: Request, out: Path, progress: bool, cluster=None) -> Result:
+def write_dataset(req: Request, out: Path, progress=False, cluster=None, label: str = "") -> Result:
     """Run `req` into `out` (INTERFACES §2); returns the summary of the whole dataset.
 
-    On any exception, KeyboardInterrupt and signals included, temporary files are removed and
-    the exception propagates: a new folder keeps its whole parts (for --resume), a replaced
-    dataset stays as it was. `cluster`: a connected wsim.run.cluster.Cluster to play on (the
-    caller closes it), else `req.dask` is connected to here.
+    progress: True (drawn on stderr: a bar on a terminal, else a line a minute), False, or a
+    function called with each wsim.run.progress.Update; `label` names the run in it (a survey's
+    population). On any exception, KeyboardInterrupt and signals included, temporary files are
+    removed and the exception propagates: a new folder keeps its whole parts (for --resume), a
+    replaced dataset stays as it was. `cluster`: a connected wsim.run.cluster.Cluster to play on
+    (the caller closes it), else `req.dask` is connected to here.
     """
     precheck(out, req.mode)
     if cluster is not None or req.dask is None:
-        return _write(req, out, progress, cluster)
+        return _write(req, out, progress, cluster, label)
     from wsim.run.cluster import connect
 
     cluster = connect(req.dask, req.threads or 1)  # before the folder is touched: a refusal writes nothing
     try:
-        return _write(req, out, progress, cluster)
+        return _write(req, out, progress, cluster, label)
     finally:
         cluster.close()
 
 
-def _write(req: Request, out: Path, progress: bool, cluster) -> Result:
+def _write(req: Request, out: Path, progress, cluster, label: str) -> Result:
     """write_dataset() in its folder, with the parts played here or on `cluster`."""
     with OutputFolder(out, owns=parts.owns) as folder:
         plan = plan_run(folder, req.tables, req.settings, req.mode, req.explicit)
@@ -137,7 +140,7 @@ def _write(req: Request, out: Path, progress: bool, cluster) -> Result:
                 run_meta, [entries[i] for i in sorted(entries)], data_text):
             summary.seconds = 0.0  # complete, its manifest whole: nothing to write
             return Result(summary, t, foreign)
-        if cluster is not None and progress:
+        if cluster is not None and progress is True and sys.stderr.isatty():  # progress: a terminal's
             link = cluster.dashboard
             sys.stderr.write(f"  Dask: {cluster.workers} workers" + (f", dashboard {link}" if link else "") + "\n")
         if plan.replace:
@@ -149,14 +152,12 @@ def _write(req: Request, out: Path, progress: bool, cluster) -> Result:
         started = time.perf_counter()
         total_todo = sum(settings.part(i)[1] for i in plan.todo)
         done = [0]
+        where = f"{cluster.workers} workers" if cluster is not None else ""
+        tracker = progress_mod.start(progress if plan.todo else False, total_todo, label=label, step=where)
 
         def on_progress(games):
             done[0] += games
-            if progress:
-                rate = done[0] / max(time.perf_counter() - started, 1e-9)
-                where = f", {cluster.workers} workers" if cluster is not None else ""
-                sys.stderr.write(f"\r  {done[0]:,} / {total_todo:,} games ({rate:,.0f} games/s{where})")
-                sys.stderr.flush()
+            tracker.advance(games)
 
         try:
             produced = (_cluster_parts(plan, data_text, on_progress, cluster, req.threads or 1) if cluster is not None
@@ -183,9 +184,9 @@ def _write(req: Request, out: Path, progress: bool, cluster) -> Result:
                     e.wsim_complete = folder.target == folder.path
                     raise
         except BaseException:
+            tracker.close(complete=False)
             folder.abort()
             raise
         finally:
-            if progress and plan.todo:
-                sys.stderr.write("\n")
+            tracker.close()
         return Result(summary, t, foreign)

@@ -166,12 +166,12 @@ def chunk_ranges(first: int, games: int, size: int = CHUNK_GAMES) -> list:
 
 
 def play_chunks(runner: Runner, first: int, games: int, on_progress=None, pacer: Pacer | None = None,
-                size: int = CHUNK_GAMES):
-    """Yield (first game, res rows) of games first .. first + games - 1, CHUNK_GAMES at a time
-    (memory: one chunk's arrays), each chunk in kernel calls sized by the pacer; on_progress(n)
-    after each call."""
+                size: int | None = None):
+    """Yield (first game, res rows) of games first .. first + games - 1, `size` (CHUNK_GAMES) at a
+    time (memory: one chunk's arrays), each chunk in kernel calls sized by the pacer;
+    on_progress(n) after each call."""
     pacer = pacer or Pacer()
-    for at, count in chunk_ranges(first, games, size):
+    for at, count in chunk_ranges(first, games, size or CHUNK_GAMES):
         yield at, play_paced(runner, pacer, at, count, on_progress).res
 
 
