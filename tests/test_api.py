@@ -15,7 +15,7 @@ from wsim.api import runs as api
 from wsim.errors import WsimError
 from wsim.dataset import parts
 
-from conftest import run_cli
+from clikit import run_cli
 
 
 def _cli_table(out) -> pa.Table:

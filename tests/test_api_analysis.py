@@ -6,7 +6,7 @@ import pytest
 import wsim
 from wsim.errors import WsimError
 
-from conftest import run_cli
+from clikit import run_cli
 
 pytestmark = pytest.mark.slow  # small analyses, each a few seconds
 

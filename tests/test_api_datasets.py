@@ -11,7 +11,7 @@ from wsim.dataset import parts
 from wsim.errors import WsimError
 from wsim.kernels.heuristic import HEURISTIC_KEYS
 
-from conftest import run_cli
+from clikit import run_cli
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 import wsim
-from conftest import run_cli
+from clikit import run_cli
 
 DATA = Path(__file__).parent / "data"
 SCORE = DATA / "score-example.yaml"

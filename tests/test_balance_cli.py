@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow.dataset as pads
 import pytest
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from wsim.analysis import ablate as ablate_mod
 from wsim import codes
 from wsim.analysis.balance import report as report_mod

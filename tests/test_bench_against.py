@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from wsim import bench_against
 
 ROOT = Path(bench_against.__file__).resolve().parent.parent

@@ -2,7 +2,7 @@
 
 import json
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 
 
 def test_cards_json_shape(tables):

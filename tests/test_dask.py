@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 
 pytestmark = pytest.mark.system  # real clusters of worker processes
 distributed = pytest.importorskip("distributed", reason="the dask extra is part of make test's install",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from test_dask import _local, _parts, _run_under_way, _wsim
 
 pytestmark = pytest.mark.system

@@ -18,7 +18,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import last_error_line, run_cli, tmpfs
+from clikit import last_error_line, run_cli, tmpfs
 from wsim.dataset import folder as folder_mod
 from wsim.kernels.policy import P_COUNT
 

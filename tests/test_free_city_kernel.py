@@ -4,7 +4,7 @@ import numpy as np
 import pyarrow.dataset as ds
 import pytest
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from wsim import codes
 from wsim.kernels.layout import (C_SLOT, DEC_MOVE, F_CHOSEN, F_HAND, F_HAND_N, G_FC, G_PHASE, M_ACTION, M_CARD,
                                  PH_OVER, RES_BOARD, RES_RANK, RES_SIDE, RES_TOTAL)

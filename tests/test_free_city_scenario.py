@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 
 TWO_PLAYERS = """\
 players:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from wsim.kernels.heuristic import HEURISTIC_KEYS
 from wsim.kernels.layout import RES_RANK
 from wsim.run.runner import Runner

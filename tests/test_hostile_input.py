@@ -13,7 +13,7 @@ import time
 import pytest
 import yaml
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from wsim import scenario, yamlfile
 from wsim.errors import brief
 from wsim.tables import DataError, compile_text, data_path, load

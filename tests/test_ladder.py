@@ -4,7 +4,7 @@ import csv
 
 import pytest
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from wsim.kernels.layout import RES_RANK, RES_TOTAL
 from wsim.agents.weights import default_params
 from wsim.agents.ladder import LADDER_COLUMNS, RATINGS_COLUMNS

@@ -11,7 +11,7 @@ from wsim.analysis import rebalance as rb
 from wsim.analysis.edits import edited_text
 from wsim.errors import WsimError
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 
 QUICK = ["rebalance", "--threads", "1", "--players", "3", "--games", "100", "--max-steps", "1",
          "--levers", "stages:rhodes,olympia"]

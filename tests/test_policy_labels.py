@@ -6,7 +6,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from wsim.kernels.policy import P_COUNT
 from wsim.agents.weights import default_params
 

@@ -14,7 +14,7 @@ import wsim
 from wsim.errors import WsimError
 from wsim.run import progress
 
-from conftest import run_cli
+from clikit import run_cli
 
 
 class _Clock:

@@ -13,7 +13,7 @@ import wsim
 from wsim.analysis.edits import apply_edits, edited_text
 from wsim.tables import compile_text
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 
 PLANTED = "giza/A.stage2.points=+6"
 pytestmark = pytest.mark.slow  # small searches, a few seconds each

@@ -9,7 +9,7 @@ from wsim import tables as tables_mod
 from wsim.analysis.playtest import ReferenceError, read_reference
 from wsim.run.settings import Settings
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 
 HEADER = "players,wonder,side,seats,wins\n"
 

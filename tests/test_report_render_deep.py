@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from matplotlib import image
 
-from conftest import run_cli
+from clikit import run_cli
 
 pytestmark = pytest.mark.deep
 

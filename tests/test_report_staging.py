@@ -13,7 +13,7 @@ import wsim
 from wsim.dataset import folder as folder_mod
 from wsim.errors import WsimError
 
-from conftest import last_error_line, run_cli, tmpfs
+from clikit import last_error_line, run_cli, tmpfs
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from conftest import run_cli
+from clikit import run_cli
 from kernelturn import kernel_score_doc, kernel_trade_doc
 from wsim import scenario, tables as tables_mod
 

@@ -5,7 +5,7 @@ import copy
 
 import yaml
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from wsim import tables as tables_mod
 from wsim.kernels.deal import deal
 from wsim.kernels.layout import DEAL_DECK

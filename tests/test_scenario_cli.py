@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from wsim import scenario
 
 DATA = Path(__file__).parent / "data"

@@ -73,7 +73,7 @@ def test_without_any_effect_a_family_shows_a_finding_in_at_most_5_percent_of_rep
 
 @pytest.mark.slow
 def test_the_report_marks_exactly_the_rows_with_q_below_5_percent(tmp_path):
-    from conftest import run_cli
+    from clikit import run_cli
 
     data = tmp_path / "d"
     assert run_cli("simulate", "--games", "3000", "--players", "3", "--policy", "greedy", "--threads", "1",

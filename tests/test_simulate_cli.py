@@ -9,7 +9,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from wsim import RULES_VERSION, codes
 from wsim.kernels.layout import RES_TOTAL
 from wsim.tables import data_path

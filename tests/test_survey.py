@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from wsim.analysis import playtest
 from wsim.analysis.balance.effects import paired_mean_ci
 from wsim.analysis.significance import q_values, score_test_p

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import yaml
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from wsim import codes
 from wsim.tables import DataError, compile_text
 

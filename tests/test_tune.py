@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from wsim.kernels.heuristic import HEURISTIC_KEYS
 from wsim.agents.weights import DEFAULT_FILE, read_weights
 

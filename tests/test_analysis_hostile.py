@@ -1,4 +1,4 @@
-"""The analysis commands given hostile input (issue 20, R1, R2, R7, R8): paths that look like glob
+"""The analysis commands given hostile input: paths that look like glob
 patterns, a label that looks like the Free City, a dataset of one game, and manifests and part
 footers that lie. Each case asserts the exit status, the last stderr line and what is left on
 disk: a report of exactly the folder named, or an `Error:` and no report folder at all."""
@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from wsim.dataset.folder import LOCK
 
 MANIFEST = "_wsim_manifest.json"

@@ -1,5 +1,5 @@
-"""Input files that are not files, writers that meet, edits no game deals (reliability round 3:
-R3, R9, R10 and their weak cases; INTERFACES §0).
+"""Input files that are not regular files, writers that meet over one folder, and edits no game
+deals: each refused with an `Error:` line and nothing lost (INTERFACES §0).
 
 Each test injects the fault and asserts the exit status, the last `Error:` line and what is
 left on disk. The FIFO tests run wsim as a real process with a deadline: a blocking open of a
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import last_error_line, run_cli
+from clikit import last_error_line, run_cli
 from test_dataset_safety import lock_held_by_another_process
 from wsim.dataset.parts import MANIFEST
 
