@@ -341,7 +341,8 @@ def test_the_first_reset_without_a_seed_plays_game_0(env_mod):
 
 
 def test_environment_misuse_is_a_wsim_error(env_mod):
-    """W4: a dead agent's action, a step after the end, an unknown agent."""
+    """W4: a dead agent's action, a step after the end (in the wrapped environment too, whose
+    PettingZoo wrapper only warned), an unknown agent."""
     env = env_mod.env(players=3, seed=2, policies="random")
     env.reset(seed=2)
     with pytest.raises(WsimError, match=r"^agent: one of player_0, player_1, player_2, got 'player_9'$"):
@@ -354,5 +355,7 @@ def test_environment_misuse_is_a_wsim_error(env_mod):
             env.step(None)
         else:
             env.step(env.unwrapped.policy_action(agent, "random"))
-    with pytest.raises(WsimError, match="^step: the game is over"):
-        env.unwrapped.step(None)
+    for step in (env.step, env.unwrapped.step):
+        for action in (None, 5):
+            with pytest.raises(WsimError, match="^step: the game is over"):
+                step(action)

@@ -58,7 +58,9 @@ def test_the_rollout_family_adds_only_its_own_game_loop(tmp_path):
 def test_a_cache_numba_cannot_write_is_said_once(tmp_path, monkeypatch, capsys):
     """W10: with NUMBA_CACHE_DIR on a read-only filesystem, `wsim compile` compiled for minutes
     and cached nothing without a word. The first compile now says so on stderr (a terminal or
-    not), once: CompileWatch calls its on_first hook once."""
+    not), once: CompileWatch calls its on_first hook once. A watch the command silenced (`wsim
+    compile`, which says what it compiled itself; --quiet) drops the progress note, not the
+    warning: the fix's first version missed `wsim compile`, the finding's own case."""
     import numba
 
     from wsim.cli import app
@@ -69,14 +71,19 @@ def test_a_cache_numba_cannot_write_is_said_once(tmp_path, monkeypatch, capsys):
     blocker.write_text("")
     monkeypatch.setattr(numba.config, "CACHE_DIR", str(blocker / "cache"))  # a folder inside a file
     assert "cannot be written" in cache_problem()
-    watch = CompileWatch(on_first=app._announce_compile)
+    monkeypatch.setattr(app.sys.stderr, "isatty", lambda: True, raising=False)
 
     class Compile:  # what numba's compile event carries
         data = {"dispatcher": type("D", (), {"py_func": staticmethod(lambda: None)})}
 
-    for _ in range(3):
-        watch.on_start(Compile)
-        watch.on_end(Compile)
-    said = capsys.readouterr().err.splitlines()
-    assert said == [f"warning: the kernel cache {blocker / 'cache'} cannot be written (Not a directory): every "
-                    "run compiles the kernels again (set NUMBA_CACHE_DIR to a writable folder)"]
+    warning = (f"warning: the kernel cache {blocker / 'cache'} cannot be written (Not a directory): every "
+               "run compiles the kernels again (set NUMBA_CACHE_DIR to a writable folder)")
+    for silenced in (False, True):
+        watch = CompileWatch(on_first=app._announce_compile)
+        if silenced:
+            watch.silence()
+        for _ in range(3):
+            watch.on_start(Compile)
+            watch.on_end(Compile)
+        said = capsys.readouterr().err.splitlines()
+        assert said == [warning] + ([] if silenced else ["compiling kernels (first run only)…"]), silenced

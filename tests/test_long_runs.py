@@ -69,6 +69,26 @@ def test_the_api_refuses_the_same_and_names_its_arguments(tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("command", [
+    ["survey", "--population", "r=random", "--players", "3"],
+    ["ablate", "--edit", "Altar.points=+8", "--players", "3"],
+    ["ladder", "--policies", "random,greedy", "--players", "3"],
+])
+def test_every_long_run_bounds_its_games(tmp_path, command):
+    """A typo of 10^12 games was accepted by survey (estimated at three years) and ablate (played
+    until stopped): every long run's --games is bounded, at the command line and in the API."""
+    result = run_cli(*command, "--games", "1000000000000", "--threads", "1", "--out", str(tmp_path / "r"))
+    assert result.exit_code == 2 and last_error_line(result) == (
+        "Error: Invalid value for '--games': 1000000000000 is not in the range 1<=x<=1000000000."), result.output
+    call = {"survey": lambda: wsim.survey(out=tmp_path / "r", populations=["r=random"], players=3, games=10**12),
+            "ablate": lambda: wsim.ablate(["Altar.points=+8"], out=tmp_path / "r", players=3, games=10**12),
+            "ladder": lambda: wsim.ladder(out=tmp_path / "r", policies=["random", "greedy"], players=3,
+                                          games=10**12)}[command[0]]
+    with pytest.raises(WsimError, match=r"^games: must be a whole number from 1 to 1,000,000,000, got "):
+        call()
+    assert not (tmp_path / "r").exists()
+
+
 def test_the_estimate_counts_the_held_out_run(tables):
     """N6: the printed estimate counted the held-out pair as 2 x --games whatever its size."""
     plan = rb.plan(tables, [3], "heuristic", (), games=1000, seed=0, tolerance=0.02, max_edits=6, max_change=3,

@@ -83,8 +83,11 @@ def ablate(edits, *, out, games=100_000, players=4, policies="random", policy_pa
     metric's paired difference with its CI and q-value). on_run(name, result) is called after
     each of the two runs; progress: True (drawn on stderr), False or a function receiving each
     wsim.run.progress.Update (docs/api.md)."""
+    from wsim.run.settings import LONG_RUN_GAMES
+
     folder = folder_arg(out)
     edits = text_list(edits, "edits", "edits such as 'Baths.points=+1'")
+    games = whole_number(games, "games", *LONG_RUN_GAMES)
     overwrite = flag(overwrite, "overwrite")
     progress = progress_value(progress)
     callback(on_run, "on_run")
@@ -144,13 +147,13 @@ def ladder(policies, *, out, players: int = 4, games: int = 10_000, seed: int = 
     from wsim import tables as tables_mod
     from wsim.agents.ladder import parse_entries, run_ladder
     from wsim.api.runs import param_specs
-    from wsim.run.settings import LADDER_GAMES, MAX_SEED, check_players
+    from wsim.run.settings import LONG_RUN_GAMES, MAX_SEED, check_players
 
     folder = folder_arg(out)
     names = _names(policies, "policies", "policy names")
     with settings_error():
         players = check_players(players)
-    games = whole_number(games, "games", *LADDER_GAMES)
+    games = whole_number(games, "games", *LONG_RUN_GAMES)
     seed = whole_number(seed, "seed", 0, MAX_SEED)
     overwrite = flag(overwrite, "overwrite")
     callback(on_progress, "on_progress")
@@ -183,7 +186,7 @@ def survey(*, out, populations=None, players: int = 4, games: int = 20_000, seed
     with dask); on_run(population, result) follows each population's run; progress: True (drawn
     on stderr), False or a function receiving each wsim.run.progress.Update."""
     from wsim import tables as tables_mod
-    from wsim.run.settings import MAX_CHUNK, MAX_GAMES, MAX_SEED, check_players
+    from wsim.run.settings import LONG_RUN_GAMES, MAX_CHUNK, MAX_SEED, check_players
 
     folder = folder_arg(out)
     mode = write_mode(overwrite, resume)
@@ -191,7 +194,7 @@ def survey(*, out, populations=None, players: int = 4, games: int = 20_000, seed
         populations = text_list(populations, "populations", "'NAME=POLICIES[@GAMES]' texts")
     with settings_error():
         players = check_players(players)
-    games = whole_number(games, "games", 1, MAX_GAMES)
+    games = whole_number(games, "games", *LONG_RUN_GAMES)
     seed = whole_number(seed, "seed", 0, MAX_SEED)
     chunk_size = whole_number(chunk_size, "chunk_size", 1, MAX_CHUNK)
     text(wonders, "wonders", "'random' or 'fixed:ID/SIDE,...'")

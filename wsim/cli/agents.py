@@ -9,14 +9,14 @@ import click
 from wsim import codes, signals
 from wsim.cli.options import SEED, left_behind, out_folder, out_option, overwrite_option, progress_of, quiet_option
 from wsim.cli.render import aligned
-from wsim.run.settings import LADDER_GAMES, TUNE_GAMES, TUNE_GENERATIONS, TUNE_POPULATION
+from wsim.run.settings import LONG_RUN_GAMES, TUNE_GAMES, TUNE_GENERATIONS, TUNE_POPULATION
 
 
 @click.command("ladder")
 @click.option("--policies", required=True, metavar="A,B,...",
               help="The policies to rank (NAME or NAME:LABEL), at least two.")
 @click.option("--players", type=int, default=4, show_default=True, help="Players per game, 2..7.")
-@click.option("--games", type=click.IntRange(*LADDER_GAMES), default=10_000, show_default=True,
+@click.option("--games", type=click.IntRange(*LONG_RUN_GAMES), default=10_000, show_default=True,
               help="Games per ordered pair of policies.")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="The seed: every pair plays the same deals.")

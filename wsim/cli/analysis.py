@@ -13,7 +13,7 @@ from wsim.analysis.populations import builtin_help
 from wsim.cli.options import (SEED, UserError, left_behind, load_tables, out_folder, out_option, overwrite_option, policy_names,
                               progress_of, quiet_option, run_options, run_settings)
 from wsim.cli.render import duration, paired_text, population_line, verdict_text
-from wsim.run.settings import MAX_CHUNK, MAX_GAMES, REBALANCE_MAX_GAMES
+from wsim.run.settings import LONG_RUN_GAMES, MAX_CHUNK, REBALANCE_MAX_GAMES
 
 @click.command("balance")
 @click.argument("directory", type=click.Path())
@@ -39,7 +39,7 @@ def balance_cmd(ctx, directory, baseline, overwrite, out):
 @click.command("ablate")
 @click.option("--edit", "edits", multiple=True, required=True, metavar="EDIT",
               help="CARD.points=N|+N|-N, CARD.coins=N|+N|-N, CARD=neutral or WONDER/SIDE.stageK=neutral (repeatable).")
-@run_options
+@run_options(LONG_RUN_GAMES, "10^9")
 @overwrite_option("report")
 @out_option("Report folder (created if missing); the two datasets go to REPORT/data/.")
 @quiet_option
@@ -79,7 +79,7 @@ def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param,
               help="A population: the policies of every seat (as --policies takes them, or one for all seats), on "
                    "the first GAMES games (repeatable) [the built-in set: " + builtin_help() + "].")
 @click.option("--players", type=int, default=4, show_default=True, help="Players per game, 2..7.")
-@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=20_000, show_default=True,
+@click.option("--games", type=click.IntRange(*LONG_RUN_GAMES), default=20_000, show_default=True,
               help="Games of every population (the same deals for all); @GAMES gives a population fewer.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="The seed of the deals.")
 @click.option("--policy-param", "policy_param", multiple=True, metavar="NAME.KEY=VALUE",

@@ -57,16 +57,17 @@ def _stopped(error: BaseException, status: str):
     click.echo("\n" + (f"{note}\n" if note else "") + status, err=True)
 
 
-def _announce_compile():
+def _announce_compile(watch):
     """Said when numba starts compiling (an empty cache: a first run, or the kernels changed), on
-    a terminal only: progress is not written into a log (INTERFACES §2). A cache numba cannot
-    write is said once whatever stderr is: every run would compile again, silently."""
+    a terminal only and unless the command silenced `watch` (--quiet, `wsim compile`): progress
+    is not written into a log (INTERFACES §2). A cache numba cannot write is said once whatever
+    stderr is and whatever the command: every run would compile again, silently."""
     from wsim.run.compiling import cache_problem
 
     problem = cache_problem()
     if problem:
         click.echo(f"warning: {problem}", err=True)
-    if sys.stderr.isatty():
+    if sys.stderr.isatty() and not watch.silenced:
         click.echo("compiling kernels (first run only)…", err=True)
 
 

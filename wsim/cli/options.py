@@ -41,37 +41,40 @@ def out_folder(out: str) -> Path:
     return Path(out)
 
 
-def run_options(f):
-    """The options that say which games to play, shared by `simulate` and `ablate`."""
-    options = [
-        click.option("--games", type=click.IntRange(1, MAX_GAMES), default=100_000, show_default=True,
-                     help="Games to play (at most 2^63 - 1)."),
-        click.option("--players", type=int, default=4, show_default=True,
-                     help="Players per game, 2..7 (2: the Free City variant, RULES.md §10)."),
-        click.option("--seed", type=SEED, default=0, show_default=True, help="The run's seed."),
-        click.option("--policy", default=None, metavar="NAME",
-                     help="One policy for every seat: random, greedy, heuristic or rollout [random]."),
-        click.option("--policies", default=None, metavar="N1,N2,...",
-                     help="One policy per player, comma-separated; NAME:LABEL labels a seat (two seats may play "
-                          "one policy with different parameters)."),
-        click.option("--policy-param", "policy_param", multiple=True, metavar="NAME.KEY=VALUE",
-                     help="A parameter of every seat playing that policy or label (repeatable), e.g. greedy.coin=40."),
-        click.option("--wonders", default="random", show_default=True, metavar="random|fixed:ID/SIDE,...",
-                     help="Random boards, or fixed ones seat by seat (an entry without /SIDE follows --sides)."),
-        click.option("--sides", type=click.Choice(["random", "A", "B"]), default="random", show_default=True,
-                     help="Wonder sides."),
-        click.option("--manneken-pis", "manneken_pis", is_flag=True,
-                     help="Put the Manneken Pis promo board in the pool."),
-        click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores]."),
-        click.option("--chunk-size", type=click.IntRange(1, MAX_CHUNK), default=100_000, show_default=True,
-                     help="Games per Parquet part (at most 1,000,000)."),
-        click.option("--dask", default=None, metavar="tcp://HOST:PORT|local:W",
-                     help="Play the parts as tasks on a Dask cluster (a running `dask scheduler`, or W local worker "
-                          "processes); --threads is then each task's kernel threads [1]. Needs wsim[dask]."),
-    ]
-    for option in reversed(options):
-        f = option(f)
-    return f
+def run_options(games=(1, MAX_GAMES), bound="2^63 - 1"):
+    """The options that say which games to play, shared by `simulate` and `ablate`; --games
+    within `games`, its upper bound written `bound` in the help."""
+    def decorate(f):
+        options = [
+            click.option("--games", type=click.IntRange(*games), default=100_000, show_default=True,
+                         help=f"Games to play (at most {bound})."),
+            click.option("--players", type=int, default=4, show_default=True,
+                         help="Players per game, 2..7 (2: the Free City variant, RULES.md §10)."),
+            click.option("--seed", type=SEED, default=0, show_default=True, help="The run's seed."),
+            click.option("--policy", default=None, metavar="NAME",
+                         help="One policy for every seat: random, greedy, heuristic or rollout [random]."),
+            click.option("--policies", default=None, metavar="N1,N2,...",
+                         help="One policy per player, comma-separated; NAME:LABEL labels a seat (two seats may play "
+                              "one policy with different parameters)."),
+            click.option("--policy-param", "policy_param", multiple=True, metavar="NAME.KEY=VALUE",
+                         help="A parameter of every seat playing that policy or label (repeatable), e.g. greedy.coin=40."),
+            click.option("--wonders", default="random", show_default=True, metavar="random|fixed:ID/SIDE,...",
+                         help="Random boards, or fixed ones seat by seat (an entry without /SIDE follows --sides)."),
+            click.option("--sides", type=click.Choice(["random", "A", "B"]), default="random", show_default=True,
+                         help="Wonder sides."),
+            click.option("--manneken-pis", "manneken_pis", is_flag=True,
+                         help="Put the Manneken Pis promo board in the pool."),
+            click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores]."),
+            click.option("--chunk-size", type=click.IntRange(1, MAX_CHUNK), default=100_000, show_default=True,
+                         help="Games per Parquet part (at most 1,000,000)."),
+            click.option("--dask", default=None, metavar="tcp://HOST:PORT|local:W",
+                         help="Play the parts as tasks on a Dask cluster (a running `dask scheduler`, or W local worker "
+                              "processes); --threads is then each task's kernel threads [1]. Needs wsim[dask]."),
+        ]
+        for option in reversed(options):
+            f = option(f)
+        return f
+    return decorate
 
 
 def threads_for(threads, dask):

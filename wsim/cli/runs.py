@@ -17,7 +17,7 @@ from wsim.run.compiling import FAMILIES
 
 
 @click.command("simulate")
-@run_options
+@run_options()
 @overwrite_option("dataset")
 @click.option("--resume", is_flag=True,
               help="Complete an interrupted run in --out (options left out are taken from the dataset).")

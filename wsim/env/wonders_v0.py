@@ -42,9 +42,22 @@ class EnvError(WsimError):
     """An action the environment cannot take, or a bad environment setting."""
 
 
+GAME_OVER = "step: the game is over (every agent is done): reset() starts the next"
+
+
 def env(**kwargs) -> AECEnv:
     """The environment, wrapped in PettingZoo's order checks (the usual entry point)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return _OrderChecks(raw_env(**kwargs))
+
+
+class _OrderChecks(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order checks, but a step after every agent is done is refused as the raw
+    environment refuses it: PettingZoo's wrapper only warns and drops the action."""
+
+    def step(self, action):
+        if self._has_reset and not self.agents:
+            raise EnvError(GAME_OVER)
+        super().step(action)
 
 
 class ActionLayout:
@@ -215,7 +228,7 @@ class raw_env(AECEnv):
     def step(self, action):
         """Play `action` (an id whose mask bit is 1; None for an agent that is done)."""
         if not self.agents:
-            raise EnvError("step: the game is over (every agent is done): reset() starts the next")
+            raise EnvError(GAME_OVER)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:

@@ -27,13 +27,15 @@ DEFAULT_FAMILIES = ("games", "rollout")
 class CompileWatch(event.Listener):
     """While entered: every numba compile, by function, and the seconds spent compiling.
 
-    on_first() is called when the first compile starts (once), e.g. to tell the user.
+    on_first(watch) is called when the first compile starts (once), e.g. to tell the user;
+    `silenced` says whether the caller asked for no progress notes (set by silence()).
     """
 
     def __init__(self, on_first=None):
         self.specialisations: Counter = Counter()  # "module.qualname" -> specialisations compiled
         self.seconds = 0.0
         self._on_first = on_first
+        self.silenced = False
         self._depth = 0
         self._started = 0.0
 
@@ -41,7 +43,7 @@ class CompileWatch(event.Listener):
         if self._depth == 0:
             self._started = time.perf_counter()
             if self._on_first is not None:
-                self._on_first()
+                self._on_first(self)
                 self._on_first = None
         self._depth += 1
         func = ev.data["dispatcher"].py_func
@@ -53,8 +55,8 @@ class CompileWatch(event.Listener):
             self.seconds += time.perf_counter() - self._started
 
     def silence(self):
-        """No on_first call from now on."""
-        self._on_first = None
+        """Ask on_first for no progress note (a warning it has to give stays)."""
+        self.silenced = True
 
     @property
     def compiled(self) -> bool:

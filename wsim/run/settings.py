@@ -28,7 +28,9 @@ MAX_CHUNK = 1_000_000  # one chunk's arrays stay well under a gigabyte at 7 play
 MAX_SEED = 2**64 - 1
 # The bounds of options that more than one front end checks (the command line's click types and
 # the Python API's errors.whole_number read these, so the two cannot drift apart)
-LADDER_GAMES = (1, 10**9)  # wsim ladder --games
+# wsim ladder, survey and ablate --games: each plays in chunks (the ladder's tallies, the
+# others' datasets on disk), so what bounds them is time: 10^9 games take hours, 10^12 years
+LONG_RUN_GAMES = (1, 10**9)
 TUNE_GENERATIONS = (1, 10_000)  # wsim tune --generations
 TUNE_POPULATION = (4, 1_000)  # wsim tune --population
 TUNE_GAMES = (1, 10**7)  # wsim tune --games
