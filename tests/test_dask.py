@@ -84,7 +84,7 @@ def test_an_interrupted_cluster_run_cancels_its_tasks_while_the_client_is_open(t
     to the garbage collector, the cancel would meet a closed event loop and print a traceback
     after wsim's last line (it did, in about one SIGTERM run in ten)."""
     from wsim.dataset.folder import OutputFolder
-    from wsim.run.batch import Request, write_dataset
+    from wsim.dataset.write import Request, write_dataset
     from wsim.run.settings import Settings
     from wsim.tables import load
 
