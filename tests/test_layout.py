@@ -64,9 +64,19 @@ def test_imports_go_down_the_layers():
     assert not problems, "\n".join(problems)
 
 
+def _path(module: str) -> str:
+    """The file of a module of wsim/, whether or not it still exists."""
+    return module.replace(".", "/") + ".py"
+
+
+def _gone(module: str) -> str:
+    """The absolute path of a module the moves took away, for layers.place to place it."""
+    return str(ROOT / _path(module))
+
+
 def _review_edges(*chains: str) -> list:
-    """Edges of module chains written `a -> b -> c` (short names under wsim.), as the reviews
-    found them (shared/findings/code-review-4.md, §3.1); line numbers are the edge's place."""
+    """Edges of module chains written `a -> b -> c` (names under wsim.), as the review found
+    them (shared/findings/code-review-4.md, §3.1); an edge's line is its place in its chain."""
     edges = []
     for chain in chains:
         names = [f"wsim.{n.strip()}" for n in chain.split("->")]
@@ -74,23 +84,13 @@ def _review_edges(*chains: str) -> list:
     return edges
 
 
-def _problems_with(edges: list, modules: dict) -> list:
-    files = dict(layers.source_files())
-    files.update(modules)
-    return layers.check(edges, layers.read_order(), files)
+def _problems_with(edges: list, gone: dict) -> list:
+    """The checker's problems with `edges` over today's tree and the modules of `gone`."""
+    return layers.check(edges, layers.read_order(), {**layers.source_files(), **gone})
 
 
-def _path(module: str) -> str:
-    """The file of a module of wsim/ (one that the moves breaking the cycles took away included)."""
-    return module.replace(".", "/") + ".py"
-
-
-def _gone(module: str) -> str:
-    """The absolute path of a module's file, for layers.place (the module need not exist)."""
-    return str(ROOT / _path(module))
-
-
-SEVEN = "run.batch -> run.cluster -> run.compiling -> bench -> env.wonders_v0 -> api.game -> api.runs -> run.batch"
+SEVEN = ("run.batch -> run.cluster -> run.compiling -> bench -> env.wonders_v0 -> api.game -> api.runs "
+         "-> run.batch")
 
 
 def test_the_checker_finds_the_seven_module_cycle():
