@@ -23,7 +23,7 @@ POLICY_ROLLOUT = 3  # kernels/rollout.py: its turn moves are searched there, nev
 POLICY_NAMES = ("random", "greedy", "heuristic", "rollout")
 
 # The parameters a user may set (--policy-param NAME.KEY=VALUE), in parameter-row order; a row
-# holds P_COUNT values (the longest list; the rest are zeros). Defaults: wsim/agents/weights.py.
+# holds P_COUNT values (the longest list; the rest are zeros). Defaults: wsim/run/weights.py.
 PARAM_KEYS = {"random": (), "greedy": GREEDY_KEYS, "heuristic": HEURISTIC_KEYS, "rollout": ("playouts", "base")}
 # a rollout row: its playouts, its base policy's id, then the base policy's own row
 R_PLAYOUTS, R_BASE_ID, R_BASE = range(3)

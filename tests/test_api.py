@@ -174,11 +174,11 @@ def test_an_interrupt_leaves_whole_parts_and_no_handler_of_ours(tmp_path, monkey
     handlers untouched, and resume=True completes the dataset to an uninterrupted run's values."""
     import signal
 
-    from wsim.run import batch
+    from wsim.dataset import write
 
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     played = []
-    real = batch.play_part
+    real = write.play_part
 
     def interrupted(*args, **kwargs):
         if len(played) == 2:
@@ -186,13 +186,13 @@ def test_an_interrupt_leaves_whole_parts_and_no_handler_of_ours(tmp_path, monkey
         played.append(args[2])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(batch, "play_part", interrupted)
+    monkeypatch.setattr(write, "play_part", interrupted)
     out = tmp_path / "d"
     with pytest.raises(KeyboardInterrupt):
         wsim.simulate(games=10, players=3, seed=6, chunk_size=2, threads=1, out=out)
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".wsim-lock")) == [
         "part-00000.parquet", "part-00001.parquet"]
     assert {s: signal.getsignal(s) for s in handlers} == handlers
-    monkeypatch.setattr(batch, "play_part", real)
+    monkeypatch.setattr(write, "play_part", real)
     ds = wsim.simulate(games=10, players=3, seed=6, chunk_size=2, threads=1, out=out, resume=True)
     assert ds.to_arrow().equals(wsim.simulate(games=10, players=3, seed=6, threads=1).replace_schema_metadata(None))

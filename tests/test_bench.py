@@ -29,6 +29,7 @@ def test_instrumented_twin_plays_the_production_games(tables):
     from wsim.kernels.layout import RES_COUNT, RES_NCARDS
     from wsim.kernels.profile import COMPONENTS
     from wsim.kernels.schema import MAX_CITY
+    from wsim.run.profiling import profile_run
     from wsim.run.runner import Runner
     from wsim.run.settings import Settings
 
@@ -37,7 +38,7 @@ def test_instrumented_twin_plays_the_production_games(tables):
         res = np.zeros((5, RES_COUNT), np.int16)
         cards = np.zeros((5, MAX_CITY), np.int16)
         acc = np.zeros(len(COMPONENTS) + 2, np.uint64)
-        bench.profile_run(runner, 7, res, cards, acc)
+        profile_run(runner, 7, res, cards, acc)
         chunk = runner.play(6, 1)
         assert np.array_equal(res, chunk.res[0])
         for s in range(5):  # past a city's cards the row is the scorer's scratch

@@ -84,7 +84,7 @@ def test_an_interrupted_cluster_run_cancels_its_tasks_while_the_client_is_open(t
     to the garbage collector, the cancel would meet a closed event loop and print a traceback
     after wsim's last line (it did, in about one SIGTERM run in ten)."""
     from wsim.dataset.folder import OutputFolder
-    from wsim.run.batch import Request, write_dataset
+    from wsim.dataset.write import Request, write_dataset
     from wsim.run.settings import Settings
     from wsim.tables import load
 
@@ -138,22 +138,24 @@ def test_two_tasks_at_once_on_one_worker(tmp_path):
     assert _parts(tmp_path / "d") == _local(tmp_path, "l", *args)
 
 
-def _patch_workers(client, name: str, value):
-    """Replace wsim.run.cluster.NAME in every worker process (the original kept for _restore_workers)."""
+def _patch_workers(client, module: str, name: str, value):
+    """Replace MODULE.NAME in every worker process (the original kept for _restore_workers)."""
     def patch():
-        from wsim.run import cluster
+        from importlib import import_module
 
-        cluster.__dict__.setdefault("_original_" + name, getattr(cluster, name))
-        setattr(cluster, name, value)
+        where = import_module(module)
+        where.__dict__.setdefault("_original_" + name, getattr(where, name))
+        setattr(where, name, value)
 
     client.run(patch)
 
 
-def _restore_workers(client, name: str):
+def _restore_workers(client, module: str, name: str):
     def restore():
-        from wsim.run import cluster
+        from importlib import import_module
 
-        setattr(cluster, name, cluster.__dict__.pop("_original_" + name))
+        where = import_module(module)
+        setattr(where, name, where.__dict__.pop("_original_" + name))
 
     client.run(restore)
 
@@ -170,11 +172,11 @@ def _data_error(*args):
 
 def test_workers_of_another_version_are_refused_before_any_game(tmp_path, cluster):
     lc, client = cluster
-    _patch_workers(client, "worker_facts", _other_version)
+    _patch_workers(client, "wsim.run.cluster", "worker_facts", _other_version)
     try:
         result = run_cli("simulate", "--games", "100", "--dask", lc.scheduler_address, "--out", str(tmp_path / "d"))
     finally:
-        _restore_workers(client, "worker_facts")
+        _restore_workers(client, "wsim.run.cluster", "worker_facts")
     assert result.exit_code == 2
     assert "runs wsim_version '0.0.0-other'" in last_error_line(result)
     assert not (tmp_path / "d").exists()
@@ -190,12 +192,12 @@ def test_threads_beyond_a_workers_cores_are_refused_before_any_game(tmp_path, cl
 
 def test_a_task_that_fails_for_good_stops_the_run(tmp_path, cluster):
     lc, client = cluster
-    _patch_workers(client, "play_part", _data_error)
+    _patch_workers(client, "wsim.dataset.play", "part_task", _data_error)
     try:
         result = run_cli("simulate", "--games", "100", "--chunk-size", "50", "--dask", lc.scheduler_address,
                          "--out", str(tmp_path / "d"))
     finally:
-        _restore_workers(client, "play_part")
+        _restore_workers(client, "wsim.dataset.play", "part_task")
     assert result.exit_code == 2
     assert "failed on a worker: the card data says no" in last_error_line(result)
     assert not (tmp_path / "d").exists()  # no part was written: the folder the run created is gone

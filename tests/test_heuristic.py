@@ -12,7 +12,7 @@ from wsim.kernels.heuristic import HEURISTIC_KEYS
 from wsim.kernels.layout import RES_RANK
 from wsim.run.runner import Runner
 from wsim.run.settings import Settings
-from wsim.agents.weights import DEFAULT_FILE, default_params, read_weights
+from wsim.run.weights import DEFAULT_FILE, default_params, read_weights
 
 
 def _weights(tmp_path, **changes) -> str:
@@ -100,7 +100,7 @@ def test_rollout_games_replay_and_playouts_are_checked(tmp_path):
 
 
 def test_shipped_weights_by_name():
-    from wsim.agents.weights import DATA_DIR, SHIPPED, read_weights
+    from wsim.run.weights import DATA_DIR, SHIPPED, read_weights
 
     assert set(SHIPPED) == {"tuned", "handset", "science", "military", "civilian"}
     for name, path in SHIPPED.items():

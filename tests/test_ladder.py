@@ -6,7 +6,7 @@ import pytest
 
 from clikit import last_error_line, run_cli
 from wsim.kernels.layout import RES_RANK, RES_TOTAL
-from wsim.agents.weights import default_params
+from wsim.run.weights import default_params
 from wsim.agents.ladder import LADDER_COLUMNS, RATINGS_COLUMNS
 from wsim.run.runner import Runner
 from wsim.run.settings import Settings

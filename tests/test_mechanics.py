@@ -9,7 +9,7 @@ from wsim.agents.ladder import Entry
 from wsim.agents.mechanics import MIN_SEATS, USE_FLOOR, shortfall, usage
 from wsim.tables import load
 from wsim.agents.tune import self_play_shortfall
-from wsim.agents.weights import default_params
+from wsim.run.weights import default_params
 
 TABLES = load()
 

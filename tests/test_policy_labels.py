@@ -8,7 +8,7 @@ import pytest
 
 from clikit import last_error_line, run_cli
 from wsim.kernels.policy import P_COUNT
-from wsim.agents.weights import default_params
+from wsim.run.weights import default_params
 
 POLICIES = "greedy:cheap,greedy:rich,random,random"
 

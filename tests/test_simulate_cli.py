@@ -15,7 +15,7 @@ from wsim.kernels.layout import RES_TOTAL
 from wsim.tables import data_path
 from wsim.run.runner import Runner
 from wsim.run.settings import SettingsError
-from wsim.agents.weights import default_params
+from wsim.run.weights import default_params
 
 EXPECTED_SCHEMA = [
     ("game", pa.int64()), ("seed", pa.uint64()), ("players", pa.int8()), ("seat", pa.int8()),
@@ -317,7 +317,7 @@ def test_golden_rollout_results():
     reference engine has no search: the moves it chose are replayed and scored there). Version
     6 changed only 2-player rollout games: these 4-player totals stand."""
     from wsim import tables
-    from wsim.agents.weights import default_params
+    from wsim.run.weights import default_params
     from wsim.reference.replay import replay
     from wsim.run.runner import game_log
     from wsim.run.settings import Settings
@@ -338,7 +338,7 @@ def test_golden_rollout_results_two_players():
     (rules version 6): the totals of four games with a rollout seat, replayed by the reference
     engine."""
     from wsim import tables
-    from wsim.agents.weights import default_params
+    from wsim.run.weights import default_params
     from wsim.reference.replay import replay
     from wsim.run.runner import game_log
     from wsim.run.settings import Settings

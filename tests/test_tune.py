@@ -6,7 +6,7 @@ import pytest
 
 from clikit import last_error_line, run_cli
 from wsim.kernels.heuristic import HEURISTIC_KEYS
-from wsim.agents.weights import DEFAULT_FILE, read_weights
+from wsim.run.weights import DEFAULT_FILE, read_weights
 
 ARGS = ["--generations", "2", "--population", "4", "--games", "24", "--players", "3", "--seed", "7"]
 

@@ -34,18 +34,17 @@ from numba import njit
 
 from wsim import RULES_VERSION, __version__, codes, tables as tables_mod
 from wsim.kernels.deal import deal_game
-from wsim.kernels.game import new_run, new_scratch, new_state
 from wsim.kernels.layout import (E_COST_PK, E_COUNT, E_NAME_ID, F_CHOICE, F_COUNT, F_NCHOICE, F_NSELL_CHOICE,
                                  F_PK_LP, F_PK_PROD, F_PK_REACH, F_PK_RP, F_PK_SELL, F_PK_SELL_CAP, F_SELL_CH,
                                  RES_COUNT, kernel_tables)
 from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
 from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_CITY, MAX_NAMES, MAX_OPTIONS, MAX_SEATS, pack_halves
 from wsim.kernels.trade import trade_options_at
-from wsim.movelog import EVENT_COLUMNS
 from wsim.run import playout_count
+from wsim.run.profiling import profile_run
 from wsim.run.runner import Runner, available_cores, set_threads
 from wsim.run.settings import Settings, cities_of
-from wsim.agents.weights import default_params
+from wsim.run.weights import default_params
 
 
 POLICIES = ("random", "greedy", "heuristic")
@@ -239,20 +238,6 @@ def _rollout_playouts_per_game(t, playouts: int, games: int) -> float:
     settings = _rollout_settings(playouts)
     timed = Runner(t, settings).play(1, games)
     return playout_count.playouts_per_game(t, settings, 1, timed.res)
-
-
-def profile_run(runner: Runner, games: int, res: np.ndarray, cards: np.ndarray, acc: np.ndarray):
-    """Games 0..games-1 of the runner's settings (seed 0, no Manneken Pis) through the
-    instrumented twin of the game loop, on one thread: the last game's results into res and
-    cards, the cycles of each component into acc (kernels/profile.py)."""
-    from wsim.kernels.profile import profile_games
-
-    log, n_log = np.zeros((0, 1, len(EVENT_COLUMNS)), np.int16), np.zeros(1, np.int32)
-    s = runner.settings
-    timed = new_run(s.players, 0, runner.n_cards, False, runner.board_spec, runner.side_spec, runner.policies,
-                    runner.params, timed=True)
-    profile_games(runner.ent, runner.board, timed[0], games, res, cards, acc, new_state()[0], new_scratch()[0],
-                  log, n_log)
 
 
 def _component_breakdown(t, players: int, policy: str, games: int) -> dict:

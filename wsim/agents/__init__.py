@@ -1,7 +1,7 @@
-"""Agents: policy parameters and weights files, fitting them (`wsim tune`), ranking policies
-(`wsim ladder`) and the mechanics a policy uses (the tune's variety term).
+"""Agents: fitting the heuristic's weights (`wsim tune`), ranking policies (`wsim ladder`) and
+the mechanics a policy uses (the tune's variety term). The policies' parameter rows and weights
+files are facts of a run: wsim/run/weights.py.
 
-weights.py    default parameters and weights files
 tune.py       `wsim tune`: CMA-ES self-play fitting of the heuristic's weights
 ladder.py     `wsim ladder`: every ordered pair of policies on the same deals, ratings
 mechanics.py  which wonder stages and ways of scoring a set of games used

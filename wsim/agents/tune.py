@@ -42,8 +42,8 @@ from wsim.kernels.heuristic import HEURISTIC_KEYS
 from wsim.agents.ladder import Entry, play_pair, table
 from wsim.agents.mechanics import shortfall, usage
 from wsim.run.runner import Runner, play_chunks
+from wsim.run.weights import DATA_DIR, FORMAT, HANDSET_FILE, MAX_WEIGHT, default_params, read_weights
 from wsim.tables import Tables
-from wsim.agents.weights import DATA_DIR, FORMAT, HANDSET_FILE, MAX_WEIGHT, default_params, read_weights
 
 SCALE = 100  # weights are hundredths of a point; the search moves in points
 MAX_POINTS = 10  # the search's upper bound on a weight, in points

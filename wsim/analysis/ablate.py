@@ -15,10 +15,10 @@ import numpy as np
 from wsim.analysis.balance.report import REPORT_FILES, Report, build
 from wsim.codes import PURPLE
 from wsim.dataset.folder import OutputFolder, precheck_output
+from wsim.dataset.write import Request, write_dataset
 from wsim.analysis.edits import EditError, apply_edits
 from wsim.errors import brief
 from wsim.run.settings import Settings
-from wsim.run.batch import Request, write_dataset
 from wsim.tables import Tables
 
 DATA = "data"

@@ -412,6 +412,12 @@ def edits_of(levers: list, changes: dict) -> list:
     return [lv.edit(changes[i]) for i, lv in enumerate(levers) if changes.get(i, 0)]
 
 
+def path_frame(result: Result) -> pd.DataFrame:
+    """path.csv's rows: each step's edits and its largest deviation from the fair share."""
+    return pd.DataFrame([{"step": s.step, "edits": " ".join(edits_of(result.levers, s.changes)),
+                          "max_deviation": s.rates.deviation()} for s in result.path])
+
+
 def data_for(base: Tables, levers: list, changes: dict) -> Tables:
     """The input data with the changes applied."""
     edits = edits_of(levers, changes)
@@ -711,7 +717,7 @@ def _policy_words(settings: Settings) -> list:
 def report_files(result: Result, base: Tables, plan_: Plan, policy_params: tuple) -> dict:
     """The report's files (INTERFACES §7) {name: bytes}."""
     from wsim.analysis.balance.report import csv_bytes
-    from wsim.analysis.rebalance_page import page, path_frame
+    from wsim.analysis.rebalance_page import page
 
     data_text = result.data_text
     if data_text is None:  # a layout whose lines cannot be edited in place: the whole file, rewritten
@@ -723,13 +729,14 @@ def report_files(result: Result, base: Tables, plan_: Plan, policy_params: tuple
             lo, hi = wilson_interval(s.rates.wins[key], s.rates.seats[key])
             rates.append({"step": s.step, "players": p, "wonder": base.board_ids[b], "side": "AB"[side],
                           "rate": s.rates.rate(key), "ci_low": lo, "ci_high": hi})
+    path = path_frame(result)
     return {
         "edits.txt": "".join(f"{e}\n" for e in result.edits).encode(),
         "cards.yaml": data_text.encode(),
         "result.csv": csv_bytes(result.held_out, RESULT_COLUMNS),
-        "path.csv": csv_bytes(path_frame(result), PATH_COLUMNS),
+        "path.csv": csv_bytes(path, PATH_COLUMNS),
         "path_rates.csv": csv_bytes(pd.DataFrame(rates, columns=PATH_RATE_COLUMNS), PATH_RATE_COLUMNS),
-        "index.html": page(result, plan_, ablate_commands(result, plan_, policy_params)).encode(),
+        "index.html": page(result, plan_, ablate_commands(result, plan_, policy_params), path).encode(),
     }
 
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import html
 
-import pandas as pd
-
 from wsim.analysis.balance import plots
 from wsim.analysis.balance.report import CSS, Q_COLUMNS, family_note, html_table, pct
 
@@ -23,9 +21,9 @@ def _verdict(result, tolerance: float) -> str:
             "(--max-change), more levers (--levers) or more steps (--max-steps).</p>")
 
 
-def page(result, plan_, commands: list) -> str:
+def page(result, plan_, commands: list, path) -> str:
     """The page of a rebalance (`commands`: the `wsim ablate` lines that reproduce the held-out
-    comparison, one per player count)."""
+    comparison, one per player count; `path`: the search's steps, path.csv's frame)."""
     table = result.held_out
     out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">', "<title>wsim rebalance</title>",
            f"<style>{CSS}</style></head><body>", "<h1>wsim rebalance</h1>",
@@ -57,15 +55,8 @@ def page(result, plan_, commands: list) -> str:
         out.append(family_note(here))
     out.append("<h2>The search</h2><p>Each step measured every lever's paired effect around the data "
                "it started from, solved the linear model, and verified the solution by a run of its own:</p>")
-    out.append(html_table(path_frame(result), {
+    out.append(html_table(path, {
         "step": ("step", str), "edits": ("edits", str), "max_deviation": ("max deviation (pp)", pct)}))
     out.append("</body></html>")
     return "\n".join(out)
 
-
-def path_frame(result) -> pd.DataFrame:
-    """path.csv's rows: each step's edits and its largest deviation from the fair share."""
-    from wsim.analysis.rebalance import edits_of
-
-    return pd.DataFrame([{"step": s.step, "edits": " ".join(edits_of(result.levers, s.changes)),
-                          "max_deviation": s.rates.deviation()} for s in result.path])

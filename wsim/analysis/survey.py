@@ -26,7 +26,7 @@ from wsim.analysis.stats import Z95
 from wsim.analysis.verdicts import games_for_estimate, games_for_rate, normal_critical, t_critical, verdicts
 from wsim.dataset import parts
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target
-from wsim.run.batch import Request, write_dataset
+from wsim.dataset.write import Request, write_dataset
 from wsim.run.settings import SettingsError, settings_from_metadata, wonders_text
 from wsim.tables import Tables
 

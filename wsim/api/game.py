@@ -62,8 +62,8 @@ class Move:
 
 def _policy_rows(name: str):
     """(policy id, default parameter row) of a policy name."""
-    from wsim.agents.weights import default_params
     from wsim.kernels.policy import POLICY_NAMES
+    from wsim.run.weights import default_params
 
     if text(name, "policy", "a policy name", GameError) not in POLICY_NAMES:
         raise GameError(f"policy: one of {', '.join(POLICY_NAMES)}, got {brief(name)}")

@@ -246,9 +246,9 @@ def write_simulation(t: Tables, settings: Settings, out: Path, *, mode: str = "n
                      threads=None, progress: bool = False):
     """Run `settings` into the dataset folder `out` as `wsim simulate --out` does (mode "new",
     "overwrite" or "resume"; with resume the settings named in `explicit` must equal the
-    dataset's), under the kernel lock; returns the run's wsim.run.batch.Result (the summary of
+    dataset's), under the kernel lock; returns the run's wsim.dataset.write.Result (the summary of
     the whole dataset). The threads are those set before (threads_checked)."""
-    from wsim.run.batch import Request, write_dataset
+    from wsim.dataset.write import Request, write_dataset
     from wsim.run.lock import KERNEL_LOCK
 
     with KERNEL_LOCK:

@@ -8,5 +8,5 @@ render.py    the text renderers (cards, score, trade, the run summary, tables of
 facts.py     `cards`, `score`, `trade`: the card data and scenario positions
 runs.py      `simulate`, `check`, `replay`, `compile`, `bench`
 agents.py    `ladder`, `tune`
-analysis.py  `balance`, `ablate`
+analysis.py  `balance`, `ablate`, `survey`, `rebalance`
 """

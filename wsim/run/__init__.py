@@ -1,12 +1,16 @@
-"""Running games: settings checked once, the kernels' runner, parts, datasets and clusters.
+"""Running games: settings checked once, the kernels' runner, step-level games, compiling,
+profiling and Dask tasks. Writes no file: the files layer (wsim/dataset/) drives this one.
 
-settings.py   every option of a run checked and parsed once (Settings)
-chunk.py      Chunk: the kernels' output for a range of games (a leaf: no kernels imported)
-runner.py     Runner: a run's games played on the kernel threads; one game's move log
-part.py       play_part: one part of a run played into its Parquet bytes (local and Dask)
-batch.py      write_dataset: a `wsim simulate` run, planned, played part by part, committed
-cluster.py    --dask: the parts (or ladder ranges) played as tasks on a Dask cluster
-stepgame.py   KernelGame: one game driven decision by decision from Python
-verify.py     kernel games replayed by the reference engine
-compiling.py  the kernel families, what compiling them costs, and `wsim compile`
+settings.py       every option of a run checked and parsed once (Settings)
+weights.py        the policies' default parameter rows and weights files
+chunk.py          Chunk: the kernels' output for a range of games (a leaf: no kernels imported)
+runner.py         Runner: a run's games played on the kernel threads; one game's move log
+lock.py           the per-process kernel lock (one kernel call at a time)
+progress.py       the progress of every long run (a bar, a line a minute, a callback, nothing)
+cluster.py        --dask: tasks (a dataset's parts, a ladder's ranges) played on a Dask cluster
+stepgame.py       KernelGame: one game driven decision by decision from Python
+verify.py         kernel games replayed by the reference engine
+compiling.py      the kernel families, what compiling them costs, and `wsim compile`
+profiling.py      profile_run: games through the instrumented loop (bench, compile profile)
+playout_count.py  a rollout seat's playouts counted through the step API (bench)
 """

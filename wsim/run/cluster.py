@@ -70,7 +70,8 @@ def worker_facts() -> dict:
     return {"wsim_version": wsim.__version__, "rules_version": wsim.RULES_VERSION, "cores": available_cores()}
 
 
-def _tables(data_text: bytes):
+def worker_tables(data_text: bytes):
+    """The compiled tables of a run's data text, compiled once per worker process."""
     from wsim.tables import compile_text
 
     key = hashlib.sha256(data_text).hexdigest()
@@ -79,7 +80,7 @@ def _tables(data_text: bytes):
     return _TABLES[key]
 
 
-def _play(tables, settings, first: int, games: int, threads: int):
+def play_locked(tables, settings, first: int, games: int, threads: int):
     """The Chunk of games first .. first + games - 1, one kernel call of this process at a time."""
     from wsim.run.runner import Pacer, Runner, play_paced, set_threads
 
@@ -95,24 +96,11 @@ def load_kernels(data_text: bytes, run_meta: dict) -> tuple:
     from wsim.run.runner import Runner
     from wsim.run.settings import settings_from_metadata
 
-    tables = _tables(data_text)
+    tables = worker_tables(data_text)
     started = time.perf_counter()
     with KERNEL_LOCK, CompileWatch() as watch:
         Runner(tables, settings_from_metadata(run_meta, tables)).load()
     return time.perf_counter() - started, watch.compiled
-
-
-def play_part(data_text: bytes, run_meta: dict, index: int, threads: int) -> bytes:
-    """Play part `index` of the run described by `run_meta` (a part's metadata without `part`)
-    and return the part file's bytes, as a local run would write them."""
-    from wsim.run import part
-    from wsim.run.settings import settings_from_metadata
-
-    tables = _tables(data_text)
-    settings = settings_from_metadata(run_meta, tables)
-    blob, _, _ = part.play_part(tables, settings, index, data_text,
-                                lambda first, games: _play(tables, settings, first, games, threads))
-    return blob
 
 
 def carried(value):
@@ -123,7 +111,7 @@ def carried(value):
 def play_range(data_text: bytes, settings, first: int, games: int, threads: int):
     """The kernels' res rows (games x cities x RES_COUNT) of games first .. first + games - 1
     of `settings` (a wsim.run.settings.Settings): the ladder's tasks."""
-    return _play(_tables(data_text), settings, first, games, threads).res
+    return play_locked(worker_tables(data_text), settings, first, games, threads).res
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,12 +356,13 @@ def ready_workers(cluster: Cluster, data_text: bytes, run_meta: dict) -> tuple:
     return max((s for s, _ in found), default=0.0), sum(1 for _, c in found if c)
 
 
-def play_parts(cluster: Cluster, data_text: bytes, run_meta: dict, todo: list, threads: int):
-    """Play every part of `todo` as a task and yield (index, part bytes) as they complete
+def play_parts(cluster: Cluster, task, data_text: bytes, run_meta: dict, todo: list, threads: int):
+    """Play every part of `todo` as a task(data_text, run_meta, index, threads) (the files
+    layer's part_task, wsim.dataset.play) and yield (index, part bytes) as they complete
     (_results)."""
     inputs = [cluster.submit(carried, value) for value in (data_text, run_meta)]
     try:
-        yield from _results(cluster, {index: (play_part, (*inputs, index, threads)) for index in todo},
+        yield from _results(cluster, {index: (task, (*inputs, index, threads)) for index in todo},
                             lambda index: f"part {index}")
     finally:
         for future in inputs:

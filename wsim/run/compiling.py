@@ -118,9 +118,9 @@ def warm(family: str, tables) -> None:
     elif family == "profile":
         import numpy as np
 
-        from wsim.bench import profile_run
         from wsim.kernels.layout import MAX_CITY, RES_COUNT
         from wsim.kernels.profile import COMPONENTS
+        from wsim.run.profiling import profile_run
 
         runner = Runner(tables, Settings(players=3, policies=("random",) * 3))
         profile_run(runner, 1, np.zeros((3, RES_COUNT), np.int16), np.zeros((3, MAX_CITY), np.int16),

@@ -15,7 +15,7 @@ from wsim import codes
 from wsim.errors import WsimError, brief, flag, is_whole, one_of, text, text_list, whole_number
 from wsim.kernels.deal import board_pool
 from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_NAMES, R_PLAYOUTS
-from wsim.agents.weights import default_params, read_weights, rollout_row
+from wsim.run.weights import default_params, read_weights, rollout_row
 from wsim.tables import Tables
 
 

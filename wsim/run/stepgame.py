@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 
 from wsim import codes
-from wsim.agents.weights import default_params
 from wsim.kernels import driven
 from wsim.kernels.city import add_card, add_entity
 from wsim.kernels.game import new_run, new_scratch, new_state
@@ -31,6 +30,7 @@ from wsim.kernels.policy import POLICY_NAMES, POLICY_ROLLOUT
 from wsim.kernels.step import decider, end_age, final
 from wsim.kernels.turn import reset_state
 from wsim.movelog import EVENT_COLUMNS
+from wsim.run.weights import default_params
 from wsim.tables import Tables
 
 

@@ -16,13 +16,8 @@ from wsim import codes, movelog, tables as tables_mod
 from wsim.kernels.deal import deal
 from wsim.reference.engine import Game, RandomPolicy
 from wsim.reference.replay import replay
-from wsim.run.runner import Runner, game_log, set_threads
+from wsim.run.runner import Runner, game_log
 from wsim.run.settings import Settings
-
-
-def one_thread():
-    """Process initialiser for parallel verification: one kernel thread per worker process."""
-    set_threads(1)
 
 
 class VerificationError(AssertionError):

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wsim import signals
-from wsim.run import progress as progress_mod
 from wsim.dataset import manifest, parts
 from wsim.dataset.folder import DatasetError, OutputFolder
 from wsim.dataset.plan import Plan, plan_run, precheck
+from wsim.dataset.play import part_task, play_part
 from wsim.dataset.summary import COLUMNS as SUMMARY_COLUMNS, Summary
-from wsim.run.part import play_part
+from wsim.run import progress as progress_mod
 from wsim.run.runner import Pacer, Runner, play_paced
 from wsim.run.settings import Settings
 from wsim.tables import Tables
@@ -65,7 +65,7 @@ def _cluster_parts(plan: Plan, data_text: bytes, on_progress, cluster, threads: 
     from wsim.run.cluster import play_parts
 
     settings, t = plan.settings, plan.tables
-    with closing(play_parts(cluster, data_text, parts.run_meta(t, settings), plan.todo, threads)) as blobs:
+    with closing(play_parts(cluster, part_task, data_text, parts.run_meta(t, settings), plan.todo, threads)) as blobs:
         for index, blob in blobs:
             first, games = settings.part(index)
             meta = parts.metadata(t, settings, first, games)

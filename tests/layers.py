@@ -1,0 +1,187 @@
+"""The layer checker of tests/test_layout.py: the import graph of wsim/ and kernels/ read with
+`ast` (imports inside functions included, relative imports resolved), the layer order read from
+docs/architecture.md, and every import that runs up the layers or closes a cycle named.
+
+Modules are named as Python imports them: kernels/ installs as wsim.kernels (pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "architecture.md"
+HEADING = "## The layers"
+# the game loop calls the rollout's search and the search plays its playouts through that loop
+# (numba compiles no recursion, so not through itself): the one import cycle kept (both files say so)
+NUMBA_CYCLE = frozenset({"wsim.kernels.loop", "wsim.kernels.rollout"})
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One import: `source` (a module) imports `target` (a module), at file:line."""
+
+    source: str
+    target: str
+    file: str
+    line: int
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    """The dotted name Python imports a file of wsim/ or kernels/ under."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[0] == "kernels":
+        parts = ["wsim", *parts]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def source_files(root: Path = ROOT) -> dict:
+    """{module name: path} of every Python file of wsim/ and kernels/."""
+    return {module_name(p, root): p for top in ("wsim", "kernels") for p in sorted((root / top).rglob("*.py"))}
+
+
+def _known(name: str, modules) -> str | None:
+    """The module of `modules` an import of `name` loads last: the name itself or, for a name
+    inside a module (a function, a class), the longest module prefix."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def imports_of(module: str, text: str, modules, file: str = "", is_package: bool = False) -> list:
+    """The Edges of one module's source `text` into `modules`: every import statement, at
+    module level or inside a function or class; `from . import x` and `from ..a import b`
+    resolved against the module's own package."""
+    package = module if is_package else module.rpartition(".")[0]
+    edges = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[:len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            # `from a import b` loads the module a.b if b is one, else takes a name defined in a
+            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+        else:
+            continue
+        for name in names:
+            target = _known(name, modules)
+            if target is not None and target != module:
+                edges.append(Edge(module, target, file, node.lineno))
+    return edges
+
+
+def import_graph(root: Path = ROOT) -> list:
+    """Every import Edge among the modules of wsim/ and kernels/ under `root`."""
+    files = source_files(root)
+    edges = []
+    for module, path in files.items():
+        edges += imports_of(module, path.read_text(), files, str(path.relative_to(root)),
+                            path.name == "__init__.py")
+    return edges
+
+
+def read_order(page: Path = PAGE) -> list:
+    """[(layer name, [paths])], lowest first, from the numbered list under the page's layers
+    heading: `N. **name**: `path`, `path` — reason` (a path ending in / takes its folder)."""
+    text = page.read_text()
+    start = text.index(f"\n{HEADING}\n")
+    end = text.find("\n## ", start + 1)
+    section = text[start:end if end >= 0 else len(text)]
+    items = re.split(r"\n(?=\d+\. )", section)[1:]
+    order = []
+    for item in items:
+        head = re.match(r"\d+\. \*\*(\w+)\*\*:(.*?)(?: — |$)", " ".join(item.split()))
+        assert head, f"{page.name}: a layer item reads `N. **name**: `path`, ... — reason`: {item[:60]!r}"
+        order.append((head[1], re.findall(r"`([^`]+)`", head[2])))
+    return order
+
+
+def place(order: list, files: dict, root: Path = ROOT) -> tuple:
+    """({module: layer index}, problems) for `files` {module: path}: each module in the layer
+    that lists its file, or else the folder that holds it most closely; a module no layer holds,
+    a path listed twice or a path that does not exist is a problem."""
+    problems, claims = [], {}
+    for index, (name, paths) in enumerate(order):
+        for path in paths:
+            if path in claims:
+                problems.append(f"{path} is listed in two layers")
+            if not (root / path).exists():
+                problems.append(f"layer {name}: {path} does not exist")
+            claims[path] = index
+    layers = {}
+    for module, path in files.items():
+        rel = Path(path).relative_to(root).as_posix() if Path(path).is_absolute() else str(path)
+        holders = [c for c in claims if c == rel or (c.endswith("/") and rel.startswith(c))]
+        if holders:
+            layers[module] = claims[max(holders, key=len)]
+        else:
+            problems.append(f"{rel} ({module}) is in no layer of {PAGE.name}")
+    return layers, problems
+
+
+def upward(edges: list, layers: dict, names: list) -> list:
+    """The imports that run up the layers, named by file:line and target."""
+    return [f"{e.file}:{e.line}: {e.source} imports {e.target}, which sits above it "
+            f"({names[layers[e.source]]} < {names[layers[e.target]]})"
+            for e in edges if layers[e.target] > layers[e.source]]
+
+
+def cycles(edges: list, allowed=NUMBA_CYCLE) -> list:
+    """Every module cycle but `allowed` (strongly connected components of the import graph),
+    each named by the imports that close it."""
+    graph: dict = {}
+    for e in edges:
+        graph.setdefault(e.source, set()).add(e.target)
+        graph.setdefault(e.target, set())
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):  # Tarjan's algorithm; the graph is small enough for recursion
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    problems = []
+    for component in found:
+        if component == allowed:
+            continue
+        inside = sorted({f"{e.file}:{e.line} {e.source} -> {e.target}" for e in edges
+                         if e.source in component and e.target in component})
+        problems.append(f"import cycle of {', '.join(sorted(component))}: " + "; ".join(inside))
+    return problems
+
+
+def check(edges: list, order: list, files: dict, root: Path = ROOT) -> list:
+    """Every problem of an import graph against a layer order (`files`: {module: path} of the
+    tree): unplaced modules, imports that run up, cycles."""
+    layers, problems = place(order, files, root)
+    names = [name for name, _ in order]
+    placed = [e for e in edges if e.source in layers and e.target in layers]
+    return problems + upward(placed, layers, names) + cycles(edges)
