@@ -97,9 +97,9 @@ class Kind:
 
 @dataclass(frozen=True)
 class CountTarget:
-    """A thing `count: [KEY]` counts in a city, besides card colours. `per_city(limits)` is the most
-    of it one city can hold, for tables.points_caps (limits: kernels/schema, which imports this
-    module and so cannot be imported by it)."""
+    """A thing `count: [KEY]` counts in a city, besides card colours. `per_city(t, limits)` is the
+    most of it one city can hold, for tables.points_caps: t the compiled Tables, limits
+    kernels/schema (which imports this module, so this module cannot import it)."""
 
     key: str
     words: str
@@ -107,8 +107,8 @@ class CountTarget:
 
 
 COUNTS = (
-    CountTarget("wonder_stage", "wonder stage", lambda limits: limits.MAX_STAGES),
-    CountTarget("defeat_token", "defeat token", lambda limits: 2 * codes.N_AGES),  # two neighbours an age
+    CountTarget("wonder_stage", "wonder stage", lambda t, limits: limits.MAX_STAGES),
+    CountTarget("defeat_token", "defeat token", lambda t, limits: 2 * codes.N_AGES),  # two neighbours an age
 )
 # A count field holds a colour bitmask (bits 0..N_COLORS-1) or one COUNTS code, the bits above.
 COUNT_CODES = {target.key: 1 << (codes.N_COLORS + i) for i, target in enumerate(COUNTS)}

@@ -196,7 +196,7 @@ def points_caps(t: Tables) -> np.ndarray:
     for e in range(t.n_ent):
         amount, what, scope = (int(x) for x in t.ent_points_per[e])
         if what in effects.TARGET_OF_CODE:
-            per_city = effects.TARGET_OF_CODE[what].per_city(schema)
+            per_city = effects.TARGET_OF_CODE[what].per_city(t, schema)
         else:
             per_city = sum(names[k] for k in range(codes.N_COLORS) if what >> k & 1)
         cities = bin(scope & (codes.SCOPE_SELF | codes.SCOPE_LEFT | codes.SCOPE_RIGHT)).count("1")
