@@ -6,7 +6,7 @@ cache would freeze); see wsim.kernels.layout for their layout.
 numba's on-disk cache checks only the timestamp of the file that holds a function, not of the
 files its callees and constants come from: an edit to layout.py would leave stale compiled
 offsets in every other kernel's cache. So the cache lives in a folder named after a hash of all
-kernel sources and wsim/codes.py (under NUMBA_CACHE_DIR when that is set, else this package's
+kernel sources, wsim/codes.py and wsim/effects.py (key_sources; under NUMBA_CACHE_DIR when that is set, else this package's
 __pycache__): any edit starts a fresh cache, and `make clean` removes old ones.
 
 Reference counting: numba's runtime (NRT) counts the references to an array with atomic
@@ -47,11 +47,18 @@ def sources_key(paths) -> str:
     return h.hexdigest()[:16]
 
 
-def _cache_dir() -> str:
-    from wsim import codes
+def key_sources() -> list:
+    """The files the compiled kernels are made from: every kernel source, and the two front
+    modules kernels import (their constants are baked into the compiled code)."""
+    from wsim import codes, effects
 
     here = Path(__file__).resolve().parent
-    key = sources_key(sorted(here.glob("*.py")) + [Path(codes.__file__).resolve()])
+    return sorted(here.glob("*.py")) + [Path(codes.__file__).resolve(), Path(effects.__file__).resolve()]
+
+
+def _cache_dir() -> str:
+    here = Path(__file__).resolve().parent
+    key = sources_key(key_sources())
     base = Path(numba.config.CACHE_DIR) if numba.config.CACHE_DIR else here / "__pycache__"
     return str(base / f"wsim-{key}")
 

@@ -8,10 +8,10 @@ check reads them instead of walking the city.
 import numpy as np
 from numba import njit
 
-from wsim.codes import (COPY_CHOICE, COPY_LEFT, COPY_RIGHT, COUNT_DEFEATS, COUNT_STAGES, DISC_MANUF_LEFT,
-                        DISC_MANUF_RIGHT, DISC_RAW_LEFT, DISC_RAW_RIGHT, DISCOUNT_PRICE, N_COLORS, N_RES,
-                        POW_COPY_GUILD, POW_COPY_STAGE, PURPLE, RAW_MASK, SCOPE_LEFT, SCOPE_RIGHT,
-                        SCOPE_SELF, TRADE_PRICE)
+from wsim.codes import (COPY_CHOICE, COPY_LEFT, COPY_RIGHT, DISC_MANUF_LEFT, DISC_MANUF_RIGHT, DISC_RAW_LEFT,
+                        DISC_RAW_RIGHT, DISCOUNT_PRICE, N_COLORS, N_RES, POW_COPY_GUILD, POW_COPY_STAGE, PURPLE,
+                        RAW_MASK, SCOPE_LEFT, SCOPE_RIGHT, SCOPE_SELF, TRADE_PRICE)
+from wsim.effects import COUNT_DEFEATS, COUNT_STAGES
 from wsim.kernels.layout import (B_STAGE_ENT, B_STAGES, E_CHAIN, E_CHOICE, E_COINS, E_COPY_OF,
                                  E_COPY_STAGE, E_COINS_PER, E_DISCOUNT, E_KIND, E_NAME_ID, E_POINTS, E_POINTS_PER,
                                  E_POWER, E_PROD, E_PROD_PK,

@@ -1,5 +1,5 @@
 """Every field of the compiled tables and of the kernels' state, and every kernel limit: declared
-once, here. Everything else is derived from these declarations:
+once, here (the entities' effect fields in wsim/effects.py, with their effect kinds). Everything else is derived from these declarations:
 
 - the packed integer rows the kernels index (`ENTITY`, `BOARD`, `SEAT`, ...) and their offset
   constants (`E_COST`, `F_COINS`, ...: prefix + field name in capitals), made by layout.py;
@@ -8,12 +8,14 @@ once, here. Everything else is derived from these declarations:
 - the layout text of the layout.py and tables.py docstrings (`describe()`);
 - the checks that a data file fits the limits, made once when tables are compiled.
 
-Plain Python: no numba, nothing from the Python front (kernels import this module).
+Plain Python: no numba, nothing from the Python front but wsim.codes and wsim.effects, whose
+table of effect kinds declares ENTITY's effect fields (both are in the kernel cache key).
 """
 
 from __future__ import annotations
 
 from wsim import codes
+from wsim.effects import entity_fields
 
 # -- limits, each with its derivation ------------------------------------------------------------
 MAX_SEATS = codes.MAX_PLAYERS  # 7 seats
@@ -90,19 +92,7 @@ ENTITY = Row("E_", "Entities: one row per card (ids 0..C-1, data-file order), th
     ("kind", 1, "card colour 0..6 (codes.COLORS), codes.STAGE_KIND for a wonder stage"),
     ("coin_cost", 1, "coins paid to the bank"),
     ("cost", codes.N_RES, "resource cost, by codes.RESOURCES"),
-    ("prod", codes.N_RES, "fixed production units"),
-    ("choice", 1, "one more unit chosen among these resources (bitmask), 0 = none"),
-    ("tradeable", 1, "1 if neighbours may buy the entity's production"),
-    ("points", 1, "flat points at the end"),
-    ("shields", 1, "military strength"),
-    ("coins", 1, "coins taken once, when built"),
-    ("science", 1, "-1 none, 0 compass, 1 gear, 2 tablet, 3 any (wildcard)"),
-    ("discount", 1, "codes.DISC_* bits: goods bought for 1 coin from that neighbour"),
-    ("coins_per", 3, "(amount, count, scope): coins when built = amount x count over scope"),
-    ("points_per", 3, "the same, points at the end; count: colour bits, COUNT_STAGES or COUNT_DEFEATS"),
-    ("power", 1, "codes.POW_*"),
-    ("copy_stage", 1, "POW_COPY_STAGE: the neighbour's stage index copied (from 0)"),
-    ("copy_of", 1, "POW_COPY_STAGE: codes.COPY_LEFT / COPY_RIGHT / COPY_CHOICE"),
+    *entity_fields(),  # the effect kinds' fields, in the order of wsim/effects.KINDS
     ("has_cost", 1, "1 if it costs coins or resources (derived)"),
     ("cost_pk", 2, "the resource cost in the trading solver's packed form (derived; pack_halves)"),
     ("prod_pk", 2, "the fixed production units, packed the same way (derived)"),

@@ -13,7 +13,7 @@ import layers
 
 ROOT = Path(__file__).resolve().parents[1]
 WSIM = ROOT / "wsim"
-MAX_TOP_MODULES = 14
+MAX_TOP_MODULES = 15
 RESERVED = ("simulate", "ladder", "ablate", "balance", "survey", "rebalance")
 
 

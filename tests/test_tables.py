@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from clikit import last_error_line, run_cli
-from wsim import codes
+from wsim import codes, effects
 from wsim.tables import DataError, compile_text
 
 
@@ -186,7 +186,7 @@ def test_spot_checks(tables):
     ship = t.card_id("Shipowners Guild")
     assert list(t.ent_points_per[ship]) == [1, (1 << codes.BROWN) | (1 << codes.GREY) | (1 << codes.PURPLE), 1]
     strat = t.card_id("Strategists Guild")
-    assert list(t.ent_points_per[strat]) == [1, codes.COUNT_DEFEATS, codes.SCOPE_LEFT | codes.SCOPE_RIGHT]
+    assert list(t.ent_points_per[strat]) == [1, effects.COUNT_DEFEATS, codes.SCOPE_LEFT | codes.SCOPE_RIGHT]
     olympia = t.board_id("olympia")
     e = t.stage_entity(olympia, 1, 0)
     assert t.ent_discount[e] == codes.DISC_RAW_LEFT | codes.DISC_RAW_RIGHT

@@ -24,10 +24,6 @@ DISC_RAW_RIGHT = 2
 DISC_MANUF_LEFT = 4
 DISC_MANUF_RIGHT = 8
 
-# "count" field of ent_coins_per / ent_points_per: a colour bitmask (bits 0..6), or one of these.
-COUNT_STAGES = 1 << 7
-COUNT_DEFEATS = 1 << 8
-
 # "in" (scope) field: whose cities are counted.
 SCOPE_SELF = 1
 SCOPE_LEFT = 2

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wsim import codes
+from wsim import codes, effects
 from wsim.tables import Tables
 
 
@@ -12,59 +12,12 @@ def cost_dict(tables: Tables, e: int) -> dict:
     return {"coins": int(tables.ent_coin_cost[e]), "resources": res}
 
 
-def _mask_names(mask: int, names) -> list:
-    return [names[i] for i in range(len(names)) if mask >> i & 1]
-
-
-def _count_words(spec) -> str:
-    amount, count, scope = (int(x) for x in spec)
-    if count == codes.COUNT_STAGES:
-        what = "wonder stage"
-    elif count == codes.COUNT_DEFEATS:
-        what = "defeat token"
-    else:
-        what = "/".join(_mask_names(count, codes.COLORS)) + " card"
-    where = [name for name, bit in codes.SCOPES.items() if scope & bit]
-    where_words = {("self",): "own city", ("left", "right"): "both neighbours",
-                   ("self", "left", "right"): "own city and both neighbours"}.get(tuple(where), "+".join(where))
-    return f"{amount} per {what} ({where_words})"
-
-
 def effect_words(tables: Tables, e: int) -> str:
-    """The effect of a card or stage in words, e.g. "produces wood/clay (tradeable)"."""
-    t = tables
-    out = []
-    fixed = [codes.RESOURCES[r] for r in range(codes.N_RES) for _ in range(int(t.ent_prod[e, r]))]
-    choice = "/".join(_mask_names(int(t.ent_choice[e]), codes.RESOURCES))
-    units = fixed + ([choice] if choice else [])
-    if units:
-        out.append("produces " + " + ".join(units) + (" (tradeable)" if t.ent_tradeable[e] else " (not sold)"))
-    if t.ent_points[e]:
-        out.append(f"{t.ent_points[e]} point" + ("s" if t.ent_points[e] > 1 else ""))
-    if t.ent_shields[e]:
-        out.append(f"{t.ent_shields[e]} shield" + ("s" if t.ent_shields[e] > 1 else ""))
-    if t.ent_coins[e]:
-        out.append(f"{t.ent_coins[e]} coins")
-    if t.ent_science[e] >= 0:
-        sym = codes.SCIENCE[t.ent_science[e]]
-        out.append("science: any symbol" if sym == "any" else f"science: {sym}")
-    d = int(t.ent_discount[e])
-    if d:
-        goods = "raw" if d & (codes.DISC_RAW_LEFT | codes.DISC_RAW_RIGHT) else "manufactured"
-        sides = [s for s, bits in (("left", codes.DISC_RAW_LEFT | codes.DISC_MANUF_LEFT),
-                                   ("right", codes.DISC_RAW_RIGHT | codes.DISC_MANUF_RIGHT)) if d & bits]
-        out.append(f"buys {goods} from {' and '.join(sides)} for {codes.DISCOUNT_PRICE} coin")
-    if t.ent_coins_per[e, 0]:
-        out.append("coins when built: " + _count_words(t.ent_coins_per[e]))
-    if t.ent_points_per[e, 0]:
-        out.append("points at the end: " + _count_words(t.ent_points_per[e]))
-    p = int(t.ent_power[e])
-    if p == codes.POW_COPY_STAGE:
-        stage, of = int(t.ent_copy_stage[e]) + 1, codes.COPY_OF[t.ent_copy_of[e]]
-        out.append(f"copies stage {stage} of the {of.replace('_', ' ')} neighbour")
-    elif p:
-        out.append(codes.POWERS[p].replace("_", " "))
-    return ", ".join(out) or "nothing"
+    """The effect of a card or stage in words, e.g. "produces wood/clay (tradeable)": each effect
+    kind's phrase (wsim/effects.py), in the table's order."""
+    fields = {f.name: getattr(tables, "ent_" + f.name)[e] for kind in effects.KINDS for f in kind.fields}
+    out = [kind.words(fields) for kind in effects.KINDS if kind.words]
+    return ", ".join(w for w in out if w) or "nothing"
 
 
 def players_of(tables: Tables, c: int, n: int | None = None) -> list:

@@ -31,8 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
-from wsim import codes
+from wsim import codes, effects
 from wsim.errors import WsimError, brief, path_value
+from wsim.kernels import schema
 from wsim.kernels.schema import (BOARD, CARD_ONLY, DEAL_DECK, DEAL_POOL, ENTITY, MAX_CHAIN, MAX_CHOICE,
                                  MAX_CARDS, MAX_CHOICE_SLOTS, MAX_COST_UNITS, MAX_NAMES, MAX_SEATS, MAX_STAGES,
                                  N_COPIES)
@@ -182,7 +183,7 @@ def points_caps(t: Tables) -> np.ndarray:
     decision can skip the denials when no discard or stage could win (kernels/decide.py).
 
     A city holds one building per name, so a colour count is at most the number of names of
-    those colours; stages at most MAX_STAGES and defeat tokens two an age, per city counted. One
+    those colours; any other count target at most its wsim.effects per_city, per city counted. One
     more science symbol adds at most 2 M - 1 to the squares and SCIENCE_SET_POINTS to the sets,
     M being the most symbols a city can count: every science source the data has (names and
     stages), two copies (Manneken Pis's of a stage, Olympia's of a guild) and the card valued."""
@@ -194,10 +195,8 @@ def points_caps(t: Tables) -> np.ndarray:
     caps = np.zeros(t.n_ent, dtype=np.int64)
     for e in range(t.n_ent):
         amount, what, scope = (int(x) for x in t.ent_points_per[e])
-        if what == codes.COUNT_STAGES:
-            per_city = MAX_STAGES
-        elif what == codes.COUNT_DEFEATS:
-            per_city = 2 * codes.N_AGES
+        if what in effects.TARGET_OF_CODE:
+            per_city = effects.TARGET_OF_CODE[what].per_city(t, schema)
         else:
             per_city = sum(names[k] for k in range(codes.N_COLORS) if what >> k & 1)
         cities = bin(scope & (codes.SCOPE_SELF | codes.SCOPE_LEFT | codes.SCOPE_RIGHT)).count("1")
@@ -223,10 +222,7 @@ def compile_text(raw: bytes | str, source: str = "data", digest: str | None = No
 # Validation and compilation
 
 _CARD_KEYS = {"name", "aliases", "age", "color", "players", "cost", "chain_from"}
-_EFFECT_KEYS = {
-    "produces", "tradeable", "points", "shields", "coins", "science", "discount",
-    "coins_per", "points_per", "power", "copies",
-}
+_EFFECT_KEYS = set(effects.KEYS)
 _WONDER_KEYS = {"id", "name", "promo", "resource", "extra_coins", "sides"}
 _STAGE_KEYS = {"cost"} | _EFFECT_KEYS
 
@@ -293,23 +289,26 @@ class _Compiler:
                 vec[self._resource(where, "cost", k)] = self._int(where, "cost", v, 1, 9)
         return coins, vec
 
-    def _scope_count(self, where, fld, spec):
+    def _parse_scope_count(self, where, kind, entry, row):
+        """{amount: N, count: [colours] or [a count target of the kind], in: [scopes]}."""
+        if kind.key not in entry:
+            return None
+        fld, spec = kind.key, entry[kind.key]
         if not isinstance(spec, dict) or set(spec) != {"amount", "count", "in"}:
             self.fail(where, fld, "expected {amount: N, count: [...], in: [...]}")
         amount = self._int(where, fld, spec["amount"], 1, 9)
         what = spec["count"]
         if not isinstance(what, list) or not what:
             self.fail(where, fld, "count must be a non-empty list")
-        if what == ["wonder_stage"]:
-            count = codes.COUNT_STAGES
-        elif what == ["defeat_token"]:
-            count = codes.COUNT_DEFEATS
+        targets = [key for key in kind.counts if what == [key]]
+        if targets:
+            count = effects.COUNT_CODES[targets[0]]
         else:
             count = 0
             for c in what:
                 if c not in codes.COLORS:
-                    self.fail(where, fld, f"unknown colour {brief(c)} (one of: {' '.join(codes.COLORS)}, "
-                              "or [wonder_stage], or [defeat_token])")
+                    others = "".join(f", or [{key}]" for key in kind.counts)
+                    self.fail(where, fld, f"unknown colour {brief(c)} (one of: {' '.join(codes.COLORS)}{others})")
                 count |= 1 << codes.COLORS.index(c)
         scope = 0
         if not isinstance(spec["in"], list) or not spec["in"]:
@@ -318,89 +317,105 @@ class _Compiler:
             if not isinstance(s, str) or s not in codes.SCOPES:  # a list here is unhashable
                 self.fail(where, fld, f"unknown scope {brief(s)} (one of: self left right)")
             scope |= codes.SCOPES[s]
-        return [amount, count, scope]
+        return ([amount, count, scope],)
 
     def _effects(self, where, entry, row):
-        """Fill the effect columns of one entity from a card or stage entry."""
-        prod = entry.get("produces")
-        if prod is not None:
-            if not isinstance(prod, list) or not prod:
-                self.fail(where, "produces", "expected a list such as [wood] or [wood/clay]")
-            for unit in prod:
-                if not isinstance(unit, str):
-                    self.fail(where, "produces", f"expected resource names such as wood or wood/clay, "
-                              f"got {brief(unit)}")
-                parts = unit.split("/")
-                if len(parts) == 1:
-                    row["prod"][self._resource(where, "produces", parts[0])] += 1
-                    continue
-                if row["choice"]:
-                    self.fail(where, "produces", "at most one choice unit (a/b) per entry")
-                mask = 0
-                for part in parts:
-                    if part == "":
-                        self.fail(where, "produces", f"malformed choice {brief(unit)}")
-                    bit = 1 << self._resource(where, "produces", part)
-                    if mask & bit:
-                        self.fail(where, "produces", f"malformed choice {brief(unit)}: {part} twice")
-                    mask |= bit
-                row["choice"] = mask
-            if "tradeable" not in entry:
-                self.fail(where, "tradeable", "required with 'produces' (true or false)")
-        if "tradeable" in entry:
-            if not isinstance(entry["tradeable"], bool):
-                self.fail(where, "tradeable", "expected true or false")
-            if prod is None:
-                self.fail(where, "tradeable", "only meaningful with 'produces'")
-            row["tradeable"] = int(entry["tradeable"])
-        for fld, hi in (("points", 20), ("shields", 9), ("coins", 20)):
-            if fld in entry:
-                row[fld] = self._int(where, fld, entry[fld], 0, hi)
-        if "science" in entry:
-            if entry["science"] not in codes.SCIENCE:
-                self.fail(where, "science", f"unknown science symbol {brief(entry['science'])} "
-                          f"(one of: {' '.join(codes.SCIENCE)})")
-            row["science"] = codes.SCIENCE.index(entry["science"])
-        if "discount" in entry:
-            d = entry["discount"]
-            if not isinstance(d, dict) or set(d) != {"goods", "from"} or not isinstance(d["from"], list):
-                self.fail(where, "discount", "expected {goods: raw|manufactured, from: [left, right]}")
-            if d["goods"] not in ("raw", "manufactured"):
-                self.fail(where, "discount", f"goods must be raw or manufactured, got {brief(d['goods'])}")
-            bits = 0
-            for side in d["from"]:
-                if side not in ("left", "right"):
-                    self.fail(where, "discount", f"'from' takes left and right, got {brief(side)}")
-                raw = d["goods"] == "raw"
-                if side == "left":
-                    bits |= codes.DISC_RAW_LEFT if raw else codes.DISC_MANUF_LEFT
-                else:
-                    bits |= codes.DISC_RAW_RIGHT if raw else codes.DISC_MANUF_RIGHT
-            row["discount"] = bits
-        for fld in ("coins_per", "points_per"):
-            if fld in entry:
-                row[fld] = self._scope_count(where, fld, entry[fld])
-        if "power" in entry:
-            if entry["power"] not in codes.POWERS[1:]:
-                self.fail(where, "power", f"unknown power {brief(entry['power'])} "
-                          f"(one of: {' '.join(codes.POWERS[1:])})")
-            row["power"] = codes.POWERS.index(entry["power"])
+        """Fill the effect columns of one entity from a card or stage entry, kind by kind in the
+        order of wsim/effects.KINDS (so the first problem reported is the same whatever the file)."""
+        for kind in effects.KINDS:
+            values = getattr(self, "_parse_" + kind.parser.name)(where, kind, entry, row)
+            if values is not None:
+                for fld, value in zip(kind.fields, values):
+                    row[fld.name] = value
+
+    def _parse_int(self, where, kind, entry, row):
+        if kind.key in entry:
+            return (self._int(where, kind.key, entry[kind.key], kind.parser.lo, kind.parser.hi),)
+        return None
+
+    def _parse_one_of(self, where, kind, entry, row):
+        if kind.key not in entry:
+            return None
+        names = kind.parser.names
+        if entry[kind.key] not in names[kind.parser.first:]:
+            self.fail(where, kind.key, f"unknown {kind.parser.noun} {brief(entry[kind.key])} "
+                      f"(one of: {' '.join(names[kind.parser.first:])})")
+        return (names.index(entry[kind.key]),)
+
+    def _parse_flag(self, where, kind, entry, row):
+        qualified = entry.get(kind.parser.of) is not None  # `produces: null` is no production
+        if kind.key not in entry:
+            if qualified:
+                self.fail(where, kind.key, f"required with '{kind.parser.of}' (true or false)")
+            return None
+        if not isinstance(entry[kind.key], bool):
+            self.fail(where, kind.key, "expected true or false")
+        if not qualified:
+            self.fail(where, kind.key, f"only meaningful with '{kind.parser.of}'")
+        return (int(entry[kind.key]),)
+
+    def _parse_produces(self, where, kind, entry, row):
+        """[unit, ...]: a resource name per fixed unit, at most one "a/b/..." choice unit."""
+        prod = entry.get(kind.key)
+        if prod is None:
+            return None
+        if not isinstance(prod, list) or not prod:
+            self.fail(where, "produces", "expected a list such as [wood] or [wood/clay]")
+        fixed, mask = [0] * codes.N_RES, 0
+        for unit in prod:
+            if not isinstance(unit, str):
+                self.fail(where, "produces", f"expected resource names such as wood or wood/clay, "
+                          f"got {brief(unit)}")
+            parts = unit.split("/")
+            if len(parts) == 1:
+                fixed[self._resource(where, "produces", parts[0])] += 1
+                continue
+            if mask:
+                self.fail(where, "produces", "at most one choice unit (a/b) per entry")
+            for part in parts:
+                if part == "":
+                    self.fail(where, "produces", f"malformed choice {brief(unit)}")
+                bit = 1 << self._resource(where, "produces", part)
+                if mask & bit:
+                    self.fail(where, "produces", f"malformed choice {brief(unit)}: {part} twice")
+                mask |= bit
+        return fixed, mask
+
+    def _parse_discount(self, where, kind, entry, row):
+        """{goods: raw|manufactured, from: [left, right]}, as codes.DISC_* bits."""
+        if kind.key not in entry:
+            return None
+        d = entry[kind.key]
+        if not isinstance(d, dict) or set(d) != {"goods", "from"} or not isinstance(d["from"], list):
+            self.fail(where, "discount", "expected {goods: raw|manufactured, from: [left, right]}")
+        if d["goods"] not in ("raw", "manufactured"):
+            self.fail(where, "discount", f"goods must be raw or manufactured, got {brief(d['goods'])}")
+        bits = 0
+        for side in d["from"]:
+            if side not in ("left", "right"):
+                self.fail(where, "discount", f"'from' takes left and right, got {brief(side)}")
+            raw = d["goods"] == "raw"
+            if side == "left":
+                bits |= codes.DISC_RAW_LEFT if raw else codes.DISC_MANUF_LEFT
+            else:
+                bits |= codes.DISC_RAW_RIGHT if raw else codes.DISC_MANUF_RIGHT
+        return (bits,)
+
+    def _parse_copies(self, where, kind, entry, row):
+        """{stage: K, of: left|right|left_or_right}: required by, and only with, copy_neighbor_stage."""
         if row["power"] == codes.POW_COPY_STAGE:
-            c = entry.get("copies")
+            c = entry.get(kind.key)
             if not isinstance(c, dict) or set(c) != {"stage", "of"} or c["of"] not in codes.COPY_OF:
                 self.fail(where, "copies", "expected {stage: 1..4, of: left|right|left_or_right}")
-            row["copy_stage"] = self._int(where, "copies", c["stage"], 1, MAX_STAGES) - 1
-            row["copy_of"] = codes.COPY_OF.index(c["of"])
-        elif "copies" in entry:
+            return self._int(where, "copies", c["stage"], 1, MAX_STAGES) - 1, codes.COPY_OF.index(c["of"])
+        if kind.key in entry:
             self.fail(where, "copies", "only meaningful with power copy_neighbor_stage")
+        return None
 
     @staticmethod
     def _blank_row(kind):
         """An entity's fields as the data file sets them (schema ENTITY names); the rest is derived."""
-        return {"kind": kind, "coin_cost": 0, "cost": [0] * codes.N_RES, "prod": [0] * codes.N_RES, "choice": 0,
-                "tradeable": 0, "points": 0, "shields": 0, "coins": 0, "science": -1,
-                "discount": 0, "coins_per": [0, 0, 0], "points_per": [0, 0, 0], "power": 0,
-                "copy_stage": 0, "copy_of": 0}
+        return {"kind": kind, "coin_cost": 0, "cost": [0] * codes.N_RES, **effects.blank_fields()}
 
     # -- the whole file -----------------------------------------------------------------------
     def run(self) -> Tables:

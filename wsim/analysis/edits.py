@@ -22,15 +22,14 @@ import unicodedata
 
 import yaml
 
+from wsim import effects
 from wsim.errors import WsimError, brief
 from wsim.tables import DataError, Tables, compile_text, normalize_name
 from wsim.yamlfile import parse
 
-_EFFECT_KEYS = ("produces", "tradeable", "points", "shields", "coins", "science", "discount",
-                "coins_per", "points_per", "power", "copies")
 _AMOUNT = re.compile(r"([+-]?)(\d{1,4})")
 _STAGE = re.compile(r"(?P<wonder>[A-Za-z_ ]+)/(?P<side>[A-Za-z]*)\.stage(?P<k>\d{1,2})", re.ASCII | re.IGNORECASE)
-FIELDS = ("points", "coins")
+FIELDS = effects.EDIT_KEYS  # the effect kinds `--edit CARD.KEY=N` sets
 
 
 class EditError(WsimError):
@@ -77,7 +76,7 @@ def _apply(edit: str, doc: dict, base: Tables):
         raise _fail(edit, "write CARD.points=N, CARD.coins=N, CARD=neutral or WONDER/SIDE.stageK=neutral")
     if value.lower() == "neutral":
         for entry in _targets(edit, subject, doc, base):
-            for key in _EFFECT_KEYS:
+            for key in effects.KEYS:
                 entry.pop(key, None)
         return
     subject, dot, field = subject.rpartition(".")
@@ -199,4 +198,4 @@ def _entry_value(edited: Tables, base: Tables, edit: str, field: str) -> int:
         entity = base.stage_entity(board, "AB".index(stage["side"].upper()), int(stage["k"]) - 1)
     else:
         entity = base.card_id(subject)
-    return int(getattr(edited, f"ent_{field}")[entity])
+    return int(getattr(edited, "ent_" + effects.BY_KEY[field].fields[0].name)[entity])

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from wsim import codes
+from wsim.effects import COUNT_DEFEATS, COUNT_STAGES
 from wsim.reference.trade import purchase_options
 from wsim.tables import Tables
 
@@ -217,9 +218,9 @@ class Position:
         total = 0
         for s in seats:
             city = self.cities[s]
-            if what == codes.COUNT_STAGES:
+            if what == COUNT_STAGES:
                 total += city.stages
-            elif what == codes.COUNT_DEFEATS:
+            elif what == COUNT_DEFEATS:
                 total += sum(1 for tok in city.tokens if tok < 0)
             else:
                 total += sum(1 for c in city.cards if what >> int(self.t.ent_kind[c]) & 1)

@@ -4,7 +4,8 @@ A parameter row holds kernels/policy.P_COUNT int32 values in the order of PARAM_
 (zeros past a policy's own keys). `greedy`'s defaults are kernels/greedy.GREEDY_DEFAULTS;
 `heuristic`'s are the shipped weights file wsim/data/heuristic.json. A weights file is JSON:
 {"format": "wsim-weights-1", "policy": "heuristic", "weights": {KEY: whole number, ...}}, every
-key of the policy present (hundredths of a victory point).
+key of the policy present (hundredths of a victory point), except a heuristic feature that
+wsim/effects.py gives a default weight: a file written before the feature existed takes it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from wsim.effects import weight_defaults
 from wsim.errors import WsimError, brief
 from wsim.kernels.greedy import GREEDY_DEFAULTS
 from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_NAMES, R_BASE, R_BASE_ID, R_PLAYOUTS
@@ -52,12 +54,13 @@ def read_weights(path, policy: str = "heuristic") -> tuple:
         raise WeightsError(f"{where}: expected {{\"format\": \"{FORMAT}\", \"policy\": \"{policy}\", \"weights\": ...}}")
     weights = doc.get("weights")
     keys = PARAM_KEYS[policy]
-    if not isinstance(weights, dict) or set(weights) != set(keys):
+    defaults = weight_defaults() if policy == "heuristic" else {}
+    if not isinstance(weights, dict) or not set(keys) - set(defaults) <= set(weights) <= set(keys):
         got = sorted(weights) if isinstance(weights, dict) else weights
         raise WeightsError(f"{where}: \"weights\" must give exactly the keys {', '.join(keys)}; got {brief(got)}")
     row = [0] * P_COUNT
     for i, k in enumerate(keys):
-        v = weights[k]
+        v = weights.get(k, defaults.get(k))
         if type(v) is not int or abs(v) > MAX_WEIGHT:
             raise WeightsError(f"{where}: weight {k!r} must be a whole number from {-MAX_WEIGHT:,} to "
                                f"{MAX_WEIGHT:,}, got {brief(v)}")
