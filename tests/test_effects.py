@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from wsim import codes, effects
-from wsim.agents.weights import DEFAULT_FILE, WeightsError, read_weights
+from wsim.run.weights import DEFAULT_FILE, WeightsError, read_weights
 from wsim.analysis.edits import apply_edits, edited_text
 from wsim.cli.render import cards_text
 from wsim.describe import cards_json

@@ -9,7 +9,7 @@ CARD.KEY=N` may set it, its heuristic features (with the default weight a weight
 leave out), and its lines in the header of wsim/data/cards.yaml. From these rows come the
 loader's keys, blank row and simple parsers (wsim/tables.py), the `--edit` keys
 (wsim/analysis/edits.py), the wording (wsim/describe.py), the weights a weights file may omit
-(wsim/agents/weights.py) and the header of the data file (`with_header`, checked by
+(wsim/run/weights.py) and the header of the data file (`with_header`, checked by
 tests/test_effects.py).
 
 Why the kernels may import this module. What an effect *does* is engine code (both engines
