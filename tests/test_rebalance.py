@@ -1,4 +1,4 @@
-"""`wsim rebalance` (INTERFACES §7): a planted imbalance found and undone, nothing proposed when
+"""`wsim rebalance` (docs/interfaces.md §7): a planted imbalance found and undone, nothing proposed when
 nothing is needed, the report and its reproduction by `wsim ablate`, determinism, bad options.
 Small runs: 3 players, restricted levers, a wide tolerance."""
 

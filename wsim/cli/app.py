@@ -59,7 +59,7 @@ def _stopped(error: BaseException, status: str):
 
 def _announce_compile():
     """Said when numba starts compiling (an empty cache: a first run, or the kernels changed), on
-    a terminal only: progress is not written into a log (INTERFACES §2). A cache numba cannot
+    a terminal only: progress is not written into a log (docs/interfaces.md §2). A cache numba cannot
     write is said once whatever stderr is: every run would compile again, silently."""
     from wsim.run.compiling import cache_problem
 
