@@ -1,14 +1,14 @@
 """Every decision but the rollout's searched ones: `decide` picks an option, `take_decision` lists,
 decides and applies (the step of the game loop, kernels/loop.py).
 
-A policy decides from a seat's observation only (RULES.md §2): `decide` receives the state and
+A policy decides from a seat's observation only (docs/rules.md §2): `decide` receives the state and
 the seat, and reads nothing but what that seat may see — its own hand, every city, coins and
 tokens, its own random stream — through the accessors of kernels/city.py and kernels/score.py
 (never another seat's hand, the later ages' deal, another seat's choice this turn or the
 discard pile, whose legal cards `legal` lists when a discard build allows a look).
 tests/test_step_api.py perturbs everything hidden and checks the decisions stay.
 
-random (RULES.md §12): one draw from the seat's stream per decision, exactly as
+random (docs/rules.md §12): one draw from the seat's stream per decision, exactly as
 wsim.reference.engine.RandomPolicy: the legal (card, action) pair (its default purchase), then
 the stage-3 neighbour when the move needs one; a discard build draws only when a legal card
 exists. greedy and heuristic value every option (kernels/greedy.py, kernels/heuristic.py) and

@@ -1,6 +1,6 @@
 """The information state: resample_hidden deals again every card one seat cannot see.
 
-What a seat sees (RULES.md §2): every city, its own hand, the hands it has held this age, the
+What a seat sees (docs/rules.md §2): every city, its own hand, the hands it has held this age, the
 cards publicly built, and public counts (hand sizes, the discard pile's size, the stages built).
 It does not see other hands, the discard pile's cards, the cards tucked under stages, the Free
 City's pile, the later ages' deal, or the choices other seats made this turn.
@@ -19,7 +19,7 @@ this age), so their hidden cards (the deck less what cities hold) are shuffled a
 the pile holds of that age go back to the pile, the rest being under stages or face down.
 Later ages are dealt again from their whole decks (`deal.deal_age`).
 
-At 2 players the Free City's rule (RULES.md §10) tells the seat more: when the other player held
+At 2 players the Free City's rule (docs/rules.md §10) tells the seat more: when the other player held
 the Free City card and the Free City discarded or built a stage (the seat saw the action, not
 the card), the card was one the Free City could play so on the position of that turn (a card a
 chain made free must be built; a discard only when neither a build nor the stage was legal).
@@ -268,7 +268,7 @@ def rebuild_at(ent, board, st, u, city):
 @njit(cache=True, _nrt=False)
 def fc_could(ent, board, st, sc, card, action):
     """Whether the Free City, in the cities of sc.city (rebuild_at), could play `card` with
-    `action`: the kernels' own rule, turn.legal_moves with free_city (RULES.md §10: a card a
+    `action`: the kernels' own rule, turn.legal_moves with free_city (docs/rules.md §10: a card a
     chain makes free only builds; a discard only when no build, free build or stage is legal).
     Uses sc.moves and sc.opts."""
     city = sc.city
@@ -405,7 +405,7 @@ def _deal_group(inst, group, m, key, counter):
 def _constrained(ent, board, st, sc, inst, k, m, c, g, key, counter):
     """Deal group g (sc.group's m places and cards, canonical order) again when c of its places
     are Free City plays hidden from the seat (sc.fc_at's first c): uniformly over the
-    deals in which each of them was legal when it was played (RULES.md §10). Returns the
+    deals in which each of them was legal when it was played (docs/rules.md §10). Returns the
     counter, or -1 when no deal is (the state's record does not add up).
 
     The cards are candidates, copies taken apart (each distinct deal is then as many

@@ -1,6 +1,6 @@
 """The policies' registry: a seat's policy is an id plus an int32 parameter row.
 
-    POLICY_RANDOM     RULES.md §12: one draw from the seat's stream per decision
+    POLICY_RANDOM     docs/rules.md §12: one draw from the seat's stream per decision
     POLICY_GREEDY     one-step look-ahead (kernels/greedy.py)
     POLICY_HEURISTIC  a weighted evaluation of every option, every purchase (kernels/heuristic.py)
     POLICY_ROLLOUT    determinised Monte Carlo search of turn moves (kernels/rollout.py)

@@ -13,7 +13,7 @@ taken once per world and shared by its pairs' playouts. Other decisions (a stage
 7th card, a discard build) are the base policy's.
 
 Each playout's world is drawn by kernels/hidden.resample_hidden: every card the deciding seat
-cannot see (RULES.md §2) dealt again uniformly over the deals consistent with what it sees (its
+cannot see (docs/rules.md §2) dealt again uniformly over the deals consistent with what it sees (its
 hand and the hands it held this age, every city, the public counts), the other seats' choices
 of the turn undone (the playouts decide them again), and their random streams keyed on the
 deciding seat's own (a random base policy never draws the numbers the real opponents will).

@@ -42,7 +42,7 @@ MAX_CARDS = 128  # card ids of one data file: the state's discard pile keeps a c
 MAX_TOOK = 8  # discard builds of one age: at most 3 Halicarnassus stages + 2 Manneken Pis copies, rounded up
 MAX_INST = MAX_SEATS * codes.HAND_SIZE + codes.HAND_SIZE  # cards dealt for one age: the hands and a Free City pile
 MAX_FC_HIDDEN = codes.TURNS_PER_AGE // 2  # Free City plays of one age a player cannot see: the other player
-#                   controls the Free City every other turn (RULES.md §10), 3 of an age's 6 turns
+#                   controls the Free City every other turn (docs/rules.md §10), 3 of an age's 6 turns
 MAX_FC_POOL = MAX_INST + DEAL_DECK  # the cards one hidden Free City play may have been: a group's cards, and
 #                   in Age III every guild the seat has not seen (kernels/hidden.py)
 TIMING_SLOTS = 9  # the profile twin's counters (kernels/loop.py): 7 components, re-timed trading, a run's cycles
@@ -175,12 +175,12 @@ MOVE = Row("M_", "One legal option of a decision (kernels/step.legal)", [
     ("right", 1, "purchase: coins to the right neighbour"),
     ("coin_cost", 1, "coins to the bank"),
     ("copy3", 1, "a move: 1 if it needs a stage-3 neighbour; a DEC_COPY3 option: COPY_LEFT/RIGHT"),
-    ("default", 1, "1 for its (card, action) pair's first row: the default purchase (RULES.md §4) or the one listed"),
+    ("default", 1, "1 for its (card, action) pair's first row: the default purchase (docs/rules.md §4) or the one listed"),
 ])
 
 GAME = Row("G_", "Game header (kernels/step.py)", [
     ("n", 1, "cities in the ring (3 in the Free City variant)"),
-    ("fc", 1, "the Free City's seat (RULES.md §10), -1 when there is none"),
+    ("fc", 1, "the Free City's seat (docs/rules.md §10), -1 when there is none"),
     ("age", 1, "1..3"),
     ("turn", 1, "1..6"),
     ("phase", 1, "layout.PH_*"),
@@ -238,7 +238,7 @@ STATE = (
     ("starts", "int16", (codes.TURNS_PER_AGE, codes.FC_CITIES, TURN_START.count),
      "2 players only (written when gs[G_FC] >= 0): each city's T_* at the start of turn u of this age in "
      "starts[u - 1], what the cities now cannot tell of that turn's position; kernels/hidden.py rebuilds the "
-     "Free City's position at its hidden plays from it (RULES.md §10)"),
+     "Free City's position at its hidden plays from it (docs/rules.md §10)"),
 )
 SCRATCH = (
     ("moves", "int32", (MAX_MOVES, MOVE.count), "the legal options of one decision (M_*)"),

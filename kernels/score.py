@@ -1,4 +1,4 @@
-"""Final scoring on the kernel state (RULES.md section 7): the twin of wsim.reference.scoring.
+"""Final scoring on the kernel state (docs/rules.md §7): the twin of wsim.reference.scoring.
 
 End-of-game choices are made for the best total, in the reference's order (the neighbours'
 guilds by ascending card id, keeping the first best). In a dealt game a city has at most one
@@ -132,7 +132,7 @@ def score_seat(ent, seat, n, s, row, spare):
 @njit(cache=True, _nrt=False)
 def rank_seats(res, n, fc):
     """res[s, RES_RANK] = 1 + players with more points, or equal points and more coins; the Free
-    City (seat fc, -1 none) ranks among no one and gets 0 (RULES.md §10)."""
+    City (seat fc, -1 none) ranks among no one and gets 0 (docs/rules.md §10)."""
     for s in range(n):
         if s == fc:
             res[s, RES_RANK] = 0

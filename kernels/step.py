@@ -17,7 +17,7 @@ ages' hands), with this age's plays (st.hist, st.took) and, at 2 players, each c
 the start of each turn of this age (st.starts, for kernels/hidden.py). The step functions
 take the record and name its arrays at entry; the helpers below them take the arrays they use.
 
-Decisions follow RULES.md §9: every seat's turn move is decided on the state at the start of the
+Decisions follow docs/rules.md §9: every seat's turn move is decided on the state at the start of the
 turn (pending lists them all; none is resolved until the last is applied), a Manneken Pis A
 stage-3 neighbour right after the move that builds it, the 7th cards on the state after step 4,
 and the discard builds one at a time in their resolution order (Halicarnassus before Manneken
@@ -83,7 +83,7 @@ def _start_turn(seat, gs, dealt, starts, turn):
         seat[ctrl, F_HAND_N] += 1
         # the cities' coins, card and stage counts now: with the cards in build order and the
         # stages' entities, they give back the position the Free City's moves of this turn are
-        # legal in, which a re-deal must respect (RULES.md §10); 3-7 players skip it
+        # legal in, which a re-deal must respect (docs/rules.md §10); 3-7 players skip it
         for s in range(gs[G_N]):
             starts[turn - 1, s, T_COINS] = seat[s, F_COINS]
             starts[turn - 1, s, T_NCARDS] = seat[s, F_NCARDS]
@@ -93,7 +93,7 @@ def _start_turn(seat, gs, dealt, starts, turn):
 @njit(cache=True, _nrt=False)
 def init_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo, st, sc):
     """Deal game (seed, game) of n players into state st and set it at the first decision
-    point (Age I, turn 1). Two players play the Free City variant (RULES.md §10): three cities,
+    point (Age I, turn 1). Two players play the Free City variant (docs/rules.md §10): three cities,
     dealt as for three players, the Free City at seat codes.FC_SEAT with the third hand as its
     pile. The deal uses the scratch record sc (its deck, pool and bs).
     """
@@ -373,7 +373,7 @@ def _end_turn(seat, gs, dealt, starts, log, g, n_log):
 
 @njit(cache=True, _nrt=False)
 def end_age(st, log, g, n_log):
-    """After an age's last turn: military (RULES.md §5), then the next age's hands or the end."""
+    """After an age's last turn: military (docs/rules.md §5), then the next age's hands or the end."""
     seat, gs = st.seat, st.gs
     age = gs[G_AGE]
     military(seat, gs[G_N], age, log, g, n_log)

@@ -1,4 +1,4 @@
-"""Exact trading solver (RULES.md sections 3-4), numba kernel: trade_options.
+"""Exact trading solver (docs/rules.md §3–§4), numba kernel: trade_options.
 
 Same answers as wsim.reference.trade.purchase_options, for the hot path: integers only, no
 allocation, the caller owns the output buffer.

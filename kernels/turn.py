@@ -1,4 +1,4 @@
-"""The mechanics of a turn on the kernel state: setup, legal moves, resolution (RULES.md §9
+"""The mechanics of a turn on the kernel state: setup, legal moves, resolution (docs/rules.md §9
 steps 2-4), military, the move log. kernels/step.py strings them into a game's decision points.
 
 This is the fast twin of wsim.reference.engine and follows its canonical orders exactly (legal
@@ -130,7 +130,7 @@ def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, w_left,
     """Fill moves with seat s's legal (card, action, purchase) moves; returns how many.
 
     The cards are those of seat holder's hand but slot `skip` (-1: none): a seat plays from its
-    own hand; the Free City (free_city True, RULES.md §10) from its controller's, less the card
+    own hand; the Free City (free_city True, docs/rules.md §10) from its controller's, less the card
     the controller plays itself, and it must build a card a chain makes free and may discard a
     card only when it can neither build it nor build its next stage.
     Each (card, action) pair has exactly one move flagged M_DEFAULT, its first: with
@@ -309,7 +309,7 @@ def resolve(ent, board, seat, pile, gs, n, age):
 
 @njit(cache=True, _nrt=False)
 def military(seat, n, age, log, g, n_log):
-    """End of an age: every seat against each neighbour (RULES.md section 5)."""
+    """End of an age: every seat against each neighbour (docs/rules.md §5)."""
     win = WIN_AGE1 if age == 1 else (WIN_AGE2 if age == 2 else WIN_AGE3)
     for s in range(n):  # every result first: tokens never change shields
         mine = seat[s, F_SHIELDS]

@@ -16,7 +16,7 @@ def run_cli(*args, env=None):
 
 
 def last_error_line(result) -> str:
-    """The last line of stderr, which INTERFACES section 0 requires to be `Error: ...`."""
+    """The last line of stderr, which docs/interfaces.md §0 requires to be `Error: ...`."""
     lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
     return lines[-1] if lines else ""
 

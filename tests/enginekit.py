@@ -8,12 +8,12 @@ Typical use (see tests/test_rules_engine.py):
     script(g, 0, ("Stockade", "build", (2, 0)))      # one scripted move per turn
     script(g, 1, ("Tavern", "build"))
     script(g, 2, ("Theater", "discard"))
-    g.play_turn()                                    # RULES.md section 9, steps 1-7
+    g.play_turn()                                    # docs/rules.md §9, steps 1-7
     assert g.pos.cities[0].coins == 1
 
 Seats: seat s's left neighbour is s+1, its right neighbour s-1 (mod N).
 
-Two players (RULES.md section 10): `new_game(t, [three boards], free_city=True)` seats the
+Two players (docs/rules.md §10): `new_game(t, [three boards], free_city=True)` seats the
 Free City at seat 2 with two ScriptedPolicies; hands are [seat 0, seat 1, the FC's pile]. The
 controller's script holds its own move, then the FC's move (among its hand without its card).
 

@@ -1,13 +1,13 @@
 """A plain-Python model of what one seat knows of this age's hidden cards, for the tests of
 kernels/hidden.py: where each hidden card may be, and with which others it can trade places.
 
-Written from RULES.md §2 directly, with lists and dicts: follow every card of the age from the
+Written from docs/rules.md §2 directly, with lists and dicts: follow every card of the age from the
 deal, through each turn's plays (st.hist) and discard builds (st.took), noting the last turn the
 seat saw it in its hand. A hidden card's group is that turn (0: never seen this age); a uniform
 draw over the deals the seat cannot tell apart puts each group's cards uniformly over the
 group's places.
 
-At 2 players RULES.md §10 binds the Free City: a discard or a stage it made at a turn the other
+At 2 players docs/rules.md §10 binds the Free City: a discard or a stage it made at a turn the other
 player controlled it (the seat saw the action, not the card) was legal then, so the deals the
 seat cannot tell apart are only those where each such card was. The place of that play is its
 own (("pile", "fc", u), ("tucked", "fc", u)), and `fc_allowed` says which cards it may hold, by
@@ -98,7 +98,7 @@ def hidden_places(game, who: int) -> list:
 
 def position_now(tables, game) -> Position:
     """The cities of a kernel game now as the reference engine's Position, from their public
-    columns only (what every seat sees, RULES.md §2)."""
+    columns only (what every seat sees, docs/rules.md §2)."""
     seat = game.seat
     cities = [City(board=int(seat[s, F_BOARD]), side=int(seat[s, F_SIDE]), coins=int(seat[s, F_COINS]),
                    cards=[int(c) for c in seat[s, F_CARDS:F_CARDS + seat[s, F_NCARDS]]], stages=int(seat[s, F_STAGES]),

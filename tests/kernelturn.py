@@ -113,7 +113,7 @@ class KernelTurnGame(Game):
         return rows_to_moves(scratch["moves"][0][:m])
 
     def play_turn(self):
-        """One turn of RULES.md section 9, steps 1 to 7, played by the kernels."""
+        """One turn of docs/rules.md §9, steps 1 to 7, played by the kernels."""
         fc_pile = self.hands[codes.FC_SEAT] if self.free_city else []
         state = self._load()
         gs = regions(state)[3]
@@ -133,7 +133,7 @@ class KernelTurnGame(Game):
                 self.hands[codes.fc_controller(self.age, self.turn + 1)].pop()
 
     def military(self):
-        """End of an age (RULES.md section 5), by the kernels; tokens read back from the log."""
+        """End of an age (docs/rules.md §5), by the kernels; tokens read back from the log."""
         state = self._load()
         regions(state)[3][G_PHASE] = PH_AGE_END
         end_age(state[0], self.log, 0, self.n_log)

@@ -47,7 +47,7 @@ def balance(*args):
 
 
 def listing(folder: Path) -> list:
-    """The folder's entries but the lock file (which may stay: INTERFACES §2)."""
+    """The folder's entries but the lock file (which may stay: docs/interfaces.md §2)."""
     return sorted(p.name for p in folder.iterdir() if p.name != LOCK)
 
 

@@ -1,4 +1,4 @@
-"""The Python API (wsim.api, INTERFACES §8): the same values as the command line, datasets
+"""The Python API (wsim.api, docs/interfaces.md §8): the same values as the command line, datasets
 opened and checked, every user error a WsimError, and `import wsim` light."""
 
 import json

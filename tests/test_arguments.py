@@ -1,5 +1,5 @@
 """One argument validation (wsim.errors) for every public function of the Python API and the
-environment (issue 36, findings N2, N3, N4, N8, W1-W7 of shared/findings/reliability-4.md):
+environment (issue 36, findings N2, N3, N4, N8, W1-W7 of the round-4 findings):
 
 - every public function, driven with wrong-typed arguments, raises a WsimError whose message
   starts with the argument's name, before it plays or writes anything;

@@ -1,4 +1,4 @@
-"""`wsim balance` and `wsim ablate` (INTERFACES §5): edits, tables recomputed from the rows, a
+"""`wsim balance` and `wsim ablate` (docs/interfaces.md §5): edits, tables recomputed from the rows, a
 planted imbalance found by the paired experiment, a self-contained page, and bad input."""
 
 import csv

@@ -1,4 +1,4 @@
-"""`wsim cards`, `--version` and `--help` (INTERFACES section 3)."""
+"""`wsim cards`, `--version` and `--help` (docs/interfaces.md §3)."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""`--dask` (INTERFACES §2 "Distributed runs") on real Dask components: a LocalCluster of worker
+"""`--dask` (docs/interfaces.md §2 "Distributed runs") on real Dask components: a LocalCluster of worker
 processes, a worker killed with SIGKILL, a client killed and resumed, two tasks at once on one
 worker, another wsim version on a worker, a task that fails for good."""
 

@@ -1,4 +1,4 @@
-"""Faults of `--dask` on real Dask components (INTERFACES §0 and §2): a peer that accepts the
+"""Faults of `--dask` on real Dask components (docs/interfaces.md §0 and §2): a peer that accepts the
 connection and never answers, a tls:// address, the only worker lost without a nanny, a signal
 while the local cluster starts, a hangup of the whole process group. Each ends with the promised
 exit status and last stderr line, in seconds (a process still running after its limit fails the

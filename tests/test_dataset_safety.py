@@ -1,4 +1,4 @@
-"""Datasets nothing can lose (INTERFACES §0, §2): faults injected at every step of a commit, a
+"""Datasets nothing can lose (docs/interfaces.md §0, §2): faults injected at every step of a commit, a
 real second writer, real signals and `kill -9`, `--resume`, `wsim check`, a real mount point.
 
 Each test asserts the invariant: the exit status, the last `Error:` line, and the folder byte for

@@ -1,6 +1,7 @@
-"""The README and docs/ hold together: every relative link reaches a file (and a heading of it,
-by GitHub's slugs), the README links every docs page, and it stays short (the two commands, a
-tour and where to read more; the rest lives in docs/)."""
+"""The README, the CHANGELOG and docs/ hold together: every relative link reaches a file (and a
+heading of it, by GitHub's slugs), the README links every docs page, and it stays short (the two
+commands, a tour, a map and where to read more; the rest lives in docs/); the speed page is a
+reference, its dated history in the CHANGELOG."""
 
 import re
 from pathlib import Path
@@ -8,6 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 README_LINES = 250
+SPEED_LINES = 200
 
 
 def _slugs(page: Path) -> set:
@@ -22,7 +24,7 @@ def _slugs(page: Path) -> set:
 
 
 def _pages() -> list:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    return [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def test_every_relative_link_reaches_its_file_and_heading():
@@ -48,3 +50,10 @@ def test_the_readme_is_short_and_links_every_page():
     assert len(pages) >= 4
     assert [p.name for p in pages if f"docs/{p.name}" not in linked] == []
     assert readme.startswith("# ") and "make run" in readme.split("\n\n")[1] and "make test" in readme.split("\n\n")[1]
+
+
+def test_the_speed_page_is_a_reference_and_its_history_is_in_the_changelog():
+    speed = (ROOT / "docs" / "speed.md").read_text()
+    assert len(speed.splitlines()) <= SPEED_LINES
+    assert "](../CHANGELOG.md#history)" in speed
+    assert "\n## History\n" in (ROOT / "CHANGELOG.md").read_text()

@@ -1,4 +1,4 @@
-"""Two players on the kernels and through `wsim simulate` (RULES.md §10, INTERFACES §2)."""
+"""Two players on the kernels and through `wsim simulate` (docs/rules.md §10, docs/interfaces.md §2)."""
 
 import numpy as np
 import pyarrow.dataset as ds

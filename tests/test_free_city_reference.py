@@ -1,4 +1,4 @@
-"""The two-player Free City variant: one test per rule of RULES.md section 10, with concrete
+"""The two-player Free City variant: one test per rule of docs/rules.md §10, with concrete
 numbers. Every scripted turn runs on both engines (the `engine` fixture: the reference, and the
 kernels' step API through tests/kernelturn.py); the option lists and scoring checks are the
 reference's (the kernels' games are checked against it move by move in test_kernels.py).

@@ -1,5 +1,5 @@
 """`wsim score` and `wsim trade` on 2-player positions: 3 seats, one marked `free_city: true`
-(INTERFACES section 1 and the "Two players" paragraph of section 2; RULES.md section 10).
+(docs/interfaces.md §1 and the "Two players" paragraph of section 2; docs/rules.md §10).
 
 The Free City sits at seat 1 here (any seat may be it): its left neighbour is seat 2, its right
 neighbour seat 0.

@@ -2,7 +2,7 @@
 
 - every dataset column of seed 0, 2,000 random games per player count, pinned by a hash;
 - one readable playthrough per player count (the `wsim replay` text), in tests/data/, which a
-  reader can check by hand against RULES.md. The reference engine replays each of these games
+  reader can check by hand against docs/rules.md. The reference engine replays each of these games
   (test_simulate_cli.test_golden_results and wsim replay do so);
 - beside the omniscient ones, the same games as seat 0 sees them (2, 3 and 5 players): at each
   of its decisions, its view (KernelGame.view: its hand, the hands it held this age, the plays

@@ -1,5 +1,5 @@
 """The information state (kernels/hidden.py, KernelGame.resample_hidden): a seat's hidden cards
-dealt again, uniformly over the deals consistent with what it sees (RULES.md §2, and at 2
+dealt again, uniformly over the deals consistent with what it sees (docs/rules.md §2, and at 2
 players the Free City's rule, §10)."""
 
 from collections import Counter
@@ -87,7 +87,7 @@ def test_what_the_seat_sees_is_unchanged_and_the_world_is_whole(tables, players)
 
 
 # (players, game, (age, turn)): states with hands seen and passed on, discards and stages since;
-# at 2 players Free City discards by the other player that rule cards out (RULES.md §10): Age II
+# at 2 players Free City discards by the other player that rule cards out (docs/rules.md §10): Age II
 # turn 3 one in the never-seen cards, Age III turn 5 two, with the guilds drawn again
 CASES = [(4, 1, (2, 4)), (3, 0, (1, 5)), (2, 2, (2, 3)), (5, 4, (1, 6)), (2, 2, (3, 5))]
 
@@ -112,7 +112,7 @@ def test_hidden_cards_follow_the_uniform_distribution(tables, players, game, whe
     """Over 2,000 draws (fixed keys), the count of each card at each hidden place (another
     seat's hand, the discard pile, under the stages, the Free City's pile, the Free City's
     discard of a turn the other player controlled it) matches what a uniform draw over the
-    consistent deals gives (tests/hiddenref.py, written from RULES.md §2 and §10 with the
+    consistent deals gives (tests/hiddenref.py, written from docs/rules.md §2 and §10 with the
     reference engine): a chi-square test per place. At 2 players the case has Free City
     discards that rule cards of their group out (a uniform shuffle per group fails it)."""
     g, seat = next(_decisions(tables, players, game, until=when))
@@ -204,7 +204,7 @@ def test_a_state_not_reached_by_play_is_refused(tables):
     assert g.gs[G_AGE] == 1
 
 
-# -- the Free City's hidden plays (RULES.md §10, 2 players) ---------------------------------------
+# -- the Free City's hidden plays (docs/rules.md §10, 2 players) ---------------------------------------
 def _fc_places_legal(tables, h, who, allowed) -> int:
     """Asserts that every Free City play hidden from `who` in world h holds a card §10 allowed
     there (the reference engine, `allowed` = fc_allowed); returns how many were checked."""

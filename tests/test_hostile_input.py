@@ -1,4 +1,4 @@
-"""Hostile and careless input files (INTERFACES section 0, reliability findings F6, F7, F8, F12).
+"""Hostile and careless input files (docs/interfaces.md §0, reliability findings F6, F7, F8, F12).
 
 Data, scenario and other YAML inputs must be regular files of at most 16 MiB; YAML aliases that
 expand a document beyond that size are an error, never a hang; a wrong type where a name is

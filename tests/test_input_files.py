@@ -1,5 +1,5 @@
 """Input files that are not regular files, writers that meet over one folder, and edits no game
-deals: each refused with an `Error:` line and nothing lost (INTERFACES §0).
+deals: each refused with an `Error:` line and nothing lost (docs/interfaces.md §0).
 
 Each test injects the fault and asserts the exit status, the last `Error:` line and what is
 left on disk. The FIFO tests run wsim as a real process with a deadline: a blocking open of a

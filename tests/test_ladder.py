@@ -1,4 +1,4 @@
-"""`wsim ladder` (INTERFACES §4): pairs, seat rotation, same deals, CSV tables, ratings, errors."""
+"""`wsim ladder` (docs/interfaces.md §4): pairs, seat rotation, same deals, CSV tables, ratings, errors."""
 
 import csv
 

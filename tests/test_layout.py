@@ -76,7 +76,7 @@ def _gone(module: str) -> str:
 
 def _review_edges(*chains: str) -> list:
     """Edges of module chains written `a -> b -> c` (names under wsim.), as the review found
-    them (shared/findings/code-review-4.md, §3.1); an edge's line is its place in its chain."""
+    them (the fourth code review, issue 37); an edge's line is its place in its chain."""
     edges = []
     for chain in chains:
         names = [f"wsim.{n.strip()}" for n in chain.split("->")]

@@ -1,5 +1,5 @@
 """Long runs bounded, refused before play when they cannot be, stopped by a signal within seconds
-(issue 36: N3, N6, N7, W5, W6, W8 of shared/findings/reliability-4.md, and the stage worth 19
+(issue 36: N3, N6, N7, W5, W6, W8 of the round-4 findings, and the stage worth 19
 points)."""
 
 import time

@@ -1,4 +1,4 @@
-"""Policy labels (NAME:LABEL) and --policy-param NAME.KEY=VALUE (INTERFACES §2)."""
+"""Policy labels (NAME:LABEL) and --policy-param NAME.KEY=VALUE (docs/interfaces.md §2)."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""`wsim rebalance` (INTERFACES §7): a planted imbalance found and undone, nothing proposed when
+"""`wsim rebalance` (docs/interfaces.md §7): a planted imbalance found and undone, nothing proposed when
 nothing is needed, the report and its reproduction by `wsim ablate`, determinism, bad options.
 Small runs: 3 players, restricted levers, a wide tolerance."""
 
@@ -136,7 +136,7 @@ def test_bad_options_write_nothing(tmp_path, args, message):
 @pytest.mark.system
 def test_an_interrupted_search_writes_nothing(tmp_path):
     """SIGTERM mid-measurement: a measurement was one kernel call (a minute at --games 200000,
-    the signal waiting for it; N6 of shared/findings/reliability-4.md); played in chunks of short
+    the signal waiting for it; N6 of the round-4 findings, issue 36); played in chunks of short
     kernel calls, the search ends within seconds, the report folder as it was."""
     import signal
     import subprocess

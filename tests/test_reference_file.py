@@ -1,5 +1,5 @@
-"""`wsim survey --reference FILE` reads the people's counts strictly (W9 of
-shared/findings/reliability-4.md): an unclosed quote was read as a field running on to the end
+"""`wsim survey --reference FILE` reads the people's counts strictly (W9 of the
+round-4 findings, issue 36): an unclosed quote was read as a field running on to the end
 of the file (`3,"giza",A,10,"2` gave 2 wins), and a row of a wonder side no survey seat can get
 (Manneken Pis without --manneken-pis) was accepted, its comparison rows empty."""
 

@@ -1,4 +1,4 @@
-"""Reports appear whole or not at all (N5 of shared/findings/reliability-4.md): `balance`,
+"""Reports appear whole or not at all (N5 of the round-4 findings, issue 36): `balance`,
 `ladder` and `rebalance` wrote their files straight into a new folder one by one, so a full disk
 or a signal between two files left a report that looked whole (`edits.txt` alone, a balance
 report without `paired.csv`). Every report is now staged and swapped in by the one commit

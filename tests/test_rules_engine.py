@@ -1,4 +1,4 @@
-"""One test per rule of the reference engine's turn play (RULES.md sections 2-6, 8, 9, 12).
+"""One test per rule of the reference engine's turn play (docs/rules.md §2–§6, §8, §9, §12).
 
 Every test builds a position by hand (tests/enginekit.py), plays one turn with scripted moves
 and checks concrete numbers. Seats: seat s's left neighbour is s+1, its right neighbour s-1;
@@ -25,7 +25,7 @@ def engine(request, monkeypatch):
 
 
 # ---------------------------------------------------------------------------------------------
-# 1. Build, stage, discard basics (RULES.md sections 2-4)
+# 1. Build, stage, discard basics (docs/rules.md §2–§4)
 
 def test_discard_gives_3_coins_coin_cost_goes_to_bank_and_hands_pass_left(tables):
     g = new_game(tables, ["giza:A", "babylon:A", "ephesus:A"], age=1, turn=1)
@@ -180,7 +180,7 @@ def test_library_example_seller_uses_the_stone_it_sells_to_both_neighbours(table
 
 
 # ---------------------------------------------------------------------------------------------
-# 3. Coins that cards and stages give (RULES.md sections 6 and 8)
+# 3. Coins that cards and stages give (docs/rules.md §6 and §8)
 
 def test_vineyard_and_bazar_count_neighbours_same_turn_builds(tables):
     g = new_game(tables, ["giza:A", "rhodes:A", "ephesus:A", "olympia:A"], age=2, turn=1)
@@ -248,7 +248,7 @@ def test_stage_coins_when_built(tables, board, stages, cards_, gain, shields, wo
 
 
 # ---------------------------------------------------------------------------------------------
-# 4. Military (RULES.md section 5; rulebook p.5 Age II example)
+# 4. Military (docs/rules.md §5; rulebook p.5 Age II example)
 
 def test_military_age2_rulebook_example_with_rhodes_a2_shields(tables):
     g = new_game(tables, ["alexandria:A", "rhodes:A", "ephesus:A"], age=2, turn=6)
@@ -306,7 +306,7 @@ def test_trading_discount_applies_from_the_next_turn(tables, board0, cards0, nb1
 
 
 # ---------------------------------------------------------------------------------------------
-# 6. Babylon B: the 7th card (RULES.md sections 6 and 9 step 5)
+# 6. Babylon B: the 7th card (docs/rules.md §6 and §9 step 5)
 
 @pytest.mark.parametrize("seventh, exp_coins, exp_cards, exp_discard", [
     (("Stockade", "build", (2, 0)), 1, ["Stockade"], ["Altar", "Baths", "Pawnshop"]),
@@ -396,7 +396,7 @@ def test_turn6_leftovers_are_discarded_without_coins(tables, stages):
 
 
 # ---------------------------------------------------------------------------------------------
-# 7. Olympia A: free build once per age (RULES.md section 6)
+# 7. Olympia A: free build once per age (docs/rules.md §6)
 
 def test_olympia_a_free_build_once_per_age_from_the_next_turn(tables):
     g = new_game(tables, ["olympia:A", "giza:A", "rhodes:A"], age=1, turn=1)
@@ -457,7 +457,7 @@ def test_olympia_a_free_build_is_an_ordinary_building_with_its_coins(tables):
 
 
 # ---------------------------------------------------------------------------------------------
-# 8. Halicarnassus: discard builds (RULES.md sections 6 and 9 step 6)
+# 8. Halicarnassus: discard builds (docs/rules.md §6 and §9 step 6)
 
 HALI_STAGES = {  # (side, stages before, production cards, wonder points after)
     "A2": ("A", 1, ["Ore Vein", "Clay Pit", "Forest Cave"], 3),
@@ -593,7 +593,7 @@ def test_halicarnassus_cannot_take_a_name_it_owns(tables):
 
 
 # ---------------------------------------------------------------------------------------------
-# 9. Manneken Pis (RULES.md section 6)
+# 9. Manneken Pis (docs/rules.md §6)
 
 def test_manneken_pis_starts_with_7_coins_and_no_resource(tables):
     g = new_game(tables, ["manneken_pis:A", "giza:A", "rhodes:B"])
@@ -834,7 +834,7 @@ def test_manneken_pis_b_single_stage(tables):
 
 
 # ---------------------------------------------------------------------------------------------
-# 10. The random policy (RULES.md section 12)
+# 10. The random policy (docs/rules.md §12)
 
 def _random_game(tables, boards, seed, game, age, turn):
     n = len(boards)

@@ -1,7 +1,7 @@
 """The rulebook's worked examples and every end-of-game formula, with concrete numbers.
 
-Each test writes a small scenario file (INTERFACES section 1) and runs `wsim score` or
-`wsim trade` on it, so these are checks of RULES.md sections 3-4 and 7 through the public
+Each test writes a small scenario file (docs/interfaces.md §1) and runs `wsim score` or
+`wsim trade` on it, so these are checks of docs/rules.md §3–§4 and §7 through the public
 interface. Seat i's left neighbour is seat i+1, its right neighbour seat i-1.
 
 Every player line is a YAML flow mapping, e.g. "wonder: giza, side: A, cards: [Haven]".
@@ -92,7 +92,7 @@ def breakdown(military=0, treasury=1, wonder=0, civilian=0, science=0, commercia
 
 
 # ---------------------------------------------------------------------------------------------
-# Science, treasury, military, civilian (RULES.md section 7)
+# Science, treasury, military, civilian (docs/rules.md §7)
 
 def test_science_321_is_21(tmp_path):
     cards = "[Apothecary, Dispensary, Lodge, Workshop, Laboratory, Scriptorium]"
@@ -419,7 +419,7 @@ def test_shared_victory_lists_every_winner(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# Trade (RULES.md sections 3-4)
+# Trade (docs/rules.md §3–§4)
 
 def test_university_bought_two_and_two(tmp_path):
     # Rulebook example: Alexandria (glass) with a Lumber Yard needs one more wood (left) and a

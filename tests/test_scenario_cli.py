@@ -1,4 +1,4 @@
-"""`wsim score` and `wsim trade` on scenario files (INTERFACES sections 0 and 1).
+"""`wsim score` and `wsim trade` on scenario files (docs/interfaces.md §0 and §1).
 
 The worked examples must come out byte for byte; every mistake in a scenario file or in the
 options must exit 2 with one `Error: ...` line on stderr, no traceback and nothing on stdout.
@@ -123,7 +123,7 @@ def test_copy3_is_stored(tables, tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# Errors in scenario files (INTERFACES section 0): exit 2, one `Error:` line, nothing else
+# Errors in scenario files (docs/interfaces.md §0): exit 2, one `Error:` line, nothing else
 
 def check_error(result, *fragments):
     """Exit 2, no traceback, nothing on stdout, and a last stderr line naming the problem."""

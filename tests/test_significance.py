@@ -1,6 +1,6 @@
 """Corrected significance: each row's p-value is the test its CI inverts, q-values are
 Benjamini–Hochberg within one family per player count, and the report marks exactly the rows
-with q < 0.05 (INTERFACES §5 `q_value`)."""
+with q < 0.05 (docs/interfaces.md §5 `q_value`)."""
 
 import csv
 import io

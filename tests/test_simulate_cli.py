@@ -1,4 +1,4 @@
-"""`wsim simulate` and `wsim replay`: the Parquet contract, determinism, safety, errors (INTERFACES §2-3)."""
+"""`wsim simulate` and `wsim replay`: the Parquet contract, determinism, safety, errors (docs/interfaces.md §2–§3)."""
 
 import json
 import re
@@ -286,7 +286,7 @@ GOLDEN_TOTALS = {  # seed 0, five players, games 0..2
 GOLDEN_ROLLOUT_TOTALS = [[49, 41, 47, 44], [40, 45, 45, 48]]
 # Seed 0, two players (and the Free City, the last total), games 0..3: seat 0 on rollout (4
 # playouts a pair), seat 1 heuristic. Pinned at rules version 6, whose re-deal keeps the Free
-# City's hidden discards and stages legal (RULES.md §10, kernels/hidden.py); version 5 gave
+# City's hidden discards and stages legal (docs/rules.md §10, kernels/hidden.py); version 5 gave
 # [[52, 49, 44], [60, 42, 34], [55, 42, 40], [62, 59, 35]] (games 0 and 3 changed).
 GOLDEN_ROLLOUT_TOTALS_2P = [[59, 44, 48], [60, 42, 34], [55, 42, 40], [46, 50, 35]]
 

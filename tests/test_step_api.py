@@ -1,6 +1,6 @@
 """The step-level kernel API (kernels/step.py) driven from Python (wsim.run.stepgame): the same games
 as the batch kernel, every purchase option legal for the reference engine, clones independent,
-and policies that see only their seat's observation (RULES.md §2)."""
+and policies that see only their seat's observation (docs/rules.md §2)."""
 
 import numpy as np
 import pytest

@@ -1,5 +1,5 @@
 """`wsim survey`: the verdict logic on data with a known answer, the people's reference, and the
-command's output rules (INTERFACES §0, §6)."""
+command's output rules (docs/interfaces.md §0, §6)."""
 
 import csv
 import io

@@ -141,7 +141,7 @@ def test_counts(tables):
     assert int(np.sum(tables.ent_kind[:78] == codes.PURPLE)) == 10
     assert tables.board_ids == ("rhodes", "alexandria", "ephesus", "babylon", "olympia",
                                 "halicarnassus", "giza", "manneken_pis")
-    # copies at 7 players: 49 / 49 / 40 non-guild (RULES.md section 1)
+    # copies at 7 players: 49 / 49 / 40 non-guild (docs/rules.md §1)
     at7 = [int(tables.card_copies[tables.card_age == a, 7].sum()) for a in (1, 2, 3)]
     assert at7 == [49, 49, 40]
 

@@ -1,4 +1,4 @@
-"""`wsim tune` (INTERFACES §4): reproducible, written whole, usable as a weights file."""
+"""`wsim tune` (docs/interfaces.md §4): reproducible, written whole, usable as a weights file."""
 
 import json
 

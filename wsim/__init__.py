@@ -12,7 +12,7 @@ optional extra.
 __version__ = "0.1.0"
 
 # Bumped whenever any game outcome for the same (data, seed, settings) can change.
-RULES_VERSION = 6  # 6: at 2 players the re-deal keeps the Free City's hidden plays legal (RULES.md §10)
+RULES_VERSION = 6  # 6: at 2 players the re-deal keeps the Free City's hidden plays legal (docs/rules.md §10)
 
 # public name -> the module that defines it
 _LAZY = {

@@ -45,7 +45,7 @@ POW_NONE, POW_SEVENTH, POW_FREE_BUILD, POW_COPY_GUILD, POW_DISCARD_BUILD, POW_CO
 COPY_LEFT, COPY_RIGHT, COPY_CHOICE = 0, 1, 2
 COPY_OF = ("left", "right", "left_or_right")
 
-# Fixed rules (RULES.md): not card facts, so not in the data file.
+# Fixed rules (docs/rules.md): not card facts, so not in the data file.
 START_COINS = 3
 TRADE_PRICE = 2
 DISCOUNT_PRICE = 1
@@ -60,7 +60,7 @@ MAX_PLAYERS = 7
 MILITARY_WIN = (1, 3, 5)  # by age
 MILITARY_LOSS = -1
 
-# Two players: the Free City variant (RULES.md section 10). The two players are seats 0 and 1,
+# Two players: the Free City variant (docs/rules.md §10). The two players are seats 0 and 1,
 # the Free City is seat FC_SEAT of a 3-city ring; decks and deal are those of FC_CITIES players
 # (the Free City's face-down pile is the third seat's hand, drawn in dealt order). The seat that
 # holds the Free City card on turn t of age a is fc_controller(a, t).
@@ -76,7 +76,7 @@ def fc_controller(age: int, turn: int) -> int:
     it changes hands after every turn."""
     return (turn - 1 + (1 if age == 2 else 0)) % 2
 
-# Score categories, in the order of INTERFACES section 1.
+# Score categories, in the order of docs/interfaces.md §1.
 CATEGORIES = ("military", "treasury", "wonder", "civilian", "science", "commercial", "guild")
 
 # Move-log events (wsim.movelog documents the columns) and move actions: the kernels write them.

@@ -26,7 +26,7 @@ def players_of(tables: Tables, c: int, n: int | None = None) -> list:
 
 
 def cards_json(tables: Tables, age: int | None = None, players: int | None = None) -> dict:
-    """The `wsim cards --json` document (INTERFACES section 3)."""
+    """The `wsim cards --json` document (docs/interfaces.md §3)."""
     t = tables
     cards = []
     for c in range(t.n_cards):

@@ -1,4 +1,4 @@
-"""Opening input files without blocking: every input file must be a regular file (INTERFACES §0).
+"""Opening input files without blocking: every input file must be a regular file (docs/interfaces.md §0).
 
 Opening a FIFO for reading waits for a writer, and Arrow retries that open when a signal
 interrupts it, so a FIFO named like a part would hang wsim beyond even SIGTERM. Every input

@@ -28,7 +28,7 @@ JSON log (`to_json`):
    "final": {"players": [{seat, military, treasury, wonder, civilian, science, commercial,
                           guild, total, coins, rank}], "winners": [seats]}}
 
-Two players (the Free City variant, RULES.md section 10): "players" is 2, while the setup lists 3
+Two players (the Free City variant, docs/rules.md §10): "players" is 2, while the setup lists 3
 boards and sides and hands[age] 3 lists, the third the Free City's pile (seat 2, drawn in order).
 Every Free City move and discard build (seat 2) carries "by": the controlling player's seat; the
 Free City's final entry has "rank": null and "free_city": true.

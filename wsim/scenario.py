@@ -1,4 +1,4 @@
-"""Scenario files (INTERFACES section 1): a YAML position -> a reference `Position`.
+"""Scenario files (docs/interfaces.md §1): a YAML position -> a reference `Position`.
 
 A scenario describes a position, not a history, so nothing is checked for plausibility (the same
 wonder may sit at several seats, any card may stand in any city). What *is* checked is that every
@@ -22,7 +22,7 @@ Format (every key but ``players``, ``wonder`` and ``side`` is optional)::
 
 ``cards:`` or ``tokens:`` left empty (YAML null) means the empty list.
 
-Two players (RULES.md section 10): exactly 3 seats, one of them (any seat) marked
+Two players (docs/rules.md §10): exactly 3 seats, one of them (any seat) marked
 ``free_city: true``. That city is scored and priced like any other, but it ranks against nobody
 and never wins.
 """
@@ -58,7 +58,7 @@ def read_yaml(path: str | os.PathLike) -> object:
     """The parsed document of a YAML (or JSON) file; ScenarioError if unreadable or invalid.
 
     The file must be a regular file of at most 16 MiB, with no key twice in one mapping and no
-    aliases expanding it beyond 16 MiB (INTERFACES section 0).
+    aliases expanding it beyond 16 MiB (docs/interfaces.md §0).
     """
     try:
         return yamlfile.parse(yamlfile.read_bytes(path))

@@ -162,7 +162,7 @@ _CACHE: dict = {}
 def load(path: str | os.PathLike | None = None) -> Tables:
     """Read, validate and compile a data file (memoised per path and content hash).
 
-    The file must be a regular file of at most 16 MiB (INTERFACES section 0).
+    The file must be a regular file of at most 16 MiB (docs/interfaces.md §0).
     """
     p = data_path(path)
     try:

@@ -1,6 +1,6 @@
 """Reading YAML (and JSON) input files safely: the data file, scenario files, weights.
 
-INTERFACES section 0: an input file must be a regular file of at most 16 MiB, and YAML aliases
+docs/interfaces.md §0: an input file must be a regular file of at most 16 MiB, and YAML aliases
 that expand a document beyond that size are an error, never a hang. Everything here raises
 `YamlFileError` with a message that does not name the file; callers convert it into their own
 exception (DataError, ScenarioError) and put the file name in front. Values in messages go

@@ -1,4 +1,4 @@
-"""`wsim ladder` (INTERFACES §4): every ordered pair (X, Y) of the listed policies plays N games,
+"""`wsim ladder` (docs/interfaces.md §4): every ordered pair (X, Y) of the listed policies plays N games,
 one seat of X against P − 1 seats of Y, then one multiplayer rating per policy over all games.
 
 Same deals for every pair: pair after pair plays games 0..N−1 of the same seed, so each pair

@@ -1,4 +1,4 @@
-"""`wsim tune` (INTERFACES §4): fit the heuristic's weights by self-play, with CMA-ES (`cma`).
+"""`wsim tune` (docs/interfaces.md §4): fit the heuristic's weights by self-play, with CMA-ES (`cma`).
 
 The search runs over the weights in points (a weight / 100), within [0, 10], starting from the
 hand-set weights (wsim/data/heuristic-handset.json) with a step of half a point: not from the
@@ -134,7 +134,7 @@ def _room(generations: int) -> int:
 
 @contextmanager
 def out_file(out: str, overwrite: bool, generations: int):
-    """tune's --out, held from its first check to its commit (INTERFACES §0: one writer at a
+    """tune's --out, held from its first check to its commit (docs/interfaces.md §0: one writer at a
     time; wsim.dataset.folder.held_file). Before the search, the target is checked and room for
     the file is taken, so that a read-only or full filesystem is refused before any game.
     Yields write(text), which the block calls once: the text goes to a fsynced temporary file

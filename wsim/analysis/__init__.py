@@ -1,4 +1,4 @@
-"""Analysis of datasets (INTERFACES §5): imported only by the commands that use it.
+"""Analysis of datasets (docs/interfaces.md §5): imported only by the commands that use it.
 
 balance/           `wsim balance`: reading datasets, win rates and card effects, plots, the report
 ablate.py          `wsim ablate`: the same games with and without card edits, and their report

@@ -1,4 +1,4 @@
-"""`wsim ablate`: the paired experiment (INTERFACES §5). The same games are played twice, with
+"""`wsim ablate`: the paired experiment (docs/interfaces.md §5). The same games are played twice, with
 the card data as it is and with the edits applied, into REPORT/data/baseline and
 REPORT/data/edited, and the `wsim balance --baseline` report of the two is written beside them.
 

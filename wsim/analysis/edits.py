@@ -1,4 +1,4 @@
-"""Edits of the card data for a paired experiment (`wsim ablate --edit`, INTERFACES §5).
+"""Edits of the card data for a paired experiment (`wsim ablate --edit`, docs/interfaces.md §5).
 
 An edit changes what a card or a wonder stage does, never which cards are dealt, so that the
 edited run plays the same deals as the baseline:

@@ -1,5 +1,5 @@
 """`wsim survey --reference FILE`: a designer's own games (playtest counts) held against the
-simulated populations (INTERFACES §6).
+simulated populations (docs/interfaces.md §6).
 
 The file is CSV with the header `players,wonder,side,seats,wins`: per player count, wonder and
 side (`A`, `B`, or `*` for both sides pooled), the seats that played it and how many of them won.

@@ -1,4 +1,4 @@
-"""Populations for `wsim survey` (INTERFACES §6): named assignments of policies to seats, each
+"""Populations for `wsim survey` (docs/interfaces.md §6): named assignments of policies to seats, each
 played on the same deals (games 0..N−1 of the survey's seed), possibly on the first of them only.
 
 `--population NAME=POLICIES[@GAMES]`: POLICIES is what `simulate --policies` takes, one entry

@@ -1,4 +1,4 @@
-"""`wsim rebalance` (INTERFACES §7): the smallest edit of the printed numbers after which every
+"""`wsim rebalance` (docs/interfaces.md §7): the smallest edit of the printed numbers after which every
 wonder side's win rate is within a tolerance of the fair share, at every player count asked.
 
 The search (docs/rebalance.md):
@@ -715,7 +715,7 @@ def _policy_words(settings: Settings) -> list:
 
 
 def report_files(result: Result, base: Tables, plan_: Plan, policy_params: tuple) -> dict:
-    """The report's files (INTERFACES §7) {name: bytes}."""
+    """The report's files (docs/interfaces.md §7) {name: bytes}."""
     from wsim.analysis.balance.report import csv_bytes
     from wsim.analysis.rebalance_page import page
 

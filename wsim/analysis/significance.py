@@ -1,4 +1,4 @@
-"""Corrected significance (INTERFACES §5 `q_value`): each row's p-value from the test its 95% CI
+"""Corrected significance (docs/interfaces.md §5 `q_value`): each row's p-value from the test its 95% CI
 inverts, and Benjamini–Hochberg q-values within a family (one per table and player count).
 
 The tests, each the one its table's interval inverts:

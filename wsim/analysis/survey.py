@@ -1,4 +1,4 @@
-"""`wsim survey` (INTERFACES §6): the same deals played by several populations of players, their
+"""`wsim survey` (docs/interfaces.md §6): the same deals played by several populations of players, their
 win rates and card effects side by side, and a verdict on each: is it a property of the game,
 or of the players?
 

@@ -1,4 +1,4 @@
-"""The survey's verdicts (INTERFACES §6): does a wonder side's win rate (or a card's effect) say
+"""The survey's verdicts (docs/interfaces.md §6): does a wonder side's win rate (or a card's effect) say
 the same thing under every population of players?
 
 For one row (players × wonder × side, or players × card), population p's sign d_p is +1 or −1

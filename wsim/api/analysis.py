@@ -2,7 +2,7 @@
 `wsim.rebalance`.
 
 Each takes its command's options under their Python names, writes the same report folder (the
-output rules of INTERFACES §0: a non-empty folder only with overwrite, the old one replaced
+output rules of docs/interfaces.md §0: a non-empty folder only with overwrite, the old one replaced
 once the new one is whole, one writer at a time) and returns its tables as pandas DataFrames.
 Their games run under the per-process kernel lock (wsim.run.lock).
 The command line calls these functions and prints what they return. They need the analysis

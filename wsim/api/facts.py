@@ -1,12 +1,12 @@
 """The card data and scenario positions from Python: the documents `wsim cards --json`,
-`wsim score --json` and `wsim trade --json` print (INTERFACES §1, §3), as dicts.
+`wsim score --json` and `wsim trade --json` print (docs/interfaces.md §1, §3), as dicts.
 
     import wsim
     deck = wsim.cards(age=3, players=5)                      # {"cards": [...], "wonders": [...], ...}
     points = wsim.score("position.yaml")                     # per seat, every scoring column
     costs = wsim.trade("position.yaml", seat=0, card="Caravansery")
 
-A scenario is a YAML file's path, or the mapping such a file holds (INTERFACES §1), checked by
+A scenario is a YAML file's path, or the mapping such a file holds (docs/interfaces.md §1), checked by
 the same code as the command line's. `data` names a card data file (None: the built-in one).
 Every mistake is a `wsim.WsimError` naming the argument as written here.
 """

@@ -167,12 +167,12 @@ class Game:
 
     def legal(self, seat: int) -> list[Move]:
         """Seat `seat`'s options for its pending decision, every affordable purchase of each
-        (card, action) pair listed (its default one first: RULES.md §4)."""
+        (card, action) pair listed (its default one first: docs/rules.md §4)."""
         seat, kind = self._kind_of(seat)
         return [self._move(row, kind) for row in self._rows(seat, kind)]
 
     def observation(self, seat: int) -> dict:
-        """What `seat` sees now (RULES.md §2; the definition `resample` keeps): every city's public
+        """What `seat` sees now (docs/rules.md §2; the definition `resample` keeps): every city's public
         columns, its hand, the hands it held earlier this age, this age's plays as shown, the
         discard builds, the pile's size by age, the Free City pile's size, the game header
         (wsim.run.stepgame.KernelGame.view documents each entry)."""
@@ -242,7 +242,7 @@ class Game:
 
     def resample(self, seat: int, seed: int):
         """Deal again every card `seat` cannot see, uniformly over the deals consistent with what
-        it sees (RULES.md §2; kernels/hidden.py), from stream `seed`; the other seats' choices of
+        it sees (docs/rules.md §2; kernels/hidden.py), from stream `seed`; the other seats' choices of
         this round are undone and their random streams keyed on `seed`. observation(seat) is
         unchanged."""
         from wsim.run.lock import KERNEL_LOCK
@@ -255,7 +255,7 @@ class Game:
             self._g.resample_hidden(seat, seed)
 
     def scores(self) -> list[dict]:
-        """Each seat's points by category (INTERFACES §2's names), total, coins and rank (None for
+        """Each seat's points by category (docs/interfaces.md §2's names), total, coins and rank (None for
         the Free City), and whether it won; the game must be over."""
         from wsim.run.runner import final_from_res
 

@@ -5,7 +5,7 @@
     ds = wsim.simulate(games=100_000, policies="heuristic", out="results/h4")  # a wsim.Dataset
     df = wsim.open_dataset("results/h4").to_pandas()
 
-The settings are those of `wsim simulate` (INTERFACES §2) under their Python names, checked by
+The settings are those of `wsim simulate` (docs/interfaces.md §2) under their Python names, checked by
 the same code, so the same settings give the same values as the command line. Every user or
 environment error is a `wsim.WsimError`; the kernels run under the per-process kernel lock
 (wsim.run.lock). Nothing here installs a signal handler: a KeyboardInterrupt (a notebook's
@@ -188,7 +188,7 @@ def _batches(t: Tables, settings: Settings, threads, progress=False) -> Iterator
 def simulate(*, games=_GAMES, players=_PLAYERS, policies=_POLICIES, policy_params=_PARAMS, seed=_SEED,
              wonders=_WONDERS, sides=_SIDES, manneken_pis=_PROMO, data=None, threads=None, chunk_size=_CHUNK,
              out=None, overwrite=False, resume=False, dask=None, progress=False):
-    """Play a run of `wsim simulate` (INTERFACES §2; the same settings, Python names).
+    """Play a run of `wsim simulate` (docs/interfaces.md §2; the same settings, Python names).
 
     policies: one name for every seat ("heuristic", "rollout:deep"), or one per seat.
     policy_params: {"greedy.coin": 40, ...} or ["greedy.coin=40", ...]. data: a card data file
@@ -260,7 +260,7 @@ class Dataset:
 
     def __init__(self, path: Path, metadata: dict, files: Sequence[Path]):
         self.path = path
-        self.metadata = metadata  # the run's `wsim` metadata (INTERFACES §2: settings, versions, policies)
+        self.metadata = metadata  # the run's `wsim` metadata (docs/interfaces.md §2: settings, versions, policies)
         self.files = list(files)  # the part files, in game order
 
     @property

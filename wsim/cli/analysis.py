@@ -1,5 +1,5 @@
 """`wsim balance`, `wsim ablate` and `wsim survey`: balance reports of datasets, the paired
-experiment of card edits, and populations side by side (INTERFACES §5, §6). Their libraries
+experiment of card edits, and populations side by side (docs/interfaces.md §5, §6). Their libraries
 (the analysis extra) load only when they run."""
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ def _stopped(error: BaseException, status: str):
 def _announce_compile(watch):
     """Said when numba starts compiling (an empty cache: a first run, or the kernels changed), on
     a terminal only and unless the command silenced `watch` (--quiet, `wsim compile`): progress
-    is not written into a log (INTERFACES §2). A cache numba cannot write is said once whatever
+    is not written into a log (docs/interfaces.md §2). A cache numba cannot write is said once whatever
     stderr is and whatever the command: every run would compile again, silently."""
     from wsim.run.compiling import cache_problem
 

@@ -1,5 +1,5 @@
 """`wsim cards`, `wsim score` and `wsim trade`: the card data, and positions of scenario files
-(INTERFACES §1, §3)."""
+(docs/interfaces.md §1, §3)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from wsim.reference.positions import score_json, trade_json
 @click.option("--age", type=click.IntRange(1, 3), default=None, help="Only the cards of this age (1, 2 or 3).")
 @click.option("--players", "players", type=click.IntRange(codes.MIN_PLAYERS, codes.MAX_PLAYERS), default=None,
               help="Only the deck for this many players (3..7); guilds are always listed.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (INTERFACES section 3) instead of a table.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (docs/interfaces.md §3) instead of a table.")
 @click.pass_context
 def cards_cmd(ctx, age, players, as_json):
     """List the compiled cards and wonders, as the simulator sees them."""
@@ -35,10 +35,10 @@ def load_position(ctx: click.Context, path: str):
 
 @click.command("score")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (INTERFACES section 1) instead of a table.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (docs/interfaces.md §1) instead of a table.")
 @click.pass_context
 def score_cmd(ctx, file, as_json):
-    """Final scoring of the position in scenario FILE (a YAML file, INTERFACES section 1).
+    """Final scoring of the position in scenario FILE (a YAML file, docs/interfaces.md §1).
 
     No military conflict is resolved and no "when built" effect applied: tokens and coins are
     taken as given. End-of-game choices (science wildcards, Olympia B's copied guild, Manneken
@@ -55,7 +55,7 @@ def score_cmd(ctx, file, as_json):
 @click.option("--card", "card_name", default=None, metavar="NAME",
               help="The card to build (printed name; case, spaces and punctuation ignored).")
 @click.option("--stage", is_flag=True, help="Price the seat's next wonder stage instead of a card.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (INTERFACES section 1) instead of text.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (docs/interfaces.md §1) instead of text.")
 @click.pass_context
 def trade_cmd(ctx, file, seat, card_name, stage, as_json):
     """What it costs seat I to build a card (--card NAME) or its next wonder stage (--stage).

@@ -49,7 +49,7 @@ def run_options(games=(1, MAX_GAMES), bound="2^63 - 1"):
             click.option("--games", type=click.IntRange(*games), default=100_000, show_default=True,
                          help=f"Games to play (at most {bound})."),
             click.option("--players", type=int, default=4, show_default=True,
-                         help="Players per game, 2..7 (2: the Free City variant, RULES.md §10)."),
+                         help="Players per game, 2..7 (2: the Free City variant, docs/rules.md §10)."),
             click.option("--seed", type=SEED, default=0, show_default=True, help="The run's seed."),
             click.option("--policy", default=None, metavar="NAME",
                          help="One policy for every seat: random, greedy, heuristic or rollout [random]."),

@@ -1,5 +1,5 @@
 """`wsim simulate`, `check`, `replay`, `compile` and `bench`: batch runs, their datasets and the
-kernels (INTERFACES §2, §3)."""
+kernels (docs/interfaces.md §2, §3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Datasets and output folders: the one writer every command uses (INTERFACES §0, §2).
+"""Datasets and output folders: the one writer every command uses (docs/interfaces.md §0, §2).
 The files layer: it drives wsim/run/, which writes no file.
 
 write.py     write_dataset: a `wsim simulate` run, planned, played part by part, committed

@@ -1,7 +1,7 @@
 """An output folder that nothing can lose: lock, recovery, atomic files, atomic replacement.
 
 Every command that writes a folder (`simulate`, `ladder`, `balance`, `ablate`, `survey`,
-`rebalance`) goes through `OutputFolder`, which keeps these promises (INTERFACES §0 and §2):
+`rebalance`) goes through `OutputFolder`, which keeps these promises (docs/interfaces.md §0 and §2):
 
 - One writer: an exclusive `flock` on DIR/.wsim-lock from the first check of the folder to the
   end. The lock file may stay behind; it is never data. A folder the command created and left
@@ -484,7 +484,7 @@ def precheck_output(out: Path, overwrite: bool, what: str):
 @contextmanager
 def output_files(out: Path, owns: Callable[[str], bool], overwrite: bool, what: str):
     """Hold folder `out` for a command that writes whole files into it (`ladder`, `balance`)
-    from its first check to its commit (INTERFACES §0: one writer at a time). Before the block
+    from its first check to its commit (docs/interfaces.md §0: one writer at a time). Before the block
     runs, the folder is locked and, when not empty, refused without `overwrite`; the block does
     the command's work, then calls the commit it is given, once, with the files {name: bytes}.
     The files are staged, into an empty folder too, and swapped in together once every one is

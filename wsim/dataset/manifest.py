@@ -1,5 +1,5 @@
 """The manifest of a complete dataset, and the one verification of a dataset against it
-(INTERFACES §2 "Integrity").
+(docs/interfaces.md §2 "Integrity").
 
 `_wsim_manifest.json` = {"wsim": the run's metadata less `part`, "complete": true,
 "parts": [{"file", "first_game", "games", "rows", "sha256"}], "data": the data file's text}.
@@ -66,7 +66,7 @@ def read(path: Path) -> dict:
           and isinstance(doc.get("parts"), list) and all(map(_entry_form, doc["parts"]))
           and isinstance(doc.get("data", ""), str))
     if not ok:
-        raise DatasetError(f"{path / MANIFEST}: damaged (not the manifest form of INTERFACES §2)")
+        raise DatasetError(f"{path / MANIFEST}: damaged (not the manifest form of docs/interfaces.md §2)")
     return doc
 
 

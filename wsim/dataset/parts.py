@@ -1,4 +1,4 @@
-"""The Parquet parts of a `wsim simulate` dataset (INTERFACES §2): columns, metadata, headers.
+"""The Parquet parts of a `wsim simulate` dataset (docs/interfaces.md §2): columns, metadata, headers.
 
 A dataset is a folder of part-NNNNN.parquet files in game order, part i holding the games
 [i * chunk_size, (i + 1) * chunk_size), then `_wsim_manifest.json`, written last. Each part's
@@ -270,7 +270,7 @@ def arrow_dataset(files) -> pa.dataset.Dataset:
     """Exactly these part files as one pyarrow dataset (lazy, read again by each query): the one
     way DuckDB, or anything else that would take a path for a pattern, reads a dataset's rows.
     DuckDB's read_parquet expands `*`, `?`, `[...]` in a path: it read the folder `gl1` for one
-    named `gl[12]` (INTERFACES §0: paths are literal); pyarrow takes a list of files as written."""
+    named `gl[12]` (docs/interfaces.md §0: paths are literal); pyarrow takes a list of files as written."""
     import pyarrow.dataset as pds
 
     return pds.dataset([str(f) for f in files], format="parquet")

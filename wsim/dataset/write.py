@@ -101,7 +101,7 @@ def cluster_kernels(cluster, data_text: bytes, run_meta: dict) -> str:
 
 
 def write_dataset(req: Request, out: Path, progress=False, cluster=None, label: str = "") -> Result:
-    """Run `req` into `out` (INTERFACES §2); returns the summary of the whole dataset.
+    """Run `req` into `out` (docs/interfaces.md §2); returns the summary of the whole dataset.
 
     progress: True (drawn on stderr: a bar on a terminal, else a line a minute), False, or a
     function called with each wsim.run.progress.Update; `label` names the run in it (a survey's

@@ -10,7 +10,7 @@
 
 One agent per player ("player_0" ...); the simultaneous turns of the rules are taken one seat
 after the other, and an agent's observation never shows what the seats before it chose this
-turn (it is built from the seat's view, RULES.md §2). At 2 players the Free City's moves are its
+turn (it is built from the seat's view, docs/rules.md §2). At 2 players the Free City's moves are its
 controller's: that agent acts twice in such a turn (the observation says for which city).
 Rewards come at the end: each winner's share of the win (1/k among k tied winners), or with
 reward="margin" the player's points minus the best other player's.

@@ -1,4 +1,4 @@
-"""The reference game engine: legal moves, the simultaneous turn of RULES.md section 9, ages,
+"""The reference game engine: legal moves, the simultaneous turn of docs/rules.md §9, ages,
 military, and whole games with the `random` policy.
 
 Readable first: every rule is spelled out where it happens. The engine checks every choice a
@@ -12,7 +12,7 @@ Canonical orders (the kernels follow them too, so both draw the same random numb
   discard pile  a discard build chooses among the buildings there, once each (the lowest card
                 id of a name stands for its copies of every age), ids ascending
 
-Two players (the Free City variant, RULES.md section 10): a 3-city ring, the players at seats 0
+Two players (the Free City variant, docs/rules.md §10): a 3-city ring, the players at seats 0
 and 1, the Free City (FC) at seat codes.FC_SEAT = 2. hands[2] is the FC's face-down pile (the
 front card is drawn next). Each turn the controller (codes.fc_controller) appends the drawn card
 at the end of its hand and its policy chooses, in this order: its own move (with its stage-3
@@ -45,7 +45,7 @@ class IllegalMove(ValueError):
 class Move:
     """A legal (card, action) pair for a seat, with the purchases it may use.
 
-    options: the affordable Pareto-minimal (left, right) purchases, in RULES.md section 4 order
+    options: the affordable Pareto-minimal (left, right) purchases, in docs/rules.md §4 order
     (the first is the default purchase); ((0, 0),) when nothing is bought.
     """
 
@@ -94,7 +94,7 @@ def legal_moves(pos: Position, seat: int, hand: list, age: int) -> list:
 
 
 def free_city_moves(pos: Position, hand: list, age: int) -> list:
-    """The Free City's legal moves for a hand (RULES.md section 10), in canonical order.
+    """The Free City's legal moves for a hand (docs/rules.md §10), in canonical order.
 
     Per card: build alone when a chain it holds makes the card free (and it does not own the
     name); else build / build_free / stage as for a player, and discard only when none of these
@@ -125,7 +125,7 @@ def discard_choices(pos: Position, seat: int, pile: list) -> list:
 
 
 class RandomPolicy:
-    """RULES.md section 12: uniform over legal (card, action) pairs, the default purchase, a
+    """docs/rules.md §12: uniform over legal (card, action) pairs, the default purchase, a
     discard build uniform over the legal cards, the stage-3 neighbour uniform, and it always
     plays a 7th card. Draws come from the seat's own stream, one draw per decision."""
 
@@ -174,7 +174,7 @@ class Game:
 
     # -- who decides for a seat -----------------------------------------------------------------
     def controller(self) -> int:
-        """The seat holding the Free City card this turn (RULES.md section 10)."""
+        """The seat holding the Free City card this turn (docs/rules.md §10)."""
         return codes.fc_controller(self.age, self.turn)
 
     def decider(self, seat: int) -> int:
@@ -242,7 +242,7 @@ class Game:
 
     # -- a turn ---------------------------------------------------------------------------------
     def play_turn(self):
-        """One turn of RULES.md section 9, steps 1 to 7 (section 10 with the Free City)."""
+        """One turn of docs/rules.md §9, steps 1 to 7 (section 10 with the Free City)."""
         pos, n = self.pos, self.n
         if self.free_city:  # the controller draws the FC pile's next card
             self.hands[self.controller()].append(self.hands[codes.FC_SEAT].pop(0))
@@ -308,7 +308,7 @@ class Game:
                 pos.cities[seat].coins += pos.coins_when_built(seat, pick)
 
     def military(self):
-        """End of an age: each seat against each neighbour (RULES.md section 5)."""
+        """End of an age: each seat against each neighbour (docs/rules.md §5)."""
         pos = self.pos
         shields = [pos.shields(s) for s in range(self.n)]
         win = codes.MILITARY_WIN[self.age - 1]

@@ -1,5 +1,5 @@
 """What `wsim score` and `wsim trade` report on a scenario's position: their JSON documents
-(INTERFACES §1), built from the reference engine. A 2-player position's Free City is scored and
+(docs/interfaces.md §1), built from the reference engine. A 2-player position's Free City is scored and
 priced like any city; it is marked "free_city": true and never among the winners."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Replay a move log with the reference engine and check all of it.
 
 The logged choices are fed to the engine as a policy; the engine refuses any illegal move or
-purchase (RULES.md sections 2-4 and 12), and the replay then demands that the events the engine
+purchase (docs/rules.md §2–§4 and §12), and the replay then demands that the events the engine
 records (military results included) and the final breakdown equal the log's, value for value.
 """
 

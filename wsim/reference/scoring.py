@@ -1,4 +1,4 @@
-"""Final scoring (RULES.md section 7), with every end-of-game choice made for the best total.
+"""Final scoring (docs/rules.md §7), with every end-of-game choice made for the best total.
 
 The choices: science wildcards (assigned jointly), Olympia B3 guild copies (or a Manneken Pis
 copy of one), and, for a Manneken Pis A city whose stage-3 neighbour is not fixed (a scenario
@@ -17,7 +17,7 @@ from wsim.reference.state import Position
 
 @dataclass(frozen=True)
 class Score:
-    """One seat's final breakdown, in the categories of INTERFACES section 1."""
+    """One seat's final breakdown, in the categories of docs/interfaces.md §1."""
 
     military: int
     treasury: int

@@ -1,6 +1,6 @@
 """Cities and positions of the reference engine, and what follows from them.
 
-A City is what RULES.md calls a player's city: board, side, coins, the buildings in build order,
+A City is what docs/rules.md calls a player's city: board, side, coins, the buildings in build order,
 wonder stages built, military tokens, and two memories (Manneken Pis A's stage-3 neighbour, the
 age of Olympia A's last free build). A Position is the ring of cities; everything the rules
 derive from it (production, prices, shields, powers, purchase options) is computed here, on
@@ -8,7 +8,7 @@ demand, in plain Python.
 
 Effects come from *entities* (wsim.tables): a city's active entities are its cards plus the
 effective entity of each built stage. A Manneken Pis A stage is a copy: its effective entity is
-the copied neighbour stage (or none, RULES.md section 6 rulings).
+the copied neighbour stage (or none, docs/rules.md §6 rulings).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class City:
 
 @dataclass
 class Cost:
-    """What building a card or stage costs a seat right now (RULES.md sections 3-4)."""
+    """What building a card or stage costs a seat right now (docs/rules.md §3–§4)."""
 
     free: bool  # no cost at all, or a chain applies
     coin_cost: int  # coins paid to the bank (0 when free)
@@ -56,7 +56,7 @@ class Cost:
 class Position:
     """A ring of cities over the compiled tables; seat i's left is i+1, its right i-1.
 
-    free_city: the seat of the Free City in a 2-player position (RULES.md section 10), else -1.
+    free_city: the seat of the Free City in a 2-player position (docs/rules.md §10), else -1.
     The Free City is a city like any other for trade, military and scoring; it only never ranks.
     """
 
@@ -140,7 +140,7 @@ class Position:
     # -- production and prices -----------------------------------------------------------------
     def production(self, seat: int, sellable_only: bool = False) -> tuple:
         """(fixed[7], choice masks) a city produces; sellable_only keeps what neighbours may buy
-        (board resource, brown and grey cards: RULES.md section 4)."""
+        (board resource, brown and grey cards: docs/rules.md §4)."""
         t = self.t
         city = self.cities[seat]
         fixed = [0] * codes.N_RES

@@ -1,4 +1,4 @@
-"""Exact trading solver (RULES.md sections 3-4), plain-Python reference.
+"""Exact trading solver (docs/rules.md §3–§4), plain-Python reference.
 
 Given a resource cost and what the city and its two neighbours produce, list every Pareto-minimal
 way to pay for the missing units: pairs (coins to the left neighbour, coins to the right one).

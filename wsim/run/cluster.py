@@ -1,5 +1,5 @@
 """`--dask ADDRESS`: the games of a run played as tasks on a Dask distributed cluster
-(INTERFACES §2 "Distributed runs").
+(docs/interfaces.md §2 "Distributed runs").
 
 One task plays one part (a `--chunk-size` range of games) and returns the part file's bytes;
 the client writes them into the output folder exactly as a local run does (a hidden temporary

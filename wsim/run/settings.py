@@ -67,7 +67,7 @@ class Settings:
 
     @property
     def cities(self) -> int:
-        """Cities in play: the players', and the Free City's at 2 players (RULES.md §10)."""
+        """Cities in play: the players', and the Free City's at 2 players (docs/rules.md §10)."""
         return cities_of(self.players)
 
     @property
@@ -157,7 +157,7 @@ _LABEL = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
 
 def parse_policies(names, players: int, option: str = "--policies") -> tuple:
-    """Check policy entries, one per player, each NAME or NAME:LABEL (INTERFACES §2); returns
+    """Check policy entries, one per player, each NAME or NAME:LABEL (docs/interfaces.md §2); returns
     (names, labels), a seat's label being its name when it has none. `option` names the CLI
     option in errors."""
     entries = tuple(n.strip() for n in names)
@@ -194,7 +194,7 @@ MAX_PLAYOUTS = 1024  # rollout's playouts per move: beyond, a game takes minutes
 
 def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
     """(parameter rows, weights-file sha256 per seat or "") after `--policy-param NAME.KEY=VALUE`
-    or LABEL.KEY=VALUE settings (INTERFACES §2): a policy name sets every seat playing it, a label
+    or LABEL.KEY=VALUE settings (docs/interfaces.md §2): a policy name sets every seat playing it, a label
     the seats with that label, which wins over the name; later settings win over earlier ones.
     KEY `weights` (heuristic) sets every weight from a weights file."""
     rows = [list(default_params(n)) for n in names]

@@ -205,7 +205,7 @@ class KernelGame:
             raise ValueError("this state was not reached by play: its record of the age's plays does not add up")
 
     def view(self, seat: int) -> dict:
-        """What `seat` sees now (RULES.md §2), as plain Python values: every city (its public
+        """What `seat` sees now (docs/rules.md §2), as plain Python values: every city (its public
         columns: layout.F_* but the hand, the choice of this round and the random counter), its
         hand, the hands it held earlier this age (sorted), this age's plays as shown (the action,
         and the card when built or played by the seat or for it), the discard builds, the discard

@@ -1,5 +1,5 @@
 """`wsim balance`: the tables (wonders.csv, cards.csv, paired.csv) and the self-contained HTML
-page of one dataset, or of a dataset against its baseline (INTERFACES §5)."""
+page of one dataset, or of a dataset against its baseline (docs/interfaces.md §5)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from wsim.tables import Tables
 WONDERS_CSV, CARDS_CSV, PAIRED_CSV, INDEX_HTML = "wonders.csv", "cards.csv", "paired.csv", "index.html"
 REPORT_FILES = (INDEX_HTML, WONDERS_CSV, CARDS_CSV, PAIRED_CSV)
 WONDER_COLUMNS = ("players", "wonder", "side", "seats", "wins", "win_rate", "ci_low", "ci_high", "mean_points",
-                  "q_value")  # q_value after INTERFACES' columns: a reader by position finds them where they were
+                  "q_value")  # q_value after docs/interfaces.md's columns: a reader by position finds them where they were
 CARD_COLUMNS = ("players", "card", "seats_built", "build_rate", "win_rate_built", "win_rate_not_built",
                 "effect", "ci_low", "ci_high", "q_value")
 PAIRED_COLUMNS = ("metric", "key", "baseline", "value", "diff", "ci_low", "ci_high", "q_value",
