@@ -17,7 +17,7 @@ Python threads, one block of games each, with each thread's own state and scratc
 (new_state, new_scratch). A game depends only on (seed, game), so results are the same
 whatever the threads and blocks.
 
-The run's settings travel as one record (policy.RUN: players, seed, card count, promo, board and
+The run's settings travel as one record (layout.RUN: players, seed, card count, promo, board and
 side specs, every seat's policy and parameters), the state as another (layout.STATE), the
 scratch as a third (layout.SCRATCH).
 """
@@ -25,9 +25,8 @@ scratch as a third (layout.SCRATCH).
 import numpy as np
 from numba import njit
 
-from wsim.kernels.layout import SCRATCH, STATE
+from wsim.kernels.layout import RUN, SCRATCH, STATE
 from wsim.kernels.loop import play_out
-from wsim.kernels.policy import RUN
 from wsim.kernels.step import final, init_game
 
 
@@ -43,7 +42,7 @@ def new_scratch() -> np.ndarray:
 
 def new_run(n: int, seed: int, n_cards: int, promo: bool, board_spec, side_spec, policies, params,
             timed: bool = False) -> np.ndarray:
-    """A run's settings as the kernels take them: a one-record array (policy.RUN); `timed`: the
+    """A run's settings as the kernels take them: a one-record array (layout.RUN); `timed`: the
     game loop times its components (the profile twin, kernels/loop.py)."""
     run = np.zeros(1, RUN)
     r = run[0]

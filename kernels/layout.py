@@ -1,7 +1,7 @@
 """The kernels' data layout: every offset constant, derived from kernels/schema.py.
 
-A game's state travels as one numpy record (STATE), a game loop's scratch as another (SCRATCH):
-numba passes a record by reference, and a kernel names its arrays at entry (`seat = st.seat`),
+A run's settings travel as one numpy record (RUN), a game's state as another (STATE), a game
+loop's scratch as a third (SCRATCH): numba passes a record by reference, and a kernel names its arrays at entry (`seat = st.seat`),
 which costs less than passing the arrays one by one (bench/handle_forms.py measures the forms).
 The tables stay plain 2-D integer arrays.
 
@@ -11,14 +11,9 @@ PREFIX_COUNT, the row's width; the limits (MAX_*, DEAL_*) are schema.py's. The a
 
   ent   int32[E, E_COUNT]   the compiled tables' entities (Tables.ent), read-only
   board int32[B, B_COUNT]   the boards (Tables.board), read-only
-  st    a STATE record: seat int32[7, F_COUNT] (one game's seats), keys uint64[7] (policy
-        streams), pile int32[MAX_CARDS] (discard pile: copies of each card id), gs int32[G_COUNT]
-        (game header) and dealt int16[3, 7, 7] (the three ages' hands: later ages are hidden
-        information), the whole state of a game (kernels/step.py)
-  sc    a SCRATCH record: moves int32[MAX_MOVES, M_COUNT] (the legal options of one decision),
-        opts int32[2 * MAX_OPTIONS, 2] (the trading solver's output: cards, then the stage),
-        todo int32[7, 3] (pending decisions), deck int16[DEAL_DECK], pool int8[DEAL_POOL] and
-        bs int8[2, 7] (boards, sides): the deal's scratch
+  run   a RUN record: a run's settings and every seat's policy (below)
+  st    a STATE record: the whole state of one game (kernels/step.py; its fields below)
+  sc    a SCRATCH record: a game loop's working arrays (its fields below)
   res   int16[game, seat, RES_COUNT] results; cards[game, seat, MAX_CITY] int16 card ids in
         build order; log[game, MAX_EVENTS, len(codes.EVENT_COLUMNS)] int16 events (wsim.movelog columns) and
         n_log[game] their number (a log with zero rows turns logging off)
@@ -38,8 +33,8 @@ for _row in schema.ROWS:
     globals().update(_row.constants())
 globals().update({k: v for k, v in vars(schema).items() if k.startswith(("MAX_", "DEAL_"))})
 
-STATE = np.dtype([(name, dtype, shape) for name, dtype, shape, _ in schema.STATE], align=True)
-SCRATCH = np.dtype([(name, dtype, shape) for name, dtype, shape, _ in schema.SCRATCH], align=True)
+RUN, STATE, SCRATCH = (np.dtype([(name, dtype, shape) for name, dtype, shape, _ in fields], align=True)
+                       for fields in (schema.RUN, schema.STATE, schema.SCRATCH))
 
 DECLINE = -1  # M_ACTION of the row that declines a 7th card; M_CARD of the one that declines a discard build
 UNPRICED = -1  # M_LEFT and M_RIGHT of a row listed unpriced (LIST_LAZY): priced once chosen

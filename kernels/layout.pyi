@@ -161,6 +161,7 @@ RES_STAGES: int
 RES_TOTAL: int
 RES_TREASURY: int
 RES_WONDER: int
+RUN: np.dtype
 SCRATCH: np.dtype
 STATE: np.dtype
 T_COINS: int

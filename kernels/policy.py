@@ -6,15 +6,15 @@
     POLICY_ROLLOUT    determinised Monte Carlo search of turn moves (kernels/rollout.py)
 
 kernels/decide.py takes every decision but the rollout's searched ones. Here: the ids and names,
-the parameter keys a user may set, the rollout's row layout, and the run record.
+the parameter keys a user may set and the rollout's row layout (the run record that carries
+them: layout.RUN).
 """
 
-import numpy as np
 from numba import njit
 
+from wsim.kernels import schema
 from wsim.kernels.greedy import GREEDY_KEYS
 from wsim.kernels.heuristic import HEURISTIC_KEYS
-from wsim.kernels.layout import MAX_SEATS
 
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
@@ -28,13 +28,7 @@ PARAM_KEYS = {"random": (), "greedy": GREEDY_KEYS, "heuristic": HEURISTIC_KEYS, 
 # a rollout row: its playouts, its base policy's id, then the base policy's own row
 R_PLAYOUTS, R_BASE_ID, R_BASE = range(3)
 P_COUNT = R_BASE + max(len(k) for k in PARAM_KEYS.values())
-# A run's settings as the kernels take them (one record, game.new_run): the players (2 for the
-# Free City variant), the seed, the data's card count, whether the promo boards are in the pool,
-# whether the game loop times its components (the profile twin, kernels/loop.py), the fixed
-# boards and sides (-1: dealt), and every seat's policy and parameter row.
-RUN = np.dtype([("n", np.int64), ("seed", np.uint64), ("n_cards", np.int64), ("promo", np.bool_), ("timed", np.bool_),
-                ("board_spec", np.int8, (MAX_SEATS,)), ("side_spec", np.int8, (MAX_SEATS,)),
-                ("policies", np.int32, (MAX_SEATS,)), ("params", np.int32, (MAX_SEATS, P_COUNT))], align=True)
+assert P_COUNT == schema.PARAMS, "a parameter row's width is declared in kernels/schema.py (PARAMS)"
 
 
 @njit(cache=True, inline="always")

@@ -30,10 +30,10 @@ from wsim.codes import EVENT_COLUMNS, N_AGES, TURNS_PER_AGE
 from wsim.kernels import loop  # a module, not its names: the loop calls the search, the search the loop
 from wsim.kernels.hidden import resample_hidden
 from wsim.kernels.layout import (DEC_MOVE, F_CTR, G_FC, G_N, LIST_PRICED, MAX_CITY, MAX_SEATS, MAX_STAGES, M_DEFAULT,
-                                 RES_COUNT, RES_RANK, RES_TOTAL, SCRATCH, STATE)
+                                 RES_COUNT, RES_RANK, RES_TOTAL, RUN, SCRATCH, STATE)
 from wsim.kernels.decide import decide as decide_simple
 from wsim.kernels.decide import take_decision
-from wsim.kernels.policy import POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, RUN, all_purchases
+from wsim.kernels.policy import POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, all_purchases
 from wsim.kernels.rng import stream_key
 from wsim.kernels.step import apply, clone_state, final, legal, pending
 

@@ -46,6 +46,8 @@ MAX_FC_HIDDEN = codes.TURNS_PER_AGE // 2  # Free City plays of one age a player 
 MAX_FC_POOL = MAX_INST + DEAL_DECK  # the cards one hidden Free City play may have been: a group's cards, and
 #                   in Age III every guild the seat has not seen (kernels/hidden.py)
 TIMING_SLOTS = 9  # the profile twin's counters (kernels/loop.py): 7 components, re-timed trading, a run's cycles
+PARAMS = 18  # a seat's policy parameter row: a rollout's playouts and base policy id, then its base
+#              policy's row, the longest of which is the heuristic's 16 weights (kernels/policy.py checks it)
 
 
 def pack_halves(counts):
@@ -222,10 +224,21 @@ RESULT = Row("RES_", "Results: one int16 row per (game, seat)", [
 
 ROWS = (ENTITY, BOARD, CHOSEN, SEAT, MOVE, GAME, INSTANCE, TURN_START, RESULT)
 
-# -- one game's state, and a game loop's scratch: the regions of one record each -----------------
-# (name, numpy dtype, shape, meaning). layout.py makes each a numpy record type (layout.STATE,
-# layout.SCRATCH), and a kernel takes the record: a new field goes into a row above, a new
-# region here, and neither changes a signature.
+# -- a run's settings, one game's state, a game loop's scratch: the fields of one record each -----
+# (name, numpy dtype, shape, meaning). layout.py makes each a numpy record type (layout.RUN,
+# layout.STATE, layout.SCRATCH), and a kernel takes the record: a new field goes into a row
+# above, a new region here, and neither changes a signature.
+RUN = (
+    ("n", "int64", (), "players (2: the Free City variant, RULES.md §10)"),
+    ("seed", "uint64", (), "the run's seed"),
+    ("n_cards", "int64", (), "card ids of the data file"),
+    ("promo", "bool", (), "whether the promo boards are in the deal's pool"),
+    ("timed", "bool", (), "whether the game loop times its components (the profile twin, kernels/loop.py)"),
+    ("board_spec", "int8", (MAX_SEATS,), "each city's fixed board, -1: dealt"),
+    ("side_spec", "int8", (MAX_SEATS,), "each city's fixed side, -1: dealt"),
+    ("policies", "int32", (MAX_SEATS,), "each seat's policy id (kernels/policy.py)"),
+    ("params", "int32", (MAX_SEATS, PARAMS), "each seat's policy parameter row (kernels/policy.py)"),
+)
 STATE = (
     ("seat", "int32", (MAX_SEATS, SEAT.count), "the seats' rows (F_*)"),
     ("keys", "uint64", (MAX_SEATS,), "each seat's policy stream key (kernels/rng.py)"),
@@ -267,6 +280,7 @@ def describe() -> str:
     docstrings)."""
     records = [f"{title} record\n" + "\n".join(f"  {name:<6} {dtype}{list(shape)}  {meaning}"
                                                 for name, dtype, shape, meaning in regions)
-               for title, regions in (("State (layout.STATE): one game", STATE),
+               for title, regions in (("Run (layout.RUN): a run's settings", RUN),
+                                      ("State (layout.STATE): one game", STATE),
                                       ("Scratch (layout.SCRATCH): a game loop's", SCRATCH))]
     return "\n\n".join([r.describe() for r in ROWS] + records)

@@ -10,12 +10,8 @@
     clone_state copy a state into another (search: play a copy out, keep the original)
     final       the results row of every seat once the game is over
 
-A game's state is one record `st` (layout.STATE; layout.py documents every field): st.seat[7,
-F_COUNT], st.keys[7] (policy streams), st.pile[MAX_CARDS] (discard pile), st.gs[G_COUNT] (age,
-turn, phase, this turn's built stages and discard-build queue) and st.dealt[3, 7, 7] (the three
-ages' hands), with this age's plays (st.hist, st.took) and, at 2 players, each city's counts at
-the start of each turn of this age (st.starts, for kernels/hidden.py). The step functions
-take the record and name its arrays at entry; the helpers below them take the arrays they use.
+A game's state is one record `st` (layout.STATE: kernels/schema.py declares its regions, and
+layout.py's docstring lists them with every field). The step functions take the record and name its arrays at entry; the helpers below them take the arrays they use.
 
 Decisions follow docs/rules.md §9: every seat's turn move is decided on the state at the start of the
 turn (pending lists them all; none is resolved until the last is applied), a Manneken Pis A

@@ -55,14 +55,14 @@ class KernelTurnGame(Game):
             hands[codes.FC_SEAT] = []
         state = state_of_position(self.t, self.pos, hands, self.discard, self.age, self.turn)
         if self.free_city:
-            _, _, _, gs, dealt = regions(state)
+            _, _, _, gs, dealt, *_ = regions(state)
             gs[G_FC] = codes.FC_SEAT
             dealt[self.age - 1, codes.FC_SEAT, self.turn - 1:self.turn - 1 + len(pile)] = pile
         return state
 
     def _store(self, state):
         """Read the kernels' state back into the reference position, hands, pile and log."""
-        seat, keys, pile, gs, dealt = regions(state)
+        seat, keys, pile, gs, dealt, *_ = regions(state)
         for s, city in enumerate(self.pos.cities):
             city.coins = int(seat[s, F_COINS])
             city.cards = [int(c) for c in seat[s, F_CARDS:F_CARDS + seat[s, F_NCARDS]]]

@@ -62,3 +62,15 @@ def test_packed_halves_match_the_solver_packing(tables):
     packed = sum(cost[:, r] << (8 * r) for r in range(7))
     both = tables.ent_cost_pk.astype(np.int64)
     assert ((both[:, 0] | (both[:, 1] << 32)) == packed).all()
+
+
+def test_the_records_and_their_regions_follow_the_schema():
+    from wsim.kernels.game import new_state
+    from wsim.kernels.policy import P_COUNT
+    from wsim.run.stepgame import regions
+
+    for record, fields in ((layout.RUN, schema.RUN), (layout.STATE, schema.STATE), (layout.SCRATCH, schema.SCRATCH)):
+        assert record.names == tuple(name for name, *_ in fields)
+    assert layout.RUN["params"].shape[1] == P_COUNT
+    state = new_state()
+    assert [r.shape for r in regions(state)] == [tuple(shape) for _, _, shape, _ in schema.STATE]

@@ -89,7 +89,7 @@ def test_clones_are_independent(tables):
 def _perturb_hidden(g, seat, rng):
     """Change everything seat `seat` may not see: other hands, the later deal, the discard pile,
     other seats' choices this turn and their random streams."""
-    seat_arr, keys, pile, gs, dealt = regions(g.state)
+    seat_arr, keys, pile, gs, dealt, *_ = regions(g.state)
     n_cards = g.n_cards
     for t in range(g.n):
         if t == seat:

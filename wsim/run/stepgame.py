@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from wsim import codes
-from wsim.kernels import driven
+from wsim.kernels import driven, schema
 from wsim.kernels.city import add_card, add_entity
 from wsim.kernels.game import new_run, new_scratch, new_state
 from wsim.kernels.layout import (C_COUNT, C_ON, F_CHOSEN, F_COINS, F_COPY3, F_COUNT, F_CTR, F_DEFEATS, F_FREE_AGE,
@@ -35,8 +35,9 @@ from wsim.tables import Tables
 
 
 def regions(state: np.ndarray) -> tuple:
-    """(seat, keys, pile, gs, dealt): views of a one-record state array's regions (layout.STATE)."""
-    return tuple(state[name][0] for name in ("seat", "keys", "pile", "gs", "dealt"))
+    """Views of a one-record state array's regions (layout.STATE), in kernels/schema.STATE's order:
+    (seat, keys, pile, gs, dealt, hist, took, starts)."""
+    return tuple(state[name][0] for name, *_ in schema.STATE)
 
 
 def state_of_position(tables: Tables, pos, hands=(), discard=(), age: int = 1, turn: int = 1) -> np.ndarray:
@@ -49,7 +50,7 @@ def state_of_position(tables: Tables, pos, hands=(), discard=(), age: int = 1, t
     """
     ent, board, n_cards = kernel_tables(tables)
     state = new_state()
-    seat, keys, pile, gs, dealt = regions(state)
+    seat, keys, pile, gs, dealt, *_ = regions(state)
     n = len(pos.cities)
     bs = np.zeros((2, MAX_SEATS), np.int8)
     for s, city in enumerate(pos.cities):
