@@ -229,7 +229,7 @@ ROWS = (ENTITY, BOARD, CHOSEN, SEAT, MOVE, GAME, INSTANCE, TURN_START, RESULT)
 # layout.STATE, layout.SCRATCH), and a kernel takes the record: a new field goes into a row
 # above, a new region here, and neither changes a signature.
 RUN = (
-    ("n", "int64", (), "players (2: the Free City variant, RULES.md §10)"),
+    ("n", "int64", (), "players (2: the Free City variant, docs/rules.md §10)"),
     ("seed", "uint64", (), "the run's seed"),
     ("n_cards", "int64", (), "card ids of the data file"),
     ("promo", "bool", (), "whether the promo boards are in the deal's pool"),

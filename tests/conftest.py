@@ -29,11 +29,8 @@ def random_positions(tables, players: int, seed: int, game: int):
     from wsim.run.stepgame import KernelGame
 
     g = KernelGame(tables, players, seed=seed, game=game, policy="random", promo=True)
-    while not g.over:
+    for pending in g.rounds():
         yield g
-        pending = g.pending()
-        if not pending:
-            g.next()
         for seat, kind in pending:
             options = g.legal(seat, kind)
             g.apply(seat, kind, options, g.decide(seat, kind, options))

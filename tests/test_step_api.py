@@ -36,8 +36,8 @@ def _random_purchase_game(tables, players, seed, game, rng):
     """A game whose seats pick uniformly among ALL legal options, purchases included."""
     g = KernelGame(tables, players, seed=seed, game=game, promo=True)
     seen_choices = 0
-    while not g.over:
-        for seat, kind in g.pending():
+    for pending in g.rounds():
+        for seat, kind in pending:
             options = g.legal(seat, kind, all_purchases=True)
             defaults = g.legal(seat, kind, all_purchases=False)
             # one default per (card, action) pair, and it is the first of its pair (a neighbour
@@ -49,7 +49,6 @@ def _random_purchase_game(tables, players, seed, game, rng):
             assert (options[options[:, M_DEFAULT] == 1] == defaults).all()
             seen_choices += len(options) > len(defaults)
             g.apply(seat, kind, options, int(rng.integers(len(options))))
-        g.next()
     return g, seen_choices
 
 
@@ -130,8 +129,8 @@ def test_policies_see_only_their_observation(tables, policy):
     for players in (2, 3, 5, 7):
         for game in range(6):
             g = KernelGame(tables, players, seed=21, game=game, policy=policy, promo=True)
-            while not g.over:
-                for seat, kind in g.pending():
+            for pending in g.rounds():
+                for seat, kind in pending:
                     options = g.legal(seat, kind)
                     plain, changed = g.clone(), g.clone()
                     _perturb_hidden(changed, decider(g.gs, seat), rng)  # the Free City's: its controller's
@@ -139,7 +138,6 @@ def test_policies_see_only_their_observation(tables, policy):
                     assert changed.decide(seat, kind, options) == choice, (players, game, seat, kind)
                     kinds.add(kind)
                     g.apply(seat, kind, options, g.decide(seat, kind, options))
-                g.next()
     assert {DEC_MOVE, DEC_COPY3, DEC_DISCARD} <= kinds
 
 
@@ -158,8 +156,8 @@ def test_rollout_sees_only_its_observation(tables, base):
         if base == "random":
             g.params[:, 1] = POLICY_NAMES.index("random")  # R_BASE_ID; random has no parameter row
         decided = 0
-        while not g.over:
-            for seat, kind in g.pending():
+        for pending in g.rounds():
+            for seat, kind in pending:
                 options = g.legal(seat, kind, all_purchases=False)
                 if kind == DEC_MOVE and g.turn in (1, 4, 6):
                     plain, changed = g.clone(), g.clone()
@@ -167,7 +165,6 @@ def test_rollout_sees_only_its_observation(tables, base):
                     assert changed.decide(seat, kind, options) == plain.decide(seat, kind, options)
                     decided += 1
                 g.apply(seat, kind, options, g.decide(seat, kind, options))
-            g.next()
         assert decided >= 9 * players
 
 
@@ -177,8 +174,8 @@ def test_a_move_names_its_purchase(tables):
     g, _ = _random_purchase_game(tables, 4, 1, 3, rng)
     assert g.over
     g = KernelGame(tables, 4, seed=1, game=3)
-    while not g.over:
-        for seat, kind in g.pending():
+    for pending in g.rounds():
+        for seat, kind in pending:
             options = g.legal(seat, kind)
             for i in range(len(options)):
                 if options[i, M_DEFAULT] == 0:
@@ -187,7 +184,6 @@ def test_a_move_names_its_purchase(tables):
                         j -= 1
                     assert options[i, M_LEFT] + options[i, M_RIGHT] >= options[j, M_LEFT] + options[j, M_RIGHT]
             g.apply(seat, kind, options, g.decide(seat, kind, options))
-        g.next()
 
 
 @pytest.mark.parametrize("how", ["in place", "assigned"])
@@ -201,12 +197,11 @@ def test_parameters_set_on_a_game_are_the_ones_it_plays(tables, how):
     else:
         g.params = np.zeros_like(g.params)
     picks = []
-    while not g.over:
-        for seat, kind in g.pending():
+    for pending in g.rounds():
+        for seat, kind in pending:
             options = g.legal(seat, kind, all_purchases=False)
             picks.append(g.decide(seat, kind, options))
             g.apply(seat, kind, options, picks[-1])
-        g.next()
     assert len(picks) >= 72 and set(picks) == {0}
     default = KernelGame(tables, 4, seed=0, game=0, policy="greedy")
     assert any(default.decide(s, k, default.legal(s, k, all_purchases=False)) != 0 for s, k in default.pending())
@@ -237,3 +232,19 @@ def test_a_clone_has_its_own_policies(tables):
         game.play_out()
     assert np.array_equal(g.results()[0], alone.results()[0])
     assert not np.array_equal(c.results()[0], alone.results()[0])
+
+
+def test_rounds_play_every_round_and_age_end_to_the_end(tables):
+    """KernelGame.rounds: each round's pending decisions, an empty round at each age's end (after
+    which military runs), until the game is over, where the game loop would have taken it."""
+    g = KernelGame(tables, 4, seed=0, game=5, policy="greedy")
+    whole = g.clone()
+    whole.play_out()
+    age_ends = 0
+    for pending in g.rounds():
+        age_ends += not pending
+        for seat, kind in pending:
+            options = g.legal(seat, kind)
+            g.apply(seat, kind, options, g.decide(seat, kind, options))
+    assert g.over and age_ends == 3
+    assert all((a == b).all() for a, b in zip(g.results(), whole.results()))

@@ -108,10 +108,9 @@ def warm(family: str, tables) -> None:
 
         for policy in ("random", "heuristic"):  # decisions driven from Python, then the loop
             game = KernelGame(tables, players=3, seed=0, game=0, policy=policy)
-            for seat, kind in game.pending():
+            for seat, kind in next(game.rounds()):  # the first round
                 options = game.legal(seat, kind)
                 game.apply(seat, kind, options, game.decide(seat, kind, options))
-            game.next()
             game.clone().resample_hidden(0, 1)
             game.clone().play_out()
             game.results()

@@ -5,11 +5,10 @@ call per step. A decision is (seat, kind); `legal` lists its options as rows of 
 `apply` takes the index of one of them.
 
     g = KernelGame(tables, players=4, seed=0, game=12)
-    while not g.over:
-        for seat, kind in g.pending():      # [] at the end of an age: next() runs military
+    for pending in g.rounds():          # [] at the end of an age: military runs after it
+        for seat, kind in pending:
             options = g.legal(seat, kind)
             g.apply(seat, kind, options, g.decide(seat, kind, options))
-        g.next()
     g.results()
 """
 
@@ -274,6 +273,16 @@ class KernelGame:
         """At the end of an age (nothing pending): military, then the next age or the end."""
         if int(self.gs[G_PHASE]) == PH_AGE_END:
             end_age(self.state[0], self.log, 0, self.n_log)
+
+    def rounds(self):
+        """The game's rounds until it is over: yields each round's pending decisions, the list
+        `pending` gives, for the caller to apply (one it leaves pending comes again in the next
+        round's list); an empty list at the end of an age, after which `next` runs."""
+        while not self.over:
+            pending = self.pending()
+            yield pending
+            if not pending:
+                self.next()
 
     def play_out(self):
         """Every remaining decision by the seats' policies: the game loop of `wsim simulate`
