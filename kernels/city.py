@@ -94,6 +94,15 @@ def policy_stage_source(ent, board, seat, n, s, k, copy3):
     return _policy_stage_source(ent, board, seat, np.int64(n), np.int64(s), np.int64(k), np.int64(copy3))
 
 
+@njit(cache=True, inline="always")
+def move_stage_source(ent, board, seat, n, s, needs3, copy3):
+    """The entity a stage move of seat s would add (policy_stage_source): its next stage's, or
+    for a move that needs a stage-3 neighbour (M_COPY3 1) the copy of neighbour copy3's."""
+    if needs3 == 1:
+        return policy_stage_source(ent, board, seat, n, s, 2, copy3)
+    return policy_stage_source(ent, board, seat, n, s, seat[s, F_STAGES], seat[s, F_COPY3])
+
+
 @njit(cache=True, _nrt=False)
 def _policy_stage_source(ent, board, seat, n, s, k, copy3):
     return stage_source_with(ent, board, seat, n, s, k, copy3)

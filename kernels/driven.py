@@ -13,7 +13,7 @@ from numba import njit
 from wsim.kernels import rollout
 from wsim.kernels.hidden import resample_hidden
 from wsim.kernels.decide import decide
-from wsim.kernels.layout import LIST_PRICED
+from wsim.kernels.layout import LIST_EVERY, LIST_PRICED
 from wsim.kernels.step import apply, init_game, legal, pending
 
 
@@ -31,9 +31,10 @@ def pending_into(st, sc):
 
 @njit(cache=True, _nrt=False)
 def legal_into(ent, board, st, sc, s, kind, all_purchases):
-    """step.legal into sc.moves; returns how many options."""
-    return legal(ent, board, st, s, kind, sc.moves, sc.opts, all_purchases, np.int64(1), np.int64(1),
-                 np.int64(LIST_PRICED))
+    """step.legal into sc.moves; returns how many options: every purchase of each pair with
+    all_purchases, else its default one (kernels/price.py's LIST_EVERY, LIST_PRICED)."""
+    listing = (np.int64(LIST_EVERY if all_purchases else LIST_PRICED), np.int64(1), np.int64(1))
+    return legal(ent, board, st, sc, s, kind, listing, None)
 
 
 @njit(cache=True, _nrt=False)
@@ -45,7 +46,7 @@ def decide_among(ent, board, st, sc, s, who, kind, n_moves, run):
 @njit(cache=True, _nrt=True)
 def search_among(ent, board, st, sc, s, who, kind, n_moves, run):
     """The same for a rollout decider (its search allocates: numba's runtime)."""
-    return rollout.decide(ent, board, st, s, who, kind, sc.moves, n_moves, run)
+    return rollout.choice(ent, board, st, s, who, kind, sc.moves, n_moves, run)
 
 
 @njit(cache=True, _nrt=False)

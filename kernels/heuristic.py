@@ -24,19 +24,22 @@ all in hundredths of a victory point; the shipped defaults are wsim/data/heurist
                neighbour last)
 
 Every quantity comes from the tables and the observation (kernels/city.py accessors): no card
-or wonder name appears here. kernels/decide.py plays the first best option in canonical order
-(no random draw), and picks Manneken Pis A's stage-3 neighbour with entity_value.
+or wonder name appears here. `choice` plays the first best option in canonical order (no random
+draw), from the compact listing `listing` asks for; `best_copy` picks Manneken Pis A's stage-3
+neighbour with entity_value.
 """
 
 import numpy as np
 from numba import njit
 
-from wsim.codes import MILITARY_WIN, N_AGES, POW_COPY_GUILD, POW_DISCARD_BUILD, POW_FREE_BUILD, POW_SEVENTH
-from wsim.kernels.city import coins_when_built, left_of, points_now, policy_stage_source, right_of
-from wsim.kernels.layout import (E_CHAINS_TO, E_CHOICE, E_DISCOUNT, E_POWER, E_PROD_PK, E_SCIENCE, E_SHIELDS, F_COPY3,
-                                 F_DISC, F_NCARDS, F_PK_PROD, F_SHIELDS, F_STAGES, G_AGE, G_FC, M_COIN_COST, M_COPY3,
-                                 M_LEFT, M_RIGHT)
-from wsim.kernels.score import science_gain
+from wsim.codes import (ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS, MILITARY_WIN, N_AGES,
+                        POW_COPY_GUILD, POW_DISCARD_BUILD, POW_FREE_BUILD, POW_SEVENTH)
+from wsim.kernels.city import coins_when_built, left_of, move_stage_source, policy_stage_source, right_of
+from wsim.kernels.layout import (E_CHAINS_TO, E_CHOICE, E_DISCOUNT, E_POINTS_CAP, E_POWER, E_PROD_PK, E_SHIELDS,
+                                 EVERY_CARD, F_DISC, F_HAND, F_HAND_N, F_NCARDS, F_PK_PROD, F_SHIELDS, F_STAGES, G_AGE,
+                                 G_FC, LIST_COMPACT, M_ACTION, M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT,
+                                 M_RIGHT, M_SLOT)
+from wsim.kernels.score import points_and_science
 from wsim.kernels.trade import bit_count, packed_sum, packed_support, read_packed, spread
 
 HEURISTIC_KEYS = ("point", "science", "shield", "flip", "unit_new", "unit_more", "coin", "chain", "discount",
@@ -47,23 +50,14 @@ WIN_AGE1, WIN_AGE2, WIN_AGE3 = MILITARY_WIN
 
 
 @njit(cache=True, inline="always")
-def _points_for(ent, seat, n, s, e):
-    """(points, science points) entity e would give seat s now."""
-    points = points_now(ent, seat, n, s, e, 0)
-    science = 0
-    if ent[e, E_SCIENCE] >= 0:
-        science = science_gain(seat, np.int64(s), np.int64(ent[e, E_SCIENCE]))
-    return points, science
-
-
-@njit(cache=True, inline="always")
 def entity_value(ent, seat, n, s, e, params, who, age):
     """Heuristic value of entity e entering seat s's city now (weights: seat who's row)."""
     left_ages = N_AGES + 1 - age  # this age and the later ones
-    points, science = _points_for(ent, seat, n, s, e)
+    points, science = points_and_science(ent, seat, n, s, e)
     v = params[who, H_POINT] * points + params[who, H_SCIENCE] * science
     # Kind-dependent parts without branches (a decision values cards of every kind in turn, so
-    # those branches were mostly mispredicted; heuristic games 3% faster, docs/speed.md).
+    # those branches were mostly mispredicted; heuristic games 3% faster: CHANGELOG.md,
+    # History, sixth session of 2026-12-02).
     shields = ent[e, E_SHIELDS]
     v += params[who, H_SHIELD] * shields * left_ages
     strength = seat[s, F_SHIELDS]
@@ -116,7 +110,7 @@ def denial(ent, seat, gs, n, s, c):
         nxt = right_of(n, s) if gs[G_AGE] == 2 else left_of(n, s)
     if nxt < 0:
         return 0
-    points, science = _points_for(ent, seat, n, nxt, c)
+    points, science = points_and_science(ent, seat, n, nxt, c)
     return points + science
 
 
@@ -124,11 +118,8 @@ def denial(ent, seat, gs, n, s, c):
 def stage_value(ent, board, seat, n, s, moves, i, params, who, age, copy3):
     """Heuristic value of building seat s's next stage (legal move i is one that does), its
     entity's value included (Manneken Pis A's stage 3: that of the copy of neighbour copy3,
-    kernels/decide.choose_copy3), denial excluded."""
-    if moves[i, M_COPY3] == 1:
-        e, _ = policy_stage_source(ent, board, seat, n, s, 2, copy3)
-    else:
-        e, _ = policy_stage_source(ent, board, seat, n, s, seat[s, F_STAGES], seat[s, F_COPY3])
+    best_copy), denial excluded."""
+    e, _ = move_stage_source(ent, board, seat, n, s, moves[i, M_COPY3], copy3)
     v = params[who, H_STAGE]
     if e >= 0:
         v += entity_value_compiled(ent, seat, n, np.int64(s), np.int64(e), params, who, np.int64(age))
@@ -145,14 +136,16 @@ def rival_column(seat, n, s):
 
 
 @njit(cache=True, inline="always")
-def purchase_weights(seat, n, s, params, who):
-    """(w_left, w_right): what a coin paid to each neighbour costs in payment_value. Of a (card,
-    action) pair's purchases the choice loop keeps the first of least w_left * left + w_right *
-    right coins, so a list of that purchase alone (step.legal) leads to the same move."""
+def listing(seat, n, s, params, who):
+    """The heuristic's listing (kernels/price.py): compact, one purchase a pair, weighted by what
+    a coin paid to each neighbour costs in payment_value. Of a (card, action) pair's purchases
+    the choice loop keeps the first of least w_left * left + w_right * right coins, so a list of
+    that purchase alone leads to the same move (tests/test_heuristic_choice.py)."""
     rival = rival_column(seat, n, s)
     coin = params[who, H_COIN]
     extra = params[who, H_RIVAL_COIN]
-    return coin + (extra if rival == M_LEFT else 0), coin + (extra if rival == M_RIGHT else 0)
+    return (np.int64(LIST_COMPACT), np.int64(coin + (extra if rival == M_LEFT else 0)),
+            np.int64(coin + (extra if rival == M_RIGHT else 0)))
 
 
 @njit(cache=True, inline="always")
@@ -164,3 +157,147 @@ def payment_value(moves, i, params, who, rival):
     if rival >= 0:
         v -= params[who, H_RIVAL_COIN] * moves[i, rival]
     return v
+
+
+@njit(cache=True, _nrt=False)
+def best_copy(ent, board, seat, n, s, params, who, age):
+    """The stage-3 neighbour the heuristic picks for seat s (Manneken Pis A): the copy whose
+    entity is worth more (entity_value; a copy of nothing is worth -1), left on a tie."""
+    e_left, _ = policy_stage_source(ent, board, seat, n, s, 2, COPY_LEFT)
+    e_right, _ = policy_stage_source(ent, board, seat, n, s, 2, COPY_RIGHT)
+    v_left = -1 if e_left < 0 else entity_value_compiled(ent, seat, n, np.int64(s), np.int64(e_left), params, who,
+                                                          np.int64(age))
+    v_right = -1 if e_right < 0 else entity_value_compiled(ent, seat, n, np.int64(s), np.int64(e_right), params, who,
+                                                            np.int64(age))
+    return COPY_RIGHT if v_right > v_left else COPY_LEFT
+
+
+@njit(cache=True, inline="always")
+def _pair_at(moves, i):
+    """(action, card, whether it is a stage or a discard) of the pair whose default row is i."""
+    action = moves[i, M_ACTION]
+    return action, moves[i, M_CARD], action == ACT_DISCARD or action == ACT_STAGE
+
+
+@njit(cache=True, inline="always")
+def _weighted_denial(ent, seat, gs, n, s, c, w_deny):
+    """w_deny x the points card c would give the next holder of the hand (no work for 0)."""
+    return 0 if w_deny == 0 else w_deny * denial(ent, seat, gs, n, s, c)
+
+
+@njit(cache=True, inline="always")
+def _builds(ent, board, seat, s, who, moves, n_moves, params, n, age, rival):
+    """choice's first pass: the best build row, and the bound on the others (a stage or a
+    discard: its base value plus a denial of at most H_DENY x the largest E_POINTS_CAP of the
+    cards it may take). Returns (best build row or -1, its value, whether any other row exists,
+    the others' best base value, that E_POINTS_CAP, the first template row or n_moves, the
+    stage's value)."""
+    discard_v = params[who, H_COIN] * DISCARD_COINS
+    stage_v = 0
+    stage_known = False
+    best_i = -1
+    best = 0
+    other = False  # whether the current pair is a stage or a discard
+    n_other = 0
+    other_max = 0
+    deny_cap = 0
+    templates = n_moves
+    base = 0
+    for i in range(n_moves):
+        if moves[i, M_DEFAULT] == 1:
+            action, c, other = _pair_at(moves, i)
+            if not other:
+                base = entity_value(ent, seat, n, s, c, params, who, age)
+            else:
+                if c != EVERY_CARD:
+                    deny_cap = max(deny_cap, ent[c, E_POINTS_CAP])
+                elif templates == n_moves:
+                    templates = i
+                if action == ACT_DISCARD:
+                    base = discard_v
+                else:
+                    if not stage_known:
+                        copy3 = np.int64(COPY_LEFT)  # not a literal: one specialisation of stage_value
+                        if moves[i, M_COPY3] == 1:
+                            copy3 = np.int64(best_copy(ent, board, seat, n, s, params, who, age))
+                        stage_v = stage_value(ent, board, seat, n, s, moves, i, params, who, age, copy3)
+                        stage_known = True
+                    base = stage_v
+        v = base + payment_value(moves, i, params, who, rival)
+        if other:
+            other_max = v if n_other == 0 else max(other_max, v)
+            n_other += 1
+        elif best_i < 0 or v > best:
+            best_i, best = i, v
+    return best_i, best, n_other > 0, other_max, deny_cap, templates, stage_v
+
+
+@njit(cache=True, inline="always")
+def _others(ent, seat, gs, n, s, who, moves, n_moves, templates, params, rival, stage_v):
+    """choice's second pass: the best stage or discard row with its denial, each card's denial
+    computed once (a card's stage and discard rows are adjacent); a compact listing's templates
+    (rows templates..n_moves) valued card by card over the seat's hand. Returns (row, hand
+    slot, value)."""
+    w_deny = params[who, H_DENY]
+    discard_v = params[who, H_COIN] * DISCARD_COINS
+    other_i = -1
+    other_slot = -1
+    other_best = 0
+    deny_card = -1
+    deny_v = 0
+    base = 0
+    other = False
+    for i in range(templates):
+        if moves[i, M_DEFAULT] == 1:
+            action, c, other = _pair_at(moves, i)
+            if other:
+                if c != deny_card:
+                    deny_card = c
+                    deny_v = _weighted_denial(ent, seat, gs, n, s, c, w_deny)
+                base = (discard_v if action == ACT_DISCARD else stage_v) + deny_v
+        if other:
+            v = base + payment_value(moves, i, params, who, rival)
+            if other_i < 0 or v > other_best:
+                other_i, other_slot, other_best = i, moves[i, M_SLOT], v
+    hand_n = seat[s, F_HAND_N] if templates < n_moves else 0
+    for k in range(hand_n):
+        deny_v = _weighted_denial(ent, seat, gs, n, s, seat[s, F_HAND + k], w_deny)
+        for i in range(templates, n_moves):
+            if moves[i, M_DEFAULT] == 1:
+                base = (discard_v if moves[i, M_ACTION] == ACT_DISCARD else stage_v) + deny_v
+            v = base + payment_value(moves, i, params, who, rival)
+            if other_i < 0 or v > other_best:
+                other_i, other_slot, other_best = i, k, v
+    return other_i, other_slot, other_best
+
+
+@njit(cache=True, _nrt=False)
+def choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, age):
+    """The heuristic's option among the first n_moves rows: the first of highest value, in two
+    passes. The first values the build rows and bounds the others; when the best build beats
+    every bound, it is the choice and no denial is computed. Otherwise the second values the
+    stage and discard rows and the first of highest value over both passes wins: the choice of
+    one pass over every row in canonical order (hand slots in order; in a slot, build before
+    stage before discard), so the decisions are those of a plain per-row evaluation.
+    A (card, action) pair's rows follow its default one (M_DEFAULT) and share its base value; a
+    discard build's rows (pile cards) are default (card, build) rows that pay nothing. A compact
+    listing ends with template rows (M_CARD = EVERY_CARD) that stand for a stage or a discard
+    with each card of the hand (the seat's own: the Free City is never listed compact): the
+    template picked is given the card's slot and id."""
+    rival = rival_column(seat, n, s)
+    best_i, best, any_other, other_max, deny_cap, templates, stage_v = _builds(
+        ent, board, seat, s, who, moves, n_moves, params, n, age, rival)
+    if templates < n_moves:
+        for k in range(seat[s, F_HAND_N]):
+            deny_cap = max(deny_cap, ent[seat[s, F_HAND + k], E_POINTS_CAP])
+    w_deny = params[who, H_DENY]
+    if not any_other or (best_i >= 0 and w_deny >= 0 and best > other_max + w_deny * deny_cap):
+        return best_i
+    other_i, other_slot, other_best = _others(ent, seat, gs, n, s, who, moves, n_moves, templates, params, rival,
+                                              stage_v)
+    if best_i < 0 or other_best > best or (other_best == best and other_slot < moves[best_i, M_SLOT]):
+        if moves[other_i, M_CARD] == EVERY_CARD:
+            moves[other_i, M_SLOT] = other_slot
+            moves[other_i, M_CARD] = seat[s, F_HAND + other_slot]
+        return other_i
+    return best_i

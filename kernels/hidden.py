@@ -277,12 +277,11 @@ def fc_could(ent, board, st, sc, card, action):
     city[fc, F_HAND] = card
     city[fc, F_HAND_N] = 1
     moves = sc.moves
-    # the flags computed, not literal constants: literals would compile legal_moves (and the
-    # trading solver under it) a second time
+    # the flag computed and the listing typed, not literal constants: literals would compile
+    # legal_moves (and the trading solver under it) a second time
     free_city = fc >= 0
-    every_purchase = fc < 0
-    m = legal_moves(ent, board, city, gs[G_N], fc, gs[G_AGE], moves, sc.opts, every_purchase, np.int64(1),
-                    np.int64(1), np.int64(fc), np.int64(-1), free_city, np.int64(LIST_PRICED))
+    listing = (np.int64(LIST_PRICED), np.int64(1), np.int64(1))
+    m = legal_moves(ent, board, city, gs, sc, fc, np.int64(fc), np.int64(-1), free_city, listing, None)
     for i in range(m):
         if moves[i, M_ACTION] == action:
             return True

@@ -36,14 +36,17 @@ globals().update({k: v for k, v in vars(schema).items() if k.startswith(("MAX_",
 RUN, STATE, SCRATCH = (np.dtype([(name, dtype, shape) for name, dtype, shape, _ in fields], align=True)
                        for fields in (schema.RUN, schema.STATE, schema.SCRATCH))
 
-DECLINE = -1  # M_ACTION of the row that declines a 7th card; M_CARD of the one that declines a discard build
-UNPRICED = -1  # M_LEFT and M_RIGHT of a row listed unpriced (LIST_LAZY): priced once chosen
-EVERY_CARD = -1  # M_SLOT and M_CARD of a template row (LIST_COMPACT): its action with any card of the hand
+# The move row's sentinels: one value, one meaning, whatever the column (schema.MOVE)
+NO_CARD = -1  # M_SLOT and M_CARD of a row that plays no card of the hand: a neighbour, a pile card's slot, a decline
+DECLINE = -2  # M_ACTION of the row that declines a 7th card or a discard build
+UNPRICED = -3  # M_LEFT and M_RIGHT of a row listed unpriced (LIST_LAZY): priced once chosen
+EVERY_CARD = -4  # M_SLOT and M_CARD of a template row (LIST_COMPACT): its action with any card of the hand
 
-# How turn.legal_moves lists a seat's (card, action) pairs (kernels/step.legal's `listing`)
-LIST_PRICED = 0  # every pair's row(s), priced
-LIST_LAZY = 1  # the random policy's: a pair surely affordable is left UNPRICED (turn.price_chosen)
+# How kernels/price.py lists a seat's (card, action) pairs: the first of a listing (mode, w_left, w_right)
+LIST_PRICED = 0  # one purchase a pair, the one of least w_left * left + w_right * right coins
+LIST_LAZY = 1  # the random policy's: a pair surely affordable is left UNPRICED (price.price_chosen)
 LIST_COMPACT = 2  # the heuristic's: the build rows, then one template row each for the stage and the discard
+LIST_EVERY = 3  # every affordable purchase of each pair (the Python API's lists)
 
 # Phases of a turn, and the decisions a seat may owe (kernels/step.pending)
 PH_MOVE, PH_SEVENTH, PH_DISCARD, PH_AGE_END, PH_OVER = range(5)

@@ -111,6 +111,7 @@ I_LIN: int
 I_LOC: int
 I_NEW: int
 LIST_COMPACT: int
+LIST_EVERY: int
 LIST_LAZY: int
 LIST_PRICED: int
 MAX_BUILT: int
@@ -140,6 +141,7 @@ M_DEFAULT: int
 M_LEFT: int
 M_RIGHT: int
 M_SLOT: int
+NO_CARD: int
 PH_AGE_END: int
 PH_DISCARD: int
 PH_MOVE: int

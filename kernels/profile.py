@@ -5,8 +5,8 @@ The components (timing.COMPONENTS):
 
   deal        init_game: boards, sides, three shuffled decks, the first hands
   legal       legal(): the (card, action, purchase) lists, the trading solver excluded
-  trading     the trading solver calls that legal() makes (timed again on the same state, then
-              taken out of `legal`)
+  trading     the trading solver's calls, timed where kernels/price.py makes them (the listing's
+              and the random policy's pricing of its chosen move)
   policy      decide()
   resolution  apply() (payments, placing, coins, 7th cards, discard builds, passing) and end_age
   scoring     final(): every seat's score and the ranks
@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from wsim.kernels.loop import play_out
-from wsim.kernels.timing import COMPONENTS, DEAL, LOOP, RERUN, SCORING, cycles
+from wsim.kernels.timing import COMPONENTS, DEAL, LOOP, SCORING, cycles
 from wsim.kernels.step import final, init_game
 
 # the game index of the log, which has no rows: an int64 as in production (a literal 0 would
@@ -32,10 +32,8 @@ NO_GAME = np.int64(0)
 def profile_games(ent, board, run, games, res, cards, acc, st, sc, log, n_log):
     """Play games 0..games-1 of the run (random, greedy or heuristic seats; its record says
     `timed`) on one thread, on the state and scratch records given (log with zero rows);
-    acc[component] receives the cycles spent in each (COMPONENTS order), acc[len(COMPONENTS)]
-    the cycles of the whole run less the second timing of the trading calls, and
-    acc[len(COMPONENTS) + 1] the raw cycles of the run, which measured against the wall clock
-    gives the counter's rate."""
+    acc[component] receives the cycles spent in each (COMPONENTS order) and acc[len(COMPONENTS)]
+    the cycles of the whole run, which measured against the wall clock give the counter's rate."""
     timing = sc.timing
     timing[:] = 0
     start = cycles()
@@ -50,9 +48,7 @@ def profile_games(ent, board, run, games, res, cards, acc, st, sc, log, n_log):
     raw = cycles() - start
     for c in range(LOOP):
         acc[c] = timing[c]
-    total = raw - timing[RERUN]
-    acc[len(COMPONENTS)] = total
-    acc[len(COMPONENTS) + 1] = raw
-    acc[LOOP] = total
+    acc[len(COMPONENTS)] = raw
+    acc[LOOP] = raw
     for c in range(LOOP):
         acc[LOOP] -= acc[c]

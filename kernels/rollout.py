@@ -1,5 +1,5 @@
-"""POLICY_ROLLOUT: determinised Monte Carlo search over a turn's moves, and `decide`, the one
-entry point game loops call for every policy.
+"""POLICY_ROLLOUT: determinised Monte Carlo search over a turn's moves (`choice`), and
+`take_search_decision`, the game loop's step for a rollout decider.
 
 For a turn move, each legal (card, action) pair (its default purchase) is scored by K playouts
 (parameter `playouts`): the state is copied, the cards the seat cannot see are dealt again
@@ -29,11 +29,10 @@ from numba import njit
 from wsim.codes import EVENT_COLUMNS, N_AGES, TURNS_PER_AGE
 from wsim.kernels import loop  # a module, not its names: the loop calls the search, the search the loop
 from wsim.kernels.hidden import resample_hidden
+from wsim.kernels.decide import decide, take_decision
 from wsim.kernels.layout import (DEC_MOVE, F_CTR, G_FC, G_N, LIST_PRICED, MAX_CITY, MAX_SEATS, MAX_STAGES, M_DEFAULT,
                                  RES_COUNT, RES_RANK, RES_TOTAL, RUN, SCRATCH, STATE)
-from wsim.kernels.decide import decide as decide_simple
-from wsim.kernels.decide import take_decision
-from wsim.kernels.policy import POLICY_ROLLOUT, R_BASE, R_BASE_ID, R_PLAYOUTS, all_purchases
+from wsim.kernels.policy import R_BASE, R_BASE_ID, R_PLAYOUTS
 from wsim.kernels.rng import stream_key
 from wsim.kernels.step import apply, clone_state, final, legal, pending
 
@@ -135,24 +134,22 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run):
 
 
 @njit(cache=True, inline="always")
-def decide(ent, board, st, s, who, kind, moves, n_moves, run):
-    """The option seat who's policy picks for seat s's decision `kind` (index into moves):
-    rollout search for a rollout policy's turn moves, else kernels/decide.decide (a rollout
-    policy's other decisions are its base policy's)."""
-    if run.policies[who] == POLICY_ROLLOUT:
-        if kind == DEC_MOVE:
-            return decide_rollout(ent, board, st, s, who, moves, n_moves, run)
-        base = _base_of(run, who)
-        return decide_simple(ent, board, st, s, who, kind, moves, n_moves, base[0])
-    return decide_simple(ent, board, st, s, who, kind, moves, n_moves, run)
+def choice(ent, board, st, s, who, kind, moves, n_moves, run):
+    """The option seat who's rollout policy picks for seat s's decision `kind` (index into
+    moves): the search for a turn move, else its base policy's (decide.decide)."""
+    if kind == DEC_MOVE:
+        return decide_rollout(ent, board, st, s, who, moves, n_moves, run)
+    base = _base_of(run, who)
+    return decide(ent, board, st, s, who, kind, moves, n_moves, base[0])
 
 
 @njit(cache=True, _nrt=True)
 def take_search_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log):
     """decide.take_decision for a decider whose policy is rollout: its search allocates, so it
-    runs with numba's runtime (kernels/__init__.py), and only runs that play rollout compile it."""
+    runs with numba's runtime (kernels/__init__.py), and only runs that play rollout compile it.
+    Its options list the default purchase of each pair (the search plays the default)."""
     moves = sc.moves
-    m = legal(ent, board, st, s, kind, moves, sc.opts, all_purchases(run.policies, who), np.int64(1), np.int64(1),
-              np.int64(LIST_PRICED))
-    j = decide(ent, board, st, s, who, kind, moves, m, run)
+    listing = (np.int64(LIST_PRICED), np.int64(1), np.int64(1))
+    m = legal(ent, board, st, sc, s, kind, listing, None)
+    j = choice(ent, board, st, s, who, kind, moves, m, run)
     apply(ent, board, st, s, kind, moves, j, log, g, n_log)

@@ -45,7 +45,7 @@ MAX_FC_HIDDEN = codes.TURNS_PER_AGE // 2  # Free City plays of one age a player 
 #                   controls the Free City every other turn (docs/rules.md §10), 3 of an age's 6 turns
 MAX_FC_POOL = MAX_INST + DEAL_DECK  # the cards one hidden Free City play may have been: a group's cards, and
 #                   in Age III every guild the seat has not seen (kernels/hidden.py)
-TIMING_SLOTS = 9  # the profile twin's counters (kernels/loop.py): 7 components, re-timed trading, a run's cycles
+TIMING_SLOTS = 7  # the profile twin's counters (kernels/timing.py): one per component
 PARAMS = 18  # a seat's policy parameter row: a rollout's playouts and base policy id, then its base
 #              policy's row, the longest of which is the heuristic's 16 weights (kernels/policy.py checks it)
 
@@ -169,12 +169,12 @@ SEAT = Row("F_", "Seat state: one row per seat", [
 ])
 
 MOVE = Row("M_", "One legal option of a decision (kernels/step.legal)", [
-    ("slot", 1, "hand slot, the controller's for the Free City (-1 for a neighbour, a pile card or a decline; "
-                "layout.EVERY_CARD for a compact listing's template)"),
-    ("card", 1, "card id (-1 none; layout.DECLINE declines a discard build; layout.EVERY_CARD: a template)"),
-    ("action", 1, "movelog ACT_* (layout.DECLINE declines a 7th card)"),
-    ("left", 1, "purchase: coins to the left neighbour"),
-    ("right", 1, "purchase: coins to the right neighbour"),
+    ("slot", 1, "hand slot, the controller's for the Free City (layout.NO_CARD for a neighbour, a pile card or a "
+                "decline; layout.EVERY_CARD for a compact listing's template)"),
+    ("card", 1, "card id (layout.NO_CARD: none; layout.EVERY_CARD: a template)"),
+    ("action", 1, "movelog ACT_* (layout.DECLINE: the row declines a 7th card or a discard build)"),
+    ("left", 1, "purchase: coins to the left neighbour (layout.UNPRICED: priced once chosen)"),
+    ("right", 1, "purchase: coins to the right neighbour (layout.UNPRICED: priced once chosen)"),
     ("coin_cost", 1, "coins to the bank"),
     ("copy3", 1, "a move: 1 if it needs a stage-3 neighbour; a DEC_COPY3 option: COPY_LEFT/RIGHT"),
     ("default", 1, "1 for its (card, action) pair's first row: the default purchase (docs/rules.md §4) or the one listed"),

@@ -65,6 +65,17 @@ def science_gain(seat, s, sym):
 
 
 @njit(cache=True, inline="always")
+def points_and_science(ent, seat, n, s, e):
+    """(points, science points) entity e would give seat s now: its printed points and
+    end-of-game count on the cities as they stand, and the science points it adds."""
+    points = points_now(ent, seat, n, s, e, 0)
+    science = 0
+    if ent[e, E_SCIENCE] >= 0:
+        science = science_gain(seat, np.int64(s), np.int64(ent[e, E_SCIENCE]))
+    return points, science
+
+
+@njit(cache=True, inline="always")
 def _count_at(seat, s, value):
     """How many of seat s's three symbol counts equal value."""
     return ((1 if seat[s, F_SCI] == value else 0) + (1 if seat[s, F_SCI + 1] == value else 0)

@@ -17,9 +17,9 @@ Decisions follow docs/rules.md §9: every seat's turn move is decided on the sta
 turn (pending lists them all; none is resolved until the last is applied), a Manneken Pis A
 stage-3 neighbour right after the move that builds it, the 7th cards on the state after step 4,
 and the discard builds one at a time in their resolution order (Halicarnassus before Manneken
-Pis copies, then by seat). A 7th card and a discard build may be declined (a last option with
-M_ACTION or M_CARD = DECLINE); a discard build with no legal card is no decision: it is logged
-as taking nothing. Seats may decide in any order: each draws from its own random stream.
+Pis copies, then by seat). A 7th card and a discard build may be declined (a last option whose
+M_ACTION is DECLINE); a discard build with no legal card is no decision: it is logged as taking
+nothing. Seats may decide in any order: each draws from its own random stream.
 """
 
 import numpy as np
@@ -29,7 +29,7 @@ from wsim.codes import (FC_CITIES, FC_PLAYERS, FC_SEAT, COPY_LEFT, COPY_RIGHT, D
                         SEVENTH, TURNS_PER_AGE)
 from wsim.kernels.city import add_card, coins_when_built, left_of, owns_name, right_of, stage_source
 from wsim.kernels.deal import deal_game
-from wsim.kernels.layout import (DECLINE, PH_AGE_END, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_NEEDS3, C_ON, C_RIGHT,
+from wsim.kernels.layout import (DECLINE, NO_CARD, PH_AGE_END, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_NEEDS3, C_ON, C_RIGHT,
                                  C_SLOT, E_NAME_ID, E_POWER, F_BOARD, F_CARDS, F_CHOSEN, F_COINS, F_HAND, F_HAND2,
                                  F_HAND_N, F_NCARDS, F_POWERS, F_SHIELDS, F_SIDE, F_STAGES, G_AGE, G_BUILT,
                                  G_COUNT, G_DBQ, G_FC, G_DBQ_N, G_DBQ_POS, G_N, G_NBUILT, G_NCARDS, G_NTOOK, G_OPEN, G_PHASE, G_TURN, M_ACTION,
@@ -158,7 +158,7 @@ def _add_option(moves, m, card, action, copy3):
     """A row that is not a (card, action, purchase) move: a pile card, a neighbour, a decline."""
     for f in range(moves.shape[1]):
         moves[m, f] = 0
-    moves[m, M_SLOT] = -1
+    moves[m, M_SLOT] = NO_CARD
     moves[m, M_CARD] = card
     moves[m, M_ACTION] = action
     moves[m, M_COPY3] = copy3
@@ -179,23 +179,21 @@ def _discard_options(ent, seat, pile, n_cards, s, moves):
                     listed = True
             if not listed:
                 m = _add_option(moves, m, c, 0, 0)
-    return _add_option(moves, m, DECLINE, 0, 0)
+    return _add_option(moves, m, NO_CARD, DECLINE, 0)
 
 
 @njit(cache=True, inline="always")
-def legal(ent, board, st, s, kind, moves, opts, all_purchases, w_left, w_right, listing):
-    """The legal options of seat s's decision `kind` into moves (rows M_*); returns how many.
+def legal(ent, board, st, sc, s, kind, listing, clock):
+    """The legal options of seat s's decision `kind` into sc.moves (rows M_*); returns how many.
 
-    DEC_MOVE / DEC_SEVENTH: (card, action, purchase) moves: for each (card, action) pair its
-    default purchase and, with all_purchases, every other affordable Pareto purchase; without,
-    only the purchase the weights prefer (turn.legal_moves; 1, 1: the default); `listing`
-    (layout.LIST_*) may leave some default purchases UNPRICED (turn.price_chosen prices the one
-    chosen) or give the stage and the discard as template rows for every card; a 7th card's
-    list ends with its decline (M_ACTION = DECLINE). DEC_COPY3: two rows, M_COPY3 = COPY_LEFT
-    then COPY_RIGHT. DEC_DISCARD: one row per building in the pile (M_CARD, its lowest card id), then the decline
-    (M_CARD = DECLINE).
+    DEC_MOVE / DEC_SEVENTH: (card, action, purchase) moves (turn.legal_moves), their purchases as
+    the decider's `listing` asks (kernels/price.py; `clock`: the profile twin's, else None); a 7th
+    card's list ends with its decline (M_ACTION = DECLINE). DEC_COPY3: two rows, M_COPY3 =
+    COPY_LEFT then COPY_RIGHT. DEC_DISCARD: one row per building in the pile (M_CARD, its lowest
+    card id), then the decline (M_ACTION = DECLINE).
     """
     seat, gs = st.seat, st.gs
+    moves = sc.moves
     if kind == DEC_MOVE or kind == DEC_SEVENTH:
         # one call site: the seat's own hand, or the Free City's from its controller's hand
         holder = np.int64(s)
@@ -204,12 +202,11 @@ def legal(ent, board, st, s, kind, moves, opts, all_purchases, w_left, w_right, 
         if free_city:
             holder = np.int64(fc_controller(gs))
             skip = np.int64(seat[holder, F_CHOSEN + C_SLOT])
-        m = legal_moves(ent, board, seat, gs[G_N], s, gs[G_AGE], moves, opts, all_purchases, w_left, w_right,
-                        holder, skip, free_city, listing)
-        return m if kind == DEC_MOVE else _add_option(moves, m, -1, DECLINE, 0)
+        m = legal_moves(ent, board, seat, gs, sc, s, holder, skip, free_city, listing, clock)
+        return m if kind == DEC_MOVE else _add_option(moves, m, NO_CARD, DECLINE, 0)
     if kind == DEC_COPY3:
-        m = _add_option(moves, 0, -1, 0, COPY_LEFT)
-        return _add_option(moves, m, -1, 0, COPY_RIGHT)
+        m = _add_option(moves, 0, NO_CARD, 0, COPY_LEFT)
+        return _add_option(moves, m, NO_CARD, 0, COPY_RIGHT)
     return _discard_options(ent, seat, st.pile, np.int64(gs[G_NCARDS]), s, moves)
 
 

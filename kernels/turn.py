@@ -10,20 +10,19 @@ policy draws the same numbers and plays the same game in both engines.
 import numpy as np
 from numba import njit
 
-from wsim.codes import (ACT_BUILD, ACT_BUILD_FREE, ACT_DISCARD, ACT_STAGE, MILITARY, COPY_CHOICE, DISCARD_COINS, MILITARY_LOSS, MILITARY_WIN, POW_COPY_STAGE,
-                        POW_FREE_BUILD, TURNS_PER_AGE)
-from wsim.kernels.city import (add_card, add_entity, chain_applies, coins_when_built, left_of, owns_name, purchase,
-                               right_of, set_prices, stage_entity, stage_source)
+from wsim.codes import (ACT_BUILD, ACT_BUILD_FREE, ACT_DISCARD, ACT_STAGE, COPY_CHOICE, DISCARD_COINS, MILITARY,
+                        MILITARY_LOSS, MILITARY_WIN, POW_COPY_STAGE, POW_FREE_BUILD, TURNS_PER_AGE)
+from wsim.kernels import price
+from wsim.kernels.city import (add_card, add_entity, chain_applies, coins_when_built, left_of, owns_name, right_of,
+                               set_prices, stage_entity, stage_source)
 from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_ON, C_RIGHT,
-                                 C_SLOT, EVERY_CARD, E_COIN_COST, E_COPY_OF, E_HAS_COST, E_POWER, F_BOARD, F_CHOSEN,
-                                 F_COINS, F_COPY3, F_COUNT, F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL,
-                                 F_PK_PROD, F_PK_SELL, F_PK_SELL_CAP, F_POWERS, F_PROD, F_SELL, F_SHIELDS, F_SIDE,
-                                 F_STAGES, F_STAGE_E, G_AGE, G_BUILT, G_FC, G_NBUILT, G_TURN, LIST_COMPACT,
-                                 LIST_LAZY, M_ACTION, M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT,
-                                 M_SLOT, UNPRICED)
+                                 C_SLOT, E_COIN_COST, E_COPY_OF, E_HAS_COST, E_POWER, F_BOARD, F_CHOSEN, F_COINS,
+                                 F_COPY3, F_COUNT, F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL, F_PK_PROD,
+                                 F_PK_SELL, F_PK_SELL_CAP, F_POWERS, F_PROD, F_SELL, F_SHIELDS, F_SIDE, F_STAGES,
+                                 F_STAGE_E, G_AGE, G_BUILT, G_FC, G_N, G_NBUILT, G_TURN)
 from wsim.kernels.rng import STREAM_SEAT0, stream_key
-from wsim.kernels.trade import add_packed, surely_affordable
-from wsim.kernels.schema import MAX_OPTIONS, MAX_STAGES
+from wsim.kernels.schema import MAX_STAGES
+from wsim.kernels.trade import add_packed
 
 WIN_AGE1, WIN_AGE2, WIN_AGE3 = MILITARY_WIN
 
@@ -74,106 +73,40 @@ def log_event(log, g, n_log, kind, age, turn, s, card, action, left, right, extr
     n_log[g] = i + 1
 
 
-@njit(cache=True, inline="always")
-def _add_move(moves, m, slot, card, action, left, right, coin_cost, copy3, default):
-    moves[m, M_SLOT] = slot
-    moves[m, M_CARD] = card
-    moves[m, M_ACTION] = action
-    moves[m, M_LEFT] = left
-    moves[m, M_RIGHT] = right
-    moves[m, M_COIN_COST] = coin_cost
-    moves[m, M_COPY3] = copy3
-    moves[m, M_DEFAULT] = default
-    return m + 1
-
-
-@njit(cache=True, inline="always")
-def _preferred(opts, at, n_opts, budget, w_left, w_right):
-    """Index in opts[at:at + n_opts] of the affordable purchase of least w_left * left + w_right *
-    right coins (the first such), or -1 when none is affordable. The solver sorts options by total
-    coins, then left coins, so the affordable ones come first, and weights 1, 1 keep the first:
-    the default purchase."""
-    best = -1
-    best_cost = 0
-    for i in range(at, at + n_opts):
-        if opts[i, 0] + opts[i, 1] > budget:
-            break
-        cost = w_left * opts[i, 0] + w_right * opts[i, 1]
-        if best < 0 or cost < best_cost:
-            best = i
-            best_cost = cost
-        if w_left == w_right and w_left >= 0:  # the totals only grow: the first is the least
-            break
-    return best
-
-
-@njit(cache=True, inline="always")
-def _add_purchases(moves, m, slot, card, action, opts, at, n_opts, budget, coin_cost, copy3, all_purchases, w_left,
-                   w_right):
-    """The affordable purchases in opts[at:at + n_opts] as moves: every one with all_purchases
-    (the first flagged M_DEFAULT), else only the one `_preferred` picks."""
-    if all_purchases:
-        for i in range(at, at + n_opts):
-            if opts[i, 0] + opts[i, 1] > budget:
-                break
-            m = _add_move(moves, m, slot, card, action, opts[i, 0], opts[i, 1], coin_cost, copy3, 1 if i == at else 0)
-        return m
-    best = _preferred(opts, at, n_opts, budget, w_left, w_right)
-    if best >= 0:
-        m = _add_move(moves, m, slot, card, action, opts[best, 0], opts[best, 1], coin_cost, copy3, 1)
-    return m
-
-
 @njit(cache=True, _nrt=False)
-def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, w_left, w_right, holder, skip, free_city,
-                listing):
-    """Fill moves with seat s's legal (card, action, purchase) moves; returns how many.
+def legal_moves(ent, board, seat, gs, sc, s, holder, skip, free_city, listing, clock):
+    """Fill sc.moves with seat s's legal (card, action, purchase) moves; returns how many.
 
-    The cards are those of seat holder's hand but slot `skip` (-1: none): a seat plays from its
-    own hand; the Free City (free_city True, docs/rules.md §10) from its controller's, less the card
-    the controller plays itself, and it must build a card a chain makes free and may discard a
-    card only when it can neither build it nor build its next stage.
-    Each (card, action) pair has exactly one move flagged M_DEFAULT, its first: with
-    all_purchases, its default purchase followed by every other affordable Pareto purchase;
-    without, only the purchase that the weights (w_left, w_right) prefer (_add_purchases; 1, 1:
-    the default purchase). `listing` (layout.LIST_*): LIST_LAZY (the random policy, which needs
-    only the pairs and the drawn pair's default purchase) lists a pair that
-    trade.surely_affordable says can be paid with M_LEFT = M_RIGHT = UNPRICED instead of asking
-    the solver (`price_chosen` prices it once chosen); LIST_COMPACT (the heuristic, which values
-    a stage or a discard the same whatever the card, but for its denial) lists, but for the Free
-    City, the build rows, then the stage's row(s) and a discard row once each as templates for
-    every card of the hand (M_SLOT = M_CARD = EVERY_CARD): the pair of a card and a template is
-    legal exactly when the template is listed.
+    The rules of a turn move (docs/rules.md §3, §4, §10): the cards are those of seat holder's
+    hand but slot `skip` (-1: none): a seat plays from its own hand; the Free City (free_city
+    True) from its controller's, less the card the controller plays itself, and it must build a
+    card a chain makes free and may discard a card only when it can neither build it nor build
+    its next stage. A card the city owns by name cannot be built; one with no cost or made free
+    by a chain is built for nothing; another is built when its coins and a purchase of its
+    resources are affordable; Olympia A's free build takes any card not free anyway, once an age;
+    the next stage is built with any card when affordable; any card may be discarded.
+    Which purchases a pair lists, in which order, is kernels/price.py's (the decider's `listing`;
+    `clock`: the profile twin's timing array, None in production). Rows in canonical order: hand slots in order, and in a
+    slot build, build_free, stage, discard.
     """
-    lazy = listing == LIST_LAZY
-    compact = listing == LIST_COMPACT and not free_city
+    n = gs[G_N]
+    age = gs[G_AGE]
+    moves, opts = sc.moves, sc.opts
+    listing = price.for_city(listing, free_city)
     coins = seat[s, F_COINS]
     can_free = (seat[s, F_POWERS] >> POW_FREE_BUILD) & 1 == 1 and seat[s, F_FREE_AGE] != age
     needs3 = 0
     stage_free = False
-    n_stage = 0  # the next stage's purchase options (in the upper half of opts)
+    n_stage = 0
     stage_unpriced = False
     e = stage_entity(board, seat[s, F_BOARD], seat[s, F_SIDE], seat[s, F_STAGES])
     if e >= 0:
         if ent[e, E_HAS_COST] == 0:
             stage_free = True
-        elif lazy and surely_affordable(ent, e, seat, s, left_of(n, s), right_of(n, s), coins):
-            stage_unpriced = True
         else:
-            n_stage = purchase(ent, seat, n, s, e, opts)
+            n_stage, stage_unpriced = price.price_stage(ent, seat, n, s, e, opts, listing, clock)
         if ent[e, E_POWER] == POW_COPY_STAGE and ent[e, E_COPY_OF] == COPY_CHOICE:
             needs3 = 1
-    # the stage's options are kept in the upper half of opts while cards use the lower half;
-    # with one purchase per pair, only the preferred one (the same for every card)
-    if n_stage > 0 and not all_purchases:
-        best = _preferred(opts, 0, n_stage, coins, w_left, w_right)
-        n_stage = 1 if best >= 0 else 0
-        if best > 0:
-            opts[0, 0] = opts[best, 0]
-            opts[0, 1] = opts[best, 1]
-    for i in range(n_stage):
-        opts[MAX_OPTIONS + i, 0] = opts[i, 0]
-        opts[MAX_OPTIONS + i, 1] = opts[i, 1]
     m = 0
     for slot in range(seat[holder, F_HAND_N]):
         if slot == skip:
@@ -183,53 +116,18 @@ def legal_moves(ent, board, seat, n, s, age, moves, opts, all_purchases, w_left,
         if not owns_name(ent, seat, s, c):
             chain = chain_applies(ent, seat, s, c)
             if ent[c, E_HAS_COST] == 0 or chain:
-                m = _add_move(moves, m, slot, c, ACT_BUILD, 0, 0, 0, 0, 1)
+                m = price.add_row(moves, m, slot, c, ACT_BUILD, 0, 0, 0, 0, 1)
                 if free_city and chain:  # the Free City must take a chain's free build
                     continue
             else:
-                cc = ent[c, E_COIN_COST]
-                if cc <= coins:
-                    if lazy and surely_affordable(ent, c, seat, s, left_of(n, s), right_of(n, s), coins - cc):
-                        m = _add_move(moves, m, slot, c, ACT_BUILD, UNPRICED, UNPRICED, cc, 0, 1)
-                    else:
-                        n_opts = purchase(ent, seat, n, s, c, opts)
-                        m = _add_purchases(moves, m, slot, c, ACT_BUILD, opts, 0, n_opts, coins - cc, cc, 0,
-                                           all_purchases, w_left, w_right)
+                if ent[c, E_COIN_COST] <= coins:
+                    m = price.add_paid_build(ent, seat, n, s, slot, c, moves, m, opts, listing, clock)
                 if can_free:  # Olympia A: only for a card that is not free anyway
-                    m = _add_move(moves, m, slot, c, ACT_BUILD_FREE, 0, 0, 0, 0, 1)
-        if compact:
-            continue
-        if stage_free:
-            m = _add_move(moves, m, slot, c, ACT_STAGE, 0, 0, 0, needs3, 1)
-        elif stage_unpriced:
-            m = _add_move(moves, m, slot, c, ACT_STAGE, UNPRICED, UNPRICED, 0, needs3, 1)
-        elif n_stage > 0:
-            m = _add_purchases(moves, m, slot, c, ACT_STAGE, opts, MAX_OPTIONS, n_stage, coins, 0, needs3,
-                               all_purchases, w_left, w_right)
+                    m = price.add_row(moves, m, slot, c, ACT_BUILD_FREE, 0, 0, 0, 0, 1)
+        m = price.add_stage(moves, m, slot, c, stage_free, stage_unpriced, n_stage, needs3, opts, coins, listing)
         if not free_city or m == first:
-            m = _add_move(moves, m, slot, c, ACT_DISCARD, 0, 0, 0, 0, 1)
-    if compact:
-        if stage_free:
-            m = _add_move(moves, m, EVERY_CARD, EVERY_CARD, ACT_STAGE, 0, 0, 0, needs3, 1)
-        elif n_stage > 0:
-            m = _add_purchases(moves, m, EVERY_CARD, EVERY_CARD, ACT_STAGE, opts, MAX_OPTIONS, n_stage, coins, 0,
-                               needs3, all_purchases, w_left, w_right)
-        m = _add_move(moves, m, EVERY_CARD, EVERY_CARD, ACT_DISCARD, 0, 0, 0, 0, 1)
-    return m
-
-
-@njit(cache=True, inline="always")
-def price_chosen(ent, board, seat, n, s, moves, j, opts):
-    """Give row j, listed UNPRICED by legal_moves' LIST_LAZY, its default purchase: the solver's
-    first option (the least coins in all, then the least to the left), affordable by the test
-    that left it unpriced."""
-    if moves[j, M_ACTION] == ACT_STAGE:
-        e = stage_entity(board, seat[s, F_BOARD], seat[s, F_SIDE], seat[s, F_STAGES])
-    else:
-        e = moves[j, M_CARD]
-    purchase(ent, seat, n, s, np.int64(e), opts)
-    moves[j, M_LEFT] = opts[0, 0]
-    moves[j, M_RIGHT] = opts[0, 1]
+            m = price.add_discard(moves, m, slot, c, listing)
+    return price.add_templates(moves, m, stage_free, n_stage, needs3, opts, coins, listing)
 
 
 @njit(cache=True, inline="always")

@@ -82,13 +82,14 @@ class KernelTurnGame(Game):
         if kind == DEC_COPY3:
             return 0 if chosen[s].copy3 == codes.COPY_LEFT else 1
         if kind == DEC_DISCARD:
-            offered = [int(r[M_CARD]) for r in rows if r[M_CARD] != DECLINE]
+            offered = [int(r[M_CARD]) for r in rows if r[M_ACTION] != DECLINE]
             pick = self.policies[self.decider(s)].discard_build(self, s, offered)
             if pick is not None and pick not in offered:
                 raise IllegalMove(f"age {self.age} turn {self.turn} seat {s}: discard build of "
                                   f"{self.t.card_names[pick]} is not allowed")
-            target = DECLINE if pick is None else pick
-            return next(i for i, r in enumerate(rows) if r[M_CARD] == target)
+            if pick is None:
+                return next(i for i, r in enumerate(rows) if r[M_ACTION] == DECLINE)
+            return next(i for i, r in enumerate(rows) if r[M_ACTION] != DECLINE and r[M_CARD] == pick)
         legal_list = rows_to_moves(rows)
         ch = self.policies[self.decider(s)].choose(self, s, legal_list, kind == DEC_SEVENTH)
         if ch is None:

@@ -1,4 +1,4 @@
-"""The heuristic's two-pass choice (kernels/decide._heuristic_choice) decides as a plain valuation
+"""The heuristic's two-pass choice (kernels/heuristic.choice) decides as a plain valuation
 of every row would, on a priced listing and on the compact one (layout.LIST_COMPACT: template
 rows for the stage and the discard) alike, and the denial bound it skips by (E_POINTS_CAP,
 wsim.tables.points_caps) holds for every card in every city, the most crowded city included."""
@@ -11,13 +11,13 @@ from conftest import random_positions
 from wsim import codes
 from wsim.codes import ACT_DISCARD, ACT_STAGE, COPY_LEFT, DISCARD_COINS
 from wsim.kernels import heuristic
-from wsim.kernels.decide import choose_copy3, decide
+from wsim.kernels.decide import decide
 from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, E_CHOICE, E_DISCOUNT, E_POINTS_CAP,
                                  E_PROD, E_SHIELDS, EVERY_CARD, F_COLORS, F_DEFEATS, F_DISC, F_PROD, F_SCI, F_SHIELDS,
                                  F_STAGES, G_AGE, G_FC, G_N, LIST_COMPACT, LIST_PRICED, M_ACTION, M_CARD, M_COPY3,
                                  M_SLOT)
-from wsim.kernels.policy import POLICY_HEURISTIC
 from wsim.kernels.schema import MAX_STAGES
+from wsim.kernels.score import points_and_science
 from wsim.kernels.step import decider, legal
 from wsim.run.stepgame import KernelGame
 
@@ -41,7 +41,7 @@ def _plain_choice(ent, board, st, s, who, moves, n_moves, params):
             else:
                 copy3 = np.int64(COPY_LEFT)
                 if moves[i, M_COPY3] == 1:
-                    copy3 = choose_copy3(ent, board, seat, n, s, np.int64(POLICY_HEURISTIC), params, who, age)
+                    copy3 = np.int64(heuristic.best_copy(ent, board, seat, n, s, params, who, age))
                 v += heuristic.stage_value(ent, board, seat, n, s, moves, i, params, who, age, copy3)
         else:
             v = heuristic.entity_value(ent, seat, n, s, c, params, who, age)
@@ -57,11 +57,11 @@ def _both_listings(ent, board, st, sc, s, who, kind, run, rows):
     prefer (as the game loop lists it), each copied into rows[0] / rows[1] and then decided by
     decider who. Returns (priced rows, its choice, compact rows, its choice); the compact
     choice's row is read back from sc.moves (a template is given its card there)."""
-    w_left, w_right = heuristic.purchase_weights(st.seat, st.gs[G_N], s, run.params, who)
+    _, w_left, w_right = heuristic.listing(st.seat, st.gs[G_N], s, run.params, who)
     counts = np.zeros(4, np.int64)
     for k in range(2):
-        listing = np.int64(LIST_PRICED) if k == 0 else np.int64(LIST_COMPACT)
-        m = legal(ent, board, st, s, kind, sc.moves, sc.opts, np.bool_(False), w_left, w_right, listing)
+        listing = (np.int64(LIST_PRICED) if k == 0 else np.int64(LIST_COMPACT), w_left, w_right)
+        m = legal(ent, board, st, sc, s, kind, listing, None)
         rows[k, :m] = sc.moves[:m]
         j = decide(ent, board, st, s, who, kind, sc.moves, m, run)
         rows[k, m] = sc.moves[j]  # the chosen row, as decided, after the listing
@@ -75,7 +75,7 @@ def _cap_excess(ent, seat, n, n_cards):
     worst = -(1 << 30)
     for x in range(n):
         for c in range(n_cards):
-            points, science = heuristic._points_for(ent, seat, n, x, c)
+            points, science = points_and_science(ent, seat, n, x, c)
             worst = max(worst, points + science - ent[c, E_POINTS_CAP])
     return worst
 

@@ -247,7 +247,7 @@ def _component_breakdown(t, players: int, policy: str, games: int) -> dict:
     runner = Runner(t, Settings(players=players, policies=(policy,) * players))
     res = np.zeros((cities_of(players), RES_COUNT), np.int16)
     cards = np.zeros((cities_of(players), MAX_CITY), np.int16)
-    acc = np.zeros(len(COMPONENTS) + 2, np.uint64)
+    acc = np.zeros(len(COMPONENTS) + 1, np.uint64)
 
     def run(n_games: int) -> float:
         start = time.perf_counter()
@@ -256,7 +256,7 @@ def _component_breakdown(t, players: int, policy: str, games: int) -> dict:
 
     run(16)  # compile or load outside the timing
     seconds = run(games)
-    us_per_cycle = seconds / float(acc[-1]) * 1e6
+    us_per_cycle = seconds / float(acc[len(COMPONENTS)]) * 1e6
     out = {name: round(float(acc[i]) * us_per_cycle / games, 2) for i, name in enumerate(COMPONENTS)}
     out["total"] = round(float(acc[len(COMPONENTS)]) * us_per_cycle / games, 2)
     return out

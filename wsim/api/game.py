@@ -158,8 +158,9 @@ class Game:
         if kind == _COPY3:
             return Move(None, "copy", 0, 0, "left" if row[M_COPY3] == codes.COPY_LEFT else "right")
         if kind == _DISCARD_BUILD:
-            card = int(row[M_CARD])
-            return Move(None, "decline", 0, 0, None) if card == DECLINE else Move(names[card], "take", 0, 0, None)
+            if row[M_ACTION] == DECLINE:
+                return Move(None, "decline", 0, 0, None)
+            return Move(names[int(row[M_CARD])], "take", 0, 0, None)
         if row[M_ACTION] == DECLINE:
             return Move(None, "decline", 0, 0, None)
         return Move(names[int(row[M_CARD])], codes.ACTIONS[int(row[M_ACTION])], int(row[M_LEFT]), int(row[M_RIGHT]),

@@ -30,6 +30,7 @@ from wsim.kernels.layout import (DECLINE, F_BOARD, F_COINS, F_COLORS, F_DEFEATS,
                                  F_SCI, F_SHIELDS, F_SIDE, F_STAGES, M_ACTION, M_CARD, M_COPY3, M_SLOT)
 from wsim.kernels.schema import MAX_OPTIONS
 from wsim.run.settings import MAX_SEED
+from wsim.run.stepgame import CITY_FIELDS
 
 N_ACTIONS_PER_CARD = len(codes.ACTIONS)  # build, build_free, stage, discard
 PURCHASE_SLOTS = MAX_OPTIONS  # a (card, action) pair's purchases, the default first
@@ -83,7 +84,7 @@ class ActionLayout:
         if kind == DECISION_KINDS.index("copy3"):
             return [self.moves_end + (0 if r[M_COPY3] == codes.COPY_LEFT else 1) for r in rows]
         if kind == DECISION_KINDS.index("discard_build"):
-            return [self.decline if r[M_CARD] == DECLINE else self.copy_end + name_of(r[M_CARD]) for r in rows]
+            return [self.decline if r[M_ACTION] == DECLINE else self.copy_end + name_of(r[M_CARD]) for r in rows]
         purchase, pair = 0, None
         for r in rows:
             if r[M_ACTION] == DECLINE:
@@ -126,8 +127,13 @@ class raw_env(AECEnv):
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         # the city block's columns, gathered for every city at once (_features): the scalars, the
         # board (one-hot, set apart), then the production, colour, science and owned-name counts
-        self._city_rest = np.concatenate([np.arange(block, block + width) for block, width in (
+        # (as columns of the observation's cities, whose fields are CITY_FIELDS)
+        rest = np.concatenate([np.arange(block, block + width) for block, width in (
             (F_PROD, codes.N_RES), (F_COLORS, codes.N_KINDS), (F_SCI, codes.N_SCIENCE), (F_OWNED, self.layout.n_names))])
+        column = {f: i for i, f in enumerate(CITY_FIELDS)}
+        self._scalar_cols = np.array([column[f] for f in CITY_SCALARS])
+        self._board_col = column[F_BOARD]
+        self._rest_cols = np.array([column[f] for f in rest])
         self._ring = np.array([[(seat + k) % self.cities for k in range(self.cities)] for seat in range(self.cities)])
         size = self._obs_size()
         self._obs_spaces = {a: spaces.Dict({
@@ -194,35 +200,35 @@ class raw_env(AECEnv):
         return {"observation": self._features(seat), "action_mask": mask}
 
     def _features(self, seat: int) -> np.ndarray:
-        # the seat's view (KernelGame.view), the pieces this vector uses read one by one
-        g = self.game._g
+        # the seat's view (Game.observation), the pieces this vector uses read one by one
+        seen = self.game.observation(seat)
         out = np.zeros(self._obs_size(), np.int16)
-        age, turn = g.age, g.turn
+        age, turn = seen["header"][2], seen["header"][3]
         out[age - 1] = 1
         at = codes.N_AGES
         out[at + min(turn, codes.TURNS_PER_AGE) - 1] = 1
         at += codes.TURNS_PER_AGE
-        mine = not g.over and self.agent_selection == self.possible_agents[seat]
+        mine = not self.game.done and self.agent_selection == self.possible_agents[seat]
         if mine:
             out[at + DECISION_KINDS.index(self._decision.kind)] = 1
         at += len(DECISION_KINDS)
         out[at] = 1 if mine and self._decision.seat != seat else 0  # deciding for the Free City
-        out[at + 1] = sum(g.pile_by_age())
-        out[at + 2] = g.fc_pile()
+        out[at + 1] = sum(seen["pile_by_age"])
+        out[at + 2] = seen["fc_pile"]
         at += 3
         n_names = self.layout.n_names
-        for c in g.hand(seat):
+        for c in seen["hand"]:
             out[at + self._name_id[c]] += 1
         at += n_names
-        for c in {c for hand in g.held(seat) for c in hand}:
+        for c in {c for hand in seen["held"] for c in hand}:
             out[at + self._name_id[c]] = 1
         at += n_names
-        rows = g.seat[self._ring[seat]]  # the seat itself, its left neighbour, and on round the ring
+        rows = np.asarray(seen["cities"])[self._ring[seat]]  # the seat, its left neighbour, and on round the ring
         cities = out[at:].reshape(self.cities, self._city_size())
         scalars = len(CITY_SCALARS)
-        cities[:, :scalars] = rows[:, CITY_SCALARS]
-        cities[np.arange(self.cities), scalars + rows[:, F_BOARD]] = 1
-        cities[:, scalars + self._n_boards:] = rows[:, self._city_rest]
+        cities[:, :scalars] = rows[:, self._scalar_cols]
+        cities[np.arange(self.cities), scalars + rows[:, self._board_col]] = 1
+        cities[:, scalars + self._n_boards:] = rows[:, self._rest_cols]
         return out
 
     def step(self, action):

@@ -123,6 +123,6 @@ def warm(family: str, tables) -> None:
 
         runner = Runner(tables, Settings(players=3, policies=("random",) * 3))
         profile_run(runner, 1, np.zeros((3, RES_COUNT), np.int16), np.zeros((3, MAX_CITY), np.int16),
-                    np.zeros(len(COMPONENTS) + 2, np.uint64))
+                    np.zeros(len(COMPONENTS) + 1, np.uint64))
     else:
         raise ValueError(f"unknown kernel family {family!r}")

@@ -82,6 +82,11 @@ def state_of_position(tables: Tables, pos, hands=(), discard=(), age: int = 1, t
     return state
 
 
+# The columns of a view's cities, in order: every layout.F_* field but the hand and its scratch,
+# the choice of this round and the random counter (the observation of docs/rules.md §2)
+_HIDDEN = set(range(F_HAND, F_HAND2 + MAX_HAND)) | set(range(F_CHOSEN, F_CHOSEN + C_COUNT)) | {F_CTR}
+CITY_FIELDS = [f for f in range(F_COUNT) if f not in _HIDDEN]
+
 class KernelGame:
     """The state of one game and its step functions (every seat on `policy` for decide).
 
@@ -211,8 +216,6 @@ class KernelGame:
         and the card when built or played by the seat or for it), the discard builds, the discard
         pile's size by age, the Free City pile's size and the game header's public fields."""
         seat_arr, gs = self.seat, self.gs
-        hidden = set(range(F_HAND, F_HAND2 + MAX_HAND)) | set(range(F_CHOSEN, F_CHOSEN + C_COUNT))  # hand, its scratch
-        public = [f for f in range(F_COUNT) if f not in hidden and f != F_CTR]
         age, fc = int(gs[G_AGE]), int(gs[G_FC])
         hist = self.state["hist"][0]
         plays = []
@@ -225,7 +228,7 @@ class KernelGame:
                 mine = (codes.fc_controller(age, u) if s == fc else s) == seat
                 shown = mine or action in (codes.ACT_BUILD, codes.ACT_BUILD_FREE)
                 plays.append((row, s, action, card if shown else -1))
-        return {"cities": seat_arr[:self.n, public].tolist(), "hand": self.hand(seat), "held": self.held(seat),
+        return {"cities": seat_arr[:self.n, CITY_FIELDS].tolist(), "hand": self.hand(seat), "held": self.held(seat),
                 "plays": plays, "took": self.state["took"][0][:gs[G_NTOOK]].tolist(),
                 "pile_by_age": self.pile_by_age(), "fc_pile": self.fc_pile(),
                 "header": [int(gs[f]) for f in (G_N, G_FC, G_AGE, G_TURN, G_PHASE)]}
