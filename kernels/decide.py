@@ -102,35 +102,30 @@ def decide(ent, board, st, s, who, kind, moves, n_moves, run):
 
 
 @njit(cache=True, _nrt=False)
-def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log):
+def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, clock):
     """List (into the scratch record sc), decide and apply seat s's decision `kind` for decider
-    who, whose policy is not rollout: the step of the game loop (kernels/loop.py). When the run
-    is timed (the profile twin), each step's cycles go to sc.timing (kernels/timing.py; the
-    trading solver's are added where it is called, kernels/price.py)."""
-    moves, timing = sc.moves, sc.timing
-    timed = run.timed
+    who, whose policy is not rollout: the step of the game loop (kernels/loop.py). clock: None,
+    or in the profile twin its timing array, where each step's cycles go (kernels/timing.py;
+    the trading solver's are added where it is called, kernels/price.py)."""
+    moves = sc.moves
     lst = listing(run, st.seat, st.gs[G_N], s, who)
-    t0 = np.uint64(0)
-    if timed:  # the listing with the profile's clock: a second specialisation of the listing code
-        t0 = cycles()
-        solver0 = timing[TRADING]
-        m = legal(ent, board, st, sc, s, kind, lst, timing)
-        t1 = cycles()
-        timing[LEGAL] += t1 - t0 - (timing[TRADING] - solver0)
-        t0 = t1
-    else:
-        m = legal(ent, board, st, sc, s, kind, lst, None)
+    if clock is None:
+        m = legal(ent, board, st, sc, s, kind, lst, clock)
+        j = decide(ent, board, st, s, who, kind, moves, m, run)
+        if lst[0] == LIST_LAZY and (kind == DEC_MOVE or kind == DEC_SEVENTH) and moves[j, M_LEFT] == UNPRICED:
+            price_chosen(ent, board, st.seat, st.gs[G_N], s, moves, j, sc.opts, clock)
+        apply(ent, board, st, s, kind, moves, j, log, g, n_log)
+        return
+    t0 = cycles()
+    solver0 = clock[TRADING]
+    m = legal(ent, board, st, sc, s, kind, lst, clock)
+    t1 = cycles()
+    clock[LEGAL] += t1 - t0 - (clock[TRADING] - solver0)
     j = decide(ent, board, st, s, who, kind, moves, m, run)
-    if timed:
-        t1 = cycles()
-        timing[POLICY] += t1 - t0
-        t0 = t1
+    t0 = cycles()
+    clock[POLICY] += t0 - t1
     if lst[0] == LIST_LAZY and (kind == DEC_MOVE or kind == DEC_SEVENTH) and moves[j, M_LEFT] == UNPRICED:
-        if timed:
-            price_chosen(ent, board, st.seat, st.gs[G_N], s, moves, j, sc.opts, timing)
-            t0 = cycles()
-        else:
-            price_chosen(ent, board, st.seat, st.gs[G_N], s, moves, j, sc.opts, None)
+        price_chosen(ent, board, st.seat, st.gs[G_N], s, moves, j, sc.opts, clock)  # its solver: TRADING
+        t0 = cycles()
     apply(ent, board, st, s, kind, moves, j, log, g, n_log)
-    if timed:
-        timing[RESOLUTION] += cycles() - t0
+    clock[RESOLUTION] += cycles() - t0

@@ -40,13 +40,11 @@ def new_scratch() -> np.ndarray:
     return np.zeros(1, SCRATCH)
 
 
-def new_run(n: int, seed: int, n_cards: int, promo: bool, board_spec, side_spec, policies, params,
-            timed: bool = False) -> np.ndarray:
-    """A run's settings as the kernels take them: a one-record array (layout.RUN); `timed`: the
-    game loop times its components (the profile twin, kernels/loop.py)."""
+def new_run(n: int, seed: int, n_cards: int, promo: bool, board_spec, side_spec, policies, params) -> np.ndarray:
+    """A run's settings as the kernels take them: a one-record array (layout.RUN)."""
     run = np.zeros(1, RUN)
     r = run[0]
-    r["n"], r["seed"], r["n_cards"], r["promo"], r["timed"] = n, np.uint64(seed), n_cards, promo, timed
+    r["n"], r["seed"], r["n_cards"], r["promo"] = n, np.uint64(seed), n_cards, promo
     r["board_spec"][:len(board_spec)] = board_spec
     r["side_spec"][:len(side_spec)] = side_spec
     r["policies"][:len(policies)] = policies
@@ -66,7 +64,7 @@ def play_game(ent, board, run, st, sc, game, res, cards, log, g, n_log, search):
     init_game(ent, board, run.n_cards, run.n, run.seed, game, run.board_spec, run.side_spec, run.promo, st, sc)
     if log.shape[0] > 0:
         n_log[g] = 0
-    play_out(ent, board, run, st, sc, log, g, n_log, search)
+    play_out(ent, board, run, st, sc, log, g, n_log, search, None)
     final(ent, st, res, cards)
 
 

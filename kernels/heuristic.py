@@ -185,23 +185,36 @@ def _weighted_denial(ent, seat, gs, n, s, c, w_deny):
     return 0 if w_deny == 0 else w_deny * denial(ent, seat, gs, n, s, c)
 
 
-@njit(cache=True, inline="always")
-def _builds(ent, board, seat, s, who, moves, n_moves, params, n, age, rival):
-    """choice's first pass: the best build row, and the bound on the others (a stage or a
-    discard: its base value plus a denial of at most H_DENY x the largest E_POINTS_CAP of the
-    cards it may take). Returns (best build row or -1, its value, whether any other row exists,
-    the others' best base value, that E_POINTS_CAP, the first template row or n_moves, the
-    stage's value)."""
+@njit(cache=True, _nrt=False)
+def choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, age):
+    """The heuristic's option among the first n_moves rows: the first of highest value, in two
+    passes (one function: split into inlined pieces it compiled a second slower, and the game
+    family's cold start with it).
+
+    The first values the build rows and bounds the others (a stage or a discard, worth its base
+    value plus a denial of at most H_DENY x the card's E_POINTS_CAP); when the best build beats
+    every bound, it is the choice and no denial is computed. Otherwise the second pass values the
+    stage and discard rows (each card's denial once, the decision's stage value once) and the
+    first of highest value over both passes wins: the choice of one pass over every row in
+    canonical order (hand slots in order; in a slot, build before stage before discard), so the
+    decisions are those of a plain per-row evaluation.
+    A (card, action) pair's rows follow its default one (M_DEFAULT) and share its base value; a
+    discard build's rows (pile cards) are default (card, build) rows that pay nothing. A compact
+    listing (layout.LIST_COMPACT) ends with template rows (M_CARD = EVERY_CARD) that stand for a
+    stage or a discard with each card of the hand: the second pass values them card by card, and
+    the template it picks is given the card's slot and id."""
+    rival = rival_column(seat, n, s)
+    w_deny = params[who, H_DENY]
     discard_v = params[who, H_COIN] * DISCARD_COINS
     stage_v = 0
     stage_known = False
-    best_i = -1
+    best_i = -1  # the first pass's: the best build row
     best = 0
     other = False  # whether the current pair is a stage or a discard
     n_other = 0
-    other_max = 0
+    other_max = 0  # the most a stage or discard row is worth before its denial
     deny_cap = 0
-    templates = n_moves
+    templates = n_moves  # the first template row (none: n_moves)
     base = 0
     for i in range(n_moves):
         if moves[i, M_DEFAULT] == 1:
@@ -229,29 +242,21 @@ def _builds(ent, board, seat, s, who, moves, n_moves, params, n, age, rival):
             n_other += 1
         elif best_i < 0 or v > best:
             best_i, best = i, v
-    return best_i, best, n_other > 0, other_max, deny_cap, templates, stage_v
-
-
-@njit(cache=True, inline="always")
-def _others(ent, seat, gs, n, s, who, moves, n_moves, templates, params, rival, stage_v):
-    """choice's second pass: the best stage or discard row with its denial, each card's denial
-    computed once (a card's stage and discard rows are adjacent); a compact listing's templates
-    (rows templates..n_moves) valued card by card over the seat's hand. Returns (row, hand
-    slot, value)."""
-    w_deny = params[who, H_DENY]
-    discard_v = params[who, H_COIN] * DISCARD_COINS
-    other_i = -1
+    hand_n = seat[s, F_HAND_N] if templates < n_moves else 0  # templates: the seat's own hand (not the Free City)
+    for k in range(hand_n):
+        deny_cap = max(deny_cap, ent[seat[s, F_HAND + k], E_POINTS_CAP])
+    if n_other == 0 or (best_i >= 0 and w_deny >= 0 and best > other_max + w_deny * deny_cap):
+        return best_i
+    other_i = -1  # the second pass's: the best stage or discard row, and its hand slot
     other_slot = -1
     other_best = 0
     deny_card = -1
     deny_v = 0
-    base = 0
-    other = False
     for i in range(templates):
         if moves[i, M_DEFAULT] == 1:
             action, c, other = _pair_at(moves, i)
             if other:
-                if c != deny_card:
+                if c != deny_card:  # a card's stage and discard rows are adjacent
                     deny_card = c
                     deny_v = _weighted_denial(ent, seat, gs, n, s, c, w_deny)
                 base = (discard_v if action == ACT_DISCARD else stage_v) + deny_v
@@ -259,7 +264,6 @@ def _others(ent, seat, gs, n, s, who, moves, n_moves, templates, params, rival, 
             v = base + payment_value(moves, i, params, who, rival)
             if other_i < 0 or v > other_best:
                 other_i, other_slot, other_best = i, moves[i, M_SLOT], v
-    hand_n = seat[s, F_HAND_N] if templates < n_moves else 0
     for k in range(hand_n):
         deny_v = _weighted_denial(ent, seat, gs, n, s, seat[s, F_HAND + k], w_deny)
         for i in range(templates, n_moves):
@@ -268,33 +272,6 @@ def _others(ent, seat, gs, n, s, who, moves, n_moves, templates, params, rival, 
             v = base + payment_value(moves, i, params, who, rival)
             if other_i < 0 or v > other_best:
                 other_i, other_slot, other_best = i, k, v
-    return other_i, other_slot, other_best
-
-
-@njit(cache=True, _nrt=False)
-def choice(ent, board, seat, gs, s, who, moves, n_moves, params, n, age):
-    """The heuristic's option among the first n_moves rows: the first of highest value, in two
-    passes. The first values the build rows and bounds the others; when the best build beats
-    every bound, it is the choice and no denial is computed. Otherwise the second values the
-    stage and discard rows and the first of highest value over both passes wins: the choice of
-    one pass over every row in canonical order (hand slots in order; in a slot, build before
-    stage before discard), so the decisions are those of a plain per-row evaluation.
-    A (card, action) pair's rows follow its default one (M_DEFAULT) and share its base value; a
-    discard build's rows (pile cards) are default (card, build) rows that pay nothing. A compact
-    listing ends with template rows (M_CARD = EVERY_CARD) that stand for a stage or a discard
-    with each card of the hand (the seat's own: the Free City is never listed compact): the
-    template picked is given the card's slot and id."""
-    rival = rival_column(seat, n, s)
-    best_i, best, any_other, other_max, deny_cap, templates, stage_v = _builds(
-        ent, board, seat, s, who, moves, n_moves, params, n, age, rival)
-    if templates < n_moves:
-        for k in range(seat[s, F_HAND_N]):
-            deny_cap = max(deny_cap, ent[seat[s, F_HAND + k], E_POINTS_CAP])
-    w_deny = params[who, H_DENY]
-    if not any_other or (best_i >= 0 and w_deny >= 0 and best > other_max + w_deny * deny_cap):
-        return best_i
-    other_i, other_slot, other_best = _others(ent, seat, gs, n, s, who, moves, n_moves, templates, params, rival,
-                                              stage_v)
     if best_i < 0 or other_best > best or (other_best == best and other_slot < moves[best_i, M_SLOT]):
         if moves[other_i, M_CARD] == EVERY_CARD:
             moves[other_i, M_SLOT] = other_slot

@@ -1,8 +1,8 @@
 """The game loop, written once: every decision from a state on, by the run's policies, until the
 game is over. It serves whole games (kernels/game.py), a rollout's playouts (kernels/rollout.py,
 with `search` None), a game driven from Python (wsim.run.stepgame.KernelGame.play_out) and the
-profile twin of `wsim bench` (kernels/profile.py: the same loop, its run record saying `timed`,
-kernels/timing.py).
+profile twin of `wsim bench` (kernels/profile.py: the same loop given a `clock`, the scratch
+record's timing array, kernels/timing.py; production passes None and compiles no timing).
 
 A round asks `pending` who owes which decision, and each deciding seat takes its decision
 (decide.take_decision: `legal` options, the policy's `decide`, `apply`); at the end of an age
@@ -22,21 +22,22 @@ from wsim.kernels.timing import RESOLUTION, cycles
 
 
 @njit(cache=True, _nrt=False)
-def play_out(ent, board, run, st, sc, log, g, n_log, search):
+def play_out(ent, board, run, st, sc, log, g, n_log, search, clock):
     """Play state st on to the end of the game: every decision by the run's policies (module
-    docstring). Writes the log's game g when the log has rows."""
+    docstring). Writes the log's game g when the log has rows. clock: None, or the profile
+    twin's timing array (a family of its own: production code holds no timing)."""
     todo = sc.todo
     while True:
         k = pending(st, todo)
         if k == 0:
             if st.gs[G_PHASE] != PH_AGE_END:
                 return
-            if run.timed:
+            if clock is None:
+                end_age(st, log, g, n_log)
+            else:
                 t0 = cycles()
                 end_age(st, log, g, n_log)
-                sc.timing[RESOLUTION] += cycles() - t0
-            else:
-                end_age(st, log, g, n_log)
+                clock[RESOLUTION] += cycles() - t0
             continue
         for i in range(k):
             s = todo[i, 0]
@@ -46,4 +47,4 @@ def play_out(ent, board, run, st, sc, log, g, n_log, search):
                 if run.policies[who] == POLICY_ROLLOUT:
                     rollout.take_search_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log)
                     continue
-            take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log)
+            take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, clock)

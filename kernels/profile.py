@@ -30,8 +30,8 @@ NO_GAME = np.int64(0)
 
 @njit(cache=True, _nrt=False)
 def profile_games(ent, board, run, games, res, cards, acc, st, sc, log, n_log):
-    """Play games 0..games-1 of the run (random, greedy or heuristic seats; its record says
-    `timed`) on one thread, on the state and scratch records given (log with zero rows);
+    """Play games 0..games-1 of the run (random, greedy or heuristic seats) through the game
+    loop with its clock (sc.timing) on one thread, on the state and scratch records given (log with zero rows);
     acc[component] receives the cycles spent in each (COMPONENTS order) and acc[len(COMPONENTS)]
     the cycles of the whole run, which measured against the wall clock give the counter's rate."""
     timing = sc.timing
@@ -41,7 +41,7 @@ def profile_games(ent, board, run, games, res, cards, acc, st, sc, log, n_log):
         t0 = cycles()
         init_game(ent, board, run.n_cards, run.n, run.seed, game, run.board_spec, run.side_spec, run.promo, st, sc)
         timing[DEAL] += cycles() - t0
-        play_out(ent, board, run, st, sc, log, NO_GAME, n_log, None)
+        play_out(ent, board, run, st, sc, log, NO_GAME, n_log, None, timing)
         t0 = cycles()
         final(ent, st, res, cards)
         timing[SCORING] += cycles() - t0

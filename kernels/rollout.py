@@ -88,7 +88,7 @@ def _decide_others(ent, board, base, w, sc, s, log, n_log):
     for i in range(k):
         t = todo[i, 0]
         if t != s:
-            take_decision(ent, board, w, sc, t, todo[i, 1], todo[i, 2], base, log, NO_GAME, n_log)
+            take_decision(ent, board, w, sc, t, todo[i, 1], todo[i, 2], base, log, NO_GAME, n_log, None)
 
 
 @njit(cache=True, _nrt=True)
@@ -122,7 +122,7 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run):
             clone_state(w, copy)
             st2 = copy[0]
             apply(ent, board, st2, s, DEC_MOVE, moves, i, log, NO_GAME, n_log)
-            loop.play_out(ent, board, base[0], st2, scratch[0], log, NO_GAME, n_log, None)
+            loop.play_out(ent, board, base[0], st2, scratch[0], log, NO_GAME, n_log, None, None)
             final(ent, st2, res, cards)
             totals[i] += _outcome(res, n, gs[G_FC], who)
     seat[who, F_CTR] = start + PLAYOUT_STRIDE * playouts

@@ -233,7 +233,6 @@ RUN = (
     ("seed", "uint64", (), "the run's seed"),
     ("n_cards", "int64", (), "card ids of the data file"),
     ("promo", "bool", (), "whether the promo boards are in the deal's pool"),
-    ("timed", "bool", (), "whether the game loop times its components (the profile twin, kernels/loop.py)"),
     ("board_spec", "int8", (MAX_SEATS,), "each city's fixed board, -1: dealt"),
     ("side_spec", "int8", (MAX_SEATS,), "each city's fixed side, -1: dealt"),
     ("policies", "int32", (MAX_SEATS,), "each seat's policy id (kernels/policy.py)"),
@@ -271,7 +270,7 @@ SCRATCH = (
     ("fc_ok", "int8", (MAX_FC_HIDDEN, MAX_FC_POOL), "1 where the Free City could have played candidate j at "
                                                     "hidden play i (kernels/hidden.py)"),
     ("fc_cand", "int16", (MAX_FC_POOL,), "the candidates of one group's hidden Free City plays (kernels/hidden.py)"),
-    ("timing", "uint64", (TIMING_SLOTS,), "CPU cycles by component when the run is timed (kernels/loop.py)"),
+    ("timing", "uint64", (TIMING_SLOTS,), "CPU cycles by component in the profile twin (kernels/timing.py)"),
 )
 
 

@@ -1,9 +1,10 @@
 """The profile twin's clock (`wsim bench`'s time breakdown): the CPU's cycle counter and the
 components a game's time is split into.
 
-The game loop, its decision step and the trading solver's call sites (kernels/loop.py,
-decide.take_decision, price._solve) add to the scratch record's `timing` array only when the
-run record says `timed`; in production the flag is tested and nothing else runs.
+The game loop, its decision step and the trading solver's call site (kernels/loop.py,
+decide.take_decision, price._solve) add to the scratch record's `timing` array when they are
+given it as their `clock` (kernels/profile.py does); production passes None, and numba drops
+the timing before typing, so the profile twin is a compiled family of its own.
 """
 
 from llvmlite import ir

@@ -17,7 +17,7 @@ def profile_run(runner: Runner, games: int, res: np.ndarray, cards: np.ndarray, 
     cards, the cycles of each component into acc (kernels/profile.py)."""
     log, n_log = np.zeros((0, 1, len(EVENT_COLUMNS)), np.int16), np.zeros(1, np.int32)
     s = runner.settings
-    timed = new_run(s.players, 0, runner.n_cards, False, runner.board_spec, runner.side_spec, runner.policies,
-                    runner.params, timed=True)
-    profile_games(runner.ent, runner.board, timed[0], games, res, cards, acc, new_state()[0], new_scratch()[0],
+    run = new_run(s.players, 0, runner.n_cards, False, runner.board_spec, runner.side_spec, runner.policies,
+                  runner.params)
+    profile_games(runner.ent, runner.board, run[0], games, res, cards, acc, new_state()[0], new_scratch()[0],
                   log, n_log)

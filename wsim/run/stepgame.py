@@ -291,7 +291,8 @@ class KernelGame:
         """Every remaining decision by the seats' policies: the game loop of `wsim simulate`
         (kernels/loop.py), from this state on."""
         search = True if (self.policies == POLICY_ROLLOUT).any() else None
-        play_out(self.ent, self.board, self.run[0], self.state[0], self.scratch[0], self.log, 0, self.n_log, search)
+        play_out(self.ent, self.board, self.run[0], self.state[0], self.scratch[0], self.log, 0, self.n_log, search,
+                 None)
 
     def results(self) -> tuple:
         """(res[n, RES_COUNT], cards[n, MAX_CITY]) of a finished game."""
