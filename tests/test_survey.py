@@ -216,6 +216,36 @@ def _files(folder):
 
 
 @pytest.mark.slow
+def _check_play(out, printed: str):
+    """play.csv against the population's own rows, computed here game by game with pandas."""
+    import glob
+
+    import pyarrow.parquet as pq
+
+    from wsim import tables
+
+    t = tables.load()
+    guilds = {t.card_names[c] for c in range(t.n_cards) if t.ent_kind[c] == 6}  # purple
+    rows = pd.concat([pq.read_table(f).to_pandas() for f in sorted(glob.glob(str(out / "data" / "g" / "*.parquet")))])
+    games = rows.groupby("game")
+    points = games.vp_total.mean()
+    gap = games.vp_total.max() - games.vp_total.min()
+    guild_win = rows[rows.win].groupby("game").cards.apply(lambda cs: any(guilds & set(c) for c in cs))
+    play = {r["population"]: r for r in csv.DictReader(io.StringIO((out / "play.csv").read_text()))}
+    g = play["g"]
+    assert int(g["games"]) == len(points) == 600 and int(g["players"]) == 3
+    assert float(g["mean_points"]) == pytest.approx(points.mean(), rel=1e-5)
+    half = 1.959964 * points.std() / math.sqrt(len(points))
+    assert float(g["points_ci_high"]) - float(g["mean_points"]) == pytest.approx(half, rel=1e-3)
+    assert float(g["mean_gap"]) == pytest.approx(gap.mean(), rel=1e-5)
+    assert int(g["guild_wins"]) == int(guild_win.sum()) > 0
+    assert float(g["coins"]) == pytest.approx(rows.coins.mean(), rel=1e-5)
+    assert float(g["vp_science"]) == pytest.approx(rows.vp_science.mean(), rel=1e-5)
+    assert float(g["guild_ci_low"]) < float(g["winners_with_guild"]) < float(g["guild_ci_high"])
+    assert set(play) == {"r", "g", "few"}
+    assert f"g @3: {points.mean():.1f} points a seat" in printed
+
+
 def test_a_small_survey_its_files_and_its_resume(tmp_path, monkeypatch):
     ref = tmp_path / "people.csv"
     ref.write_text("players,wonder,side,seats,wins\n3,giza,*,300,100\n3,rhodes,B,200,90\n7,giza,A,5,1\n")
@@ -223,8 +253,9 @@ def test_a_small_survey_its_files_and_its_resume(tmp_path, monkeypatch):
     assert whole.exit_code == 0, whole.output
     out = tmp_path / "whole"
     assert sorted(p.name for p in out.iterdir() if p.name != ".wsim-lock") == [
-        "card_effects.csv", "card_verdicts.csv", "data", "index.html", "pairs.csv", "reference.csv", "survey.csv",
-        "verdicts.csv"]
+        "card_effects.csv", "card_verdicts.csv", "data", "index.html", "pairs.csv", "play.csv", "reference.csv",
+        "survey.csv", "verdicts.csv"]
+    _check_play(out, whole.output)
     assert sorted(p.name for p in (out / "data").iterdir()) == ["few", "g", "r"]
     survey = list(csv.DictReader(io.StringIO((out / "survey.csv").read_text())))
     assert {r["population"] for r in survey} == {"r", "g", "few", "people"}

@@ -18,11 +18,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from wsim import codes
 from wsim.analysis.balance import effects, read
 from wsim.analysis.balance.report import csv_bytes, wonders_table
 from wsim.analysis.playtest import compare, people_rows
 from wsim.analysis.significance import q_values
-from wsim.analysis.stats import Z95
+from wsim.analysis.stats import Z95, wilson_interval
 from wsim.analysis.verdicts import games_for_estimate, games_for_rate, normal_critical, t_critical, verdicts
 from wsim.dataset import parts
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target
@@ -34,7 +35,8 @@ DATA = "data"
 SURVEY_CSV, VERDICTS_CSV, CARD_VERDICTS_CSV, PAIRS_CSV, REFERENCE_CSV, INDEX_HTML = (
     "survey.csv", "verdicts.csv", "card_verdicts.csv", "pairs.csv", "reference.csv", "index.html")
 CARD_EFFECTS_CSV = "card_effects.csv"
-FILES = (INDEX_HTML, SURVEY_CSV, VERDICTS_CSV, CARD_VERDICTS_CSV, CARD_EFFECTS_CSV, PAIRS_CSV, REFERENCE_CSV)
+PLAY_CSV = "play.csv"
+FILES = (INDEX_HTML, SURVEY_CSV, VERDICTS_CSV, CARD_VERDICTS_CSV, CARD_EFFECTS_CSV, PAIRS_CSV, PLAY_CSV, REFERENCE_CSV)
 SURVEY_COLUMNS = ("population", "players", "wonder", "side", "seats", "wins", "win_rate", "ci_low", "ci_high",
                   "q_value")
 VERDICT_COLUMNS = ("players", "wonder", "side", "verdict", "min_rate", "max_rate", "populations", "games_needed")
@@ -43,6 +45,9 @@ PAIR_COLUMNS = ("players", "wonder", "side", "population_a", "population_b", "ga
                 "q_value")
 CARD_EFFECT_COLUMNS = ("population", "players", "card", "seats_built", "build_rate", "effect", "ci_low", "ci_high",
                        "q_value")
+PLAY_COLUMNS = ("population", "players", "games", "mean_points", "points_ci_low", "points_ci_high", "mean_gap",
+                "gap_ci_low", "gap_ci_high", "guild_wins", "winners_with_guild", "guild_ci_low", "guild_ci_high",
+                *read.CATEGORY_COLUMNS, "coins", "stages")
 REFERENCE_COLUMNS = ("players", "wonder", "side", "population", "rate", "people_rate", "diff", "ci_low", "ci_high",
                      "q_value", "disagrees")
 
@@ -62,6 +67,7 @@ class Survey:
     pairs: pd.DataFrame
     reference: pd.DataFrame | None
     card_effects: pd.DataFrame  # every population's card effects (their verdicts' evidence)
+    play: pd.DataFrame  # how each population plays (play.csv)
     files: dict = field(default_factory=dict)
 
 
@@ -224,6 +230,9 @@ def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame
     con = read.connect()
     datasets = {p.name: read.open_dataset(data / p.name, tables) for p in populations}
     rates, cards, fits = [], [], {}
+    guilds = [tables.card_names[c] for c in range(tables.n_cards) if tables.ent_kind[c] == codes.PURPLE]
+    play = pd.concat([play_rows(read.play_table(con, datasets[p.name], guilds)).assign(population=p.name)
+                      for p in populations], ignore_index=True)
     for pop in populations:
         ds = datasets[pop.name]
         w = wonders_table(read.wonder_table(con, ds))
@@ -260,7 +269,7 @@ def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame
         comparison = compare(reference, survey)
     result = Survey(survey, _whole_games(wonder_verdicts.rename(columns={"min": "min_rate", "max": "max_rate"})),
                     _whole_games(card_verdicts.rename(columns={"min": "min_effect", "max": "max_effect"})),
-                    pairs, comparison, card_rows)
+                    pairs, comparison, card_rows, play)
     shown_rows = pd.concat([survey] + ([people] if people is not None else []), ignore_index=True)
     from wsim.analysis.survey_page import page
 
@@ -270,9 +279,25 @@ def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame
     result.files[CARD_VERDICTS_CSV] = csv_bytes(result.card_verdicts, CARD_VERDICT_COLUMNS)
     result.files[PAIRS_CSV] = csv_bytes(pairs, PAIR_COLUMNS)
     result.files[CARD_EFFECTS_CSV] = csv_bytes(card_rows, CARD_EFFECT_COLUMNS)
+    result.files[PLAY_CSV] = csv_bytes(play, PLAY_COLUMNS)
     if comparison is not None:
         result.files[REFERENCE_CSV] = csv_bytes(comparison, REFERENCE_COLUMNS)
     return result
+
+
+def play_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """read.play_table's per-game deviations turned into 95% intervals of the means (normal, over
+    independent games) and the share of games won with a guild with its Wilson interval."""
+    out = table.copy()
+    for what in ("points", "gap"):
+        half = Z95 * out[f"sd_{what}"].fillna(0) / np.sqrt(out.games)
+        out[f"{what}_ci_low"] = out[f"mean_{what}"] - half
+        out[f"{what}_ci_high"] = out[f"mean_{what}"] + half
+    out["winners_with_guild"] = out.guild_wins / out.games
+    bounds = [wilson_interval(int(w), int(g)) for w, g in zip(out.guild_wins, out.games)]
+    out["guild_ci_low"] = [lo for lo, _ in bounds]
+    out["guild_ci_high"] = [hi for _, hi in bounds]
+    return out
 
 
 def _criticals(table: pd.DataFrame, critical) -> dict:

@@ -181,7 +181,8 @@ def survey(*, out, populations=None, players: int = 4, games: int = 20_000, seed
     """The same deals played by several populations (`wsim survey`): populations as a list of
     "NAME=POLICIES[@GAMES]" texts (None: the built-in set; an empty list is refused); writes the
     survey folder and returns the survey, whose `.survey`, `.verdicts`, `.card_verdicts`,
-    `.pairs` (and with a `reference` CSV of your own games, `.reference`) are DataFrames.
+    `.pairs`, `.play` (how each population plays) (and with a `reference` CSV of your own games,
+    `.reference`) are DataFrames.
     on_estimate([(population, seconds), ...]) receives the estimated play before it starts (not
     with dask); on_run(population, result) follows each population's run; progress: True (drawn
     on stderr), False or a function receiving each wsim.run.progress.Update."""

@@ -12,7 +12,7 @@ from wsim import signals
 from wsim.analysis.populations import builtin_help
 from wsim.cli.options import (SEED, UserError, left_behind, load_tables, out_folder, out_option, overwrite_option, policy_names,
                               progress_of, quiet_option, run_options, run_settings)
-from wsim.cli.render import duration, paired_text, population_line, verdict_text
+from wsim.cli.render import duration, paired_text, play_text, population_line, verdict_text
 from wsim.run.settings import LONG_RUN_GAMES, MAX_CHUNK, REBALANCE_MAX_GAMES
 
 @click.command("balance")
@@ -135,6 +135,7 @@ def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, si
                     else "the survey folder is as it was")
         raise
     click.echo(verdict_text(result))
+    click.echo(play_text(result.play))
     click.echo(f"survey: {folder / 'index.html'} ({', '.join(n for n in result.files if n.endswith('.csv'))})")
 
 

@@ -154,6 +154,21 @@ def population_line(pop, seconds: float) -> str:
     return f"{pop.name}: {', '.join(pop.settings.labels)} on {pop.games:,} games, about {duration(seconds)}"
 
 
+def play_text(play) -> str:
+    """How each population plays (survey.play: play.csv's rows), a line per population and
+    player count, each mean with its 95% interval's half width."""
+    lines = []
+    for r in play.itertuples(index=False):
+        categories = ", ".join(f"{c[3:]} {getattr(r, c):.1f}" for c in play.columns if c.startswith("vp_")
+                               and c != "vp_total")
+        lines.append(f"  {r.population} @{r.players}: {r.mean_points:.1f} points a seat "
+                     f"(±{r.points_ci_high - r.mean_points:.1f}), first to last {r.mean_gap:.1f} "
+                     f"(±{r.gap_ci_high - r.mean_gap:.1f}), {r.coins:.1f} coins left, {r.stages:.1f} stages, "
+                     f"winner with a guild in {100 * r.winners_with_guild:.0f}% of {r.games:,} games "
+                     f"({100 * r.guild_ci_low:.0f}–{100 * r.guild_ci_high:.0f}%); points: {categories}")
+    return "how each population plays (a seat's means):\n" + "\n".join(lines)
+
+
 def verdict_text(survey) -> str:
     """The survey's verdicts at a glance: how many of each, and the wonder sides that are not
     `not resolved`."""

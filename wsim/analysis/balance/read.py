@@ -156,3 +156,29 @@ def paired_wonders(con, base: Dataset, edited: Dataset, games: int | None = None
         raise DatasetError(f"--baseline: {base.path} and {edited.path} deal other wonders to the same "
                            "seats: they are not the same games")
     return table.drop(columns="mismatched")
+
+
+def play_table(con, ds: Dataset, guilds: list) -> pd.DataFrame:
+    """How the dataset's players play, per player count, game by game then over games (each game
+    one independent observation): games; the mean points a seat and its standard deviation over
+    games; the first-to-last gap (the best total less the worst, the Free City left out) and
+    its deviation; the mean of each point category, coins left and wonder stages a seat; and
+    the games whose winner (every seat ranked first) built a guild (`guilds`: their names).
+    (list_intersect, not list_has_any: on a 200-game dataset, DuckDB 2.0.1's list_has_any found
+    98 of the 139 games that pandas and list_intersect find.)"""
+    means = ", ".join(f"avg({c}) AS {c}" for c in CATEGORY_COLUMNS)
+    names = ", ".join("'" + g.replace("'", "''") + "'" for g in guilds) or "NULL"
+    sql = f"""
+        WITH g AS (
+            SELECT players, game, avg(vp_total) AS points, max(vp_total) - min(vp_total) AS gap,
+                   bool_or(win AND len(list_intersect(cards, [{names}]::VARCHAR[])) > 0) AS guild_win, {means},
+                   avg(coins) AS coins, avg(stages) AS stages
+            FROM {_rows(con, ds, ["players", "game", "vp_total", "win", "cards", "coins", "stages"]
+                        + CATEGORY_COLUMNS)}
+            GROUP BY players, game)
+        SELECT players, count(*) AS games, avg(points) AS mean_points, stddev_samp(points) AS sd_points,
+               avg(gap) AS mean_gap, stddev_samp(gap) AS sd_gap, sum(guild_win::INTEGER) AS guild_wins,
+               {", ".join(f"avg({c}) AS {c}" for c in CATEGORY_COLUMNS)}, avg(coins) AS coins,
+               avg(stages) AS stages
+        FROM g GROUP BY players ORDER BY players"""
+    return _query(con, sql, ds)
