@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from clikit import last_error_line, run_cli, tmpfs
+from wsim import RULES_VERSION
 from wsim.dataset import folder as folder_mod
 from wsim.kernels.policy import P_COUNT
 
@@ -258,6 +259,17 @@ def test_resume_rules(tmp_path, expected):
     # a complete dataset: nothing played; the summary covers it all
     done = simulate(out, "--resume")
     assert done.exit_code == 0 and done.stdout.startswith("30 games of 3 players (random): the dataset was complete")
+    # a manifest that contradicts its parts, or is damaged, is not rewritten to agree with them
+    # (`wsim check` calls the dataset damaged; --resume refuses it and changes nothing)
+    text = (out / "_wsim_manifest.json").read_text()
+    doctored = text.replace(f'"rules_version": {RULES_VERSION}', f'"rules_version": {RULES_VERSION - 1}')
+    for bad, said in ((doctored, f"says rules_version {RULES_VERSION - 1} but its parts say {RULES_VERSION}"),
+                      ("{not json", "not a readable manifest")):
+        (out / "_wsim_manifest.json").write_text(bad)
+        result = simulate(out, "--resume")
+        assert result.exit_code == 2 and said in last_error_line(result) and "wsim check" in last_error_line(result)
+        assert (out / "_wsim_manifest.json").read_text() == bad
+    (out / "_wsim_manifest.json").write_text(text)
     # a dataset from before manifests: it gets its manifest
     (out / "_wsim_manifest.json").unlink()
     assert simulate(out, "--resume", "--seed", "1").exit_code == 0

@@ -125,8 +125,11 @@ def _plan_resume(folder: OutputFolder, tables: Tables, settings: Settings, expli
         k = differs[0]
         raise DatasetError(f"--resume: {folder.path} was written with {k} {brief(run_meta.get(k))}, this run "
                            f"would write {brief(ours.get(k))}")
+    # a completed run's manifest is never rewritten to agree with parts it contradicts: `wsim check`
+    # calls such a dataset damaged, and --resume says so too
+    doc = _manifest_agreeing(folder.path, run_meta)
     # a part that differs from the manifest of the completed run is never blessed by a new one
-    listed = {e["file"]: e["sha256"] for e in (manifest.recorded(folder.path) or {"parts": []})["parts"]}
+    listed = {e["file"]: e["sha256"] for e in (doc or {"parts": []})["parts"]}
     keep = []
     present = set()
     for h in headers:
@@ -146,6 +149,22 @@ def _plan_resume(folder: OutputFolder, tables: Tables, settings: Settings, expli
         present.add(index)
     todo = [i for i in range(settings.part_count) if i not in present]
     return Plan(tables, settings, keep, todo, [])
+
+
+def _manifest_agreeing(path: Path, run_meta: dict) -> dict | None:
+    """The manifest in `path` (None when there is none), refused when it is damaged or when its
+    run metadata is not its parts' (`run_meta`)."""
+    if not (path / parts.MANIFEST).exists():
+        return None
+    try:
+        doc = manifest.read(path)
+    except DatasetError as e:
+        raise DatasetError(f"--resume: {e}; see `wsim check`") from None
+    if doc["wsim"] != run_meta:
+        k = next(k for k in sorted(set(doc["wsim"]) | set(run_meta)) if doc["wsim"].get(k) != run_meta.get(k))
+        raise DatasetError(f"--resume: {path / parts.MANIFEST} says {k} {brief(doc['wsim'].get(k))} but its parts "
+                           f"say {brief(run_meta.get(k))}: the dataset is damaged (see `wsim check`)")
+    return doc
 
 
 def _show(option: str, value) -> str:
