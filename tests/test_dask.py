@@ -226,7 +226,8 @@ def test_ladder_ablate_and_rebalance_on_the_cluster_equal_local_runs(tmp_path, c
     ablate = ("ablate", "--edit", "Altar.points=+6", "--games", "1500", "--chunk-size", "500", "--seed", "3")
     rebalance = ("rebalance", "--players", "3", "--levers", "stages:giza", "--games", "600", "--tolerance", "0.2",
                  "--max-steps", "1", "--seed", "4")
-    for args, files in ((ladder, ("ladder.csv", "ratings.csv")), (ablate, ("paired.csv", "cards.csv", "wonders.csv")),
+    for args, files in ((ladder, ("ladder.csv", "ratings.csv", "play.csv")),
+                        (ablate, ("paired.csv", "cards.csv", "wonders.csv")),
                         (rebalance, ("edits.txt", "result.csv", "path.csv", "path_rates.csv", "cards.yaml"))):
         here = run_cli(*args, "--threads", "1", "--out", str(tmp_path / "here"))
         there = run_cli(*args, "--dask", lc.scheduler_address, "--out", str(tmp_path / "there"))

@@ -167,7 +167,7 @@ def test_ladder_holds_its_folder_while_it_plays(tmp_path, monkeypatch):
     first = run_cli("ladder", "--policies", "random,greedy", "--players", "3", "--games", "6", "--threads", "1",
                     "--out", str(out))
     assert first.exit_code == 0, first.output
-    assert sorted(p.name for p in out.iterdir()) == [".wsim-lock", "ladder.csv", "ratings.csv"]
+    assert sorted(p.name for p in out.iterdir()) == [".wsim-lock", "ladder.csv", "play.csv", "ratings.csv"]
 
 
 def test_balance_holds_its_folder_while_it_reads(tmp_path, monkeypatch, dataset):

@@ -2,12 +2,13 @@
 
 import csv
 
+import numpy as np
 import pytest
 
 from clikit import last_error_line, run_cli
-from wsim.kernels.layout import RES_RANK, RES_TOTAL
+from wsim.kernels.layout import RES_COINS, RES_GUILD, RES_RANK, RES_TOTAL
 from wsim.run.weights import default_params
-from wsim.agents.ladder import LADDER_COLUMNS, RATINGS_COLUMNS
+from wsim.agents.ladder import LADDER_COLUMNS, PLAY_COLUMNS, RATINGS_COLUMNS
 from wsim.run.runner import Runner
 from wsim.run.settings import Settings
 from wsim.analysis.stats import wilson_interval
@@ -16,6 +17,31 @@ from wsim.analysis.stats import wilson_interval
 def _rows(path) -> list:
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
+
+
+def _check_play(out, tables):
+    """play.csv recomputed: random's seats in both pairs (the one seat against greedy, the two
+    seats beside greedy's one), each game a unit, on the deals of seed 9."""
+    units, wins, guild_wins = [], 0, 0
+    for k in range(3):
+        for x in ("random", "greedy"):
+            seats = [x if s == k else ("greedy" if x == "random" else "random") for s in range(3)]
+            cols = [s for s in range(3) if seats[s] == "random"]
+            res = Runner(tables, Settings(players=3, seed=9, policies=tuple(seats))).play(20 * k, 20).res
+            for g in res:
+                units.append([float(np.mean([g[s, c] for s in cols])) for c in (RES_TOTAL, RES_COINS, RES_GUILD)])
+                wins += sum(g[s, RES_RANK] == 1 for s in cols)
+                guild_wins += sum(g[s, RES_RANK] == 1 and g[s, RES_GUILD] > 0 for s in cols)
+    units = np.array(units)
+    row = _rows(out / "play.csv")[0]
+    assert tuple(_rows(out / "play.csv")[0]) == PLAY_COLUMNS and row["policy"] == "random"
+    assert (int(row["games"]), int(row["seats"]), int(row["wins"])) == (120, 180, wins)
+    assert int(row["wins_with_guild_points"]) == guild_wins
+    assert float(row["mean_points"]) == pytest.approx(round(units[:, 0].mean(), 3))
+    half = 1.959964 * units[:, 0].std(ddof=1) / np.sqrt(120)
+    assert float(row["points_ci_high"]) == pytest.approx(round(units[:, 0].mean() + half, 3), abs=2e-3)
+    assert float(row["coins"]) == pytest.approx(round(units[:, 1].mean(), 3))
+    assert float(row["vp_guild"]) == pytest.approx(round(units[:, 2].mean(), 3))
 
 
 def test_ladder_tables_match_the_games_they_count(tmp_path, tables):
@@ -43,6 +69,7 @@ def test_ladder_tables_match_the_games_they_count(tmp_path, tables):
     assert (float(greedy["ci_low"]), float(greedy["ci_high"])) == (round(lo, 4), round(hi, 4))
     assert float(greedy["mean_points"]) == round(points / 60, 3)
     assert float(greedy["mean_margin"]) == round(margin / 60, 3)
+    _check_play(out, tables)
     ratings = _rows(out / "ratings.csv")
     assert tuple(ratings[0]) == RATINGS_COLUMNS
     by = {r["policy"]: float(r["rating"]) for r in ratings}

@@ -45,7 +45,7 @@ def _fail_on_write(monkeypatch, k):
 
 
 def test_a_report_that_fails_at_any_write_leaves_the_folder_as_it_was(tmp_path, monkeypatch, dataset):
-    """The ladder's two files, then the commit's journal: a failure at each write in turn leaves
+    """The ladder's three files, then the commit's journal: a failure at each write in turn leaves
     nothing in a new folder, and over an old report the old report byte for byte (the commit is
     output_files', shared by every report). Then the finding's case: `balance --baseline`'s
     fourth file, paired.csv, failing."""
@@ -55,19 +55,19 @@ def test_a_report_that_fails_at_any_write_leaves_the_folder_as_it_was(tmp_path, 
         return wsim.ladder("random,greedy", out=str(out), players=3, games=20, threads=1, seed=seed,
                            overwrite=overwrite)
 
-    for k in range(3):
+    for k in range(4):
         _fail_on_write(monkeypatch, k)
         with pytest.raises(WsimError, match="No space left on device"):
             run()
         monkeypatch.undo()
         assert not out.exists(), k
-    calls = _fail_on_write(monkeypatch, 3)
+    calls = _fail_on_write(monkeypatch, 4)
     run()
     monkeypatch.undo()
-    assert len(calls) == 3  # two files and the journal: every write was failed once above
+    assert len(calls) == 4  # three files and the journal: every write was failed once above
     before = _contents(out)
-    assert sorted(str(p) for p in before) == ["ladder.csv", "ratings.csv"]
-    for k in range(3):
+    assert sorted(str(p) for p in before) == ["ladder.csv", "play.csv", "ratings.csv"]
+    for k in range(4):
         _fail_on_write(monkeypatch, k)
         with pytest.raises(WsimError, match="No space left on device"):
             run(overwrite=True, seed=1)

@@ -13,6 +13,11 @@ copies' (so three seats of Y do not move Y three times as far).
 The games are played a chunk at a time (wsim.run.runner.play_chunks) and counted as they come:
 each pair's tallies, and the ratings updated with each chunk's games in that same order, so
 memory stays one chunk's whatever --games says.
+
+How each policy plays (play.csv): over every seat it held, in both roles (the one seat of X, the
+P − 1 of Y), each (pair, game) it sat in one observation: the means over those games of its
+seats' points, point categories, coins left and stages, the points' 95% normal interval, and
+the share of its wins in which it scored guild points (a guild built, or Olympia B's copy).
 """
 
 from __future__ import annotations
@@ -24,11 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
+from wsim import codes
 from wsim.dataset.folder import output_files
-from wsim.kernels.layout import RES_RANK, RES_TOTAL
+from wsim.kernels.layout import RES_COINS, RES_GUILD, RES_MILITARY, RES_RANK, RES_STAGES, RES_TOTAL
 from wsim.run.runner import CLUSTER_CHUNK_GAMES, Runner, chunk_ranges, play_chunks
 from wsim.run.settings import Settings, SettingsError, apply_policy_params, check_players, parse_policies
-from wsim.analysis.stats import wilson_interval
+from wsim.analysis.stats import Z95, wilson_interval
 from wsim.tables import Tables
 
 LADDER_CSV = "ladder.csv"
@@ -36,11 +42,18 @@ RATINGS_CSV = "ratings.csv"
 LADDER_COLUMNS = ("policy", "opponent", "players", "games", "wins", "win_share", "ci_low", "ci_high",
                   "mean_points", "mean_margin")
 RATINGS_COLUMNS = ("policy", "rating", "rating_sd")
+PLAY_CSV = "play.csv"
+CATEGORY_COLUMNS = tuple(f"vp_{c}" for c in codes.CATEGORIES)
+PLAY_COLUMNS = ("policy", "players", "games", "seats", "mean_points", "points_ci_low", "points_ci_high",
+                *CATEGORY_COLUMNS, "coins", "stages", "wins", "wins_with_guild_points", "guild_share", "guild_ci_low",
+                "guild_ci_high")
+# the results columns play.csv averages: the categories (consecutive in RES_*), total, coins, stages
+_PLAY_RES = list(range(RES_MILITARY, RES_MILITARY + len(codes.CATEGORIES))) + [RES_TOTAL, RES_COINS, RES_STAGES]
 
 
 def owns(name: str) -> bool:
     """The files `wsim ladder` writes (and may replace with --overwrite)."""
-    return name in (LADDER_CSV, RATINGS_CSV)
+    return name in (LADDER_CSV, RATINGS_CSV, PLAY_CSV)
 
 
 @dataclass(frozen=True)
@@ -70,6 +83,51 @@ class PairResult:
                 "wins": self.wins, "win_share": round(self.wins / self.games, 4), "ci_low": round(lo, 4),
                 "ci_high": round(hi, 4), "mean_points": round(self.points / self.games, 3),
                 "mean_margin": round(self.margin / self.games, 3)}
+
+
+@dataclass
+class PlayTally:
+    """How one policy played: sums over the (pair, game) units it sat in (module docstring)."""
+
+    policy: str
+    players: int
+    units: int = 0
+    seats: int = 0
+    sums: np.ndarray = None  # per _PLAY_RES column, the sum over units of its seats' mean
+    points_sq: float = 0.0  # the sum over units of the squared mean points
+    wins: int = 0
+    guild_wins: int = 0
+
+    def add(self, res: np.ndarray, cols: list):
+        """Add the games of res (rows of one block) in which this policy held seats `cols`."""
+        means = res[:, cols][:, :, _PLAY_RES].astype(np.float64).mean(axis=1)
+        if self.sums is None:
+            self.sums = np.zeros(len(_PLAY_RES))
+        self.sums += means.sum(axis=0)
+        points = means[:, len(codes.CATEGORIES)]
+        self.points_sq += float((points * points).sum())
+        self.units += len(res)
+        self.seats += len(res) * len(cols)
+        won = res[:, cols, RES_RANK] == 1
+        self.wins += int(won.sum())
+        self.guild_wins += int((won & (res[:, cols, RES_GUILD] > 0)).sum())
+
+    def row(self) -> dict:
+        n = self.units
+        means = self.sums / n
+        points = means[len(codes.CATEGORIES)]
+        var = max(self.points_sq - n * points * points, 0.0) / (n - 1) if n > 1 else 0.0
+        half = Z95 * float(np.sqrt(var / n))
+        lo, hi = wilson_interval(self.guild_wins, self.wins) if self.wins else (float("nan"), float("nan"))
+        row = {"policy": self.policy, "players": self.players, "games": n, "seats": self.seats,
+               "mean_points": round(points, 3), "points_ci_low": round(points - half, 3),
+               "points_ci_high": round(points + half, 3)}
+        row.update({c: round(float(means[i]), 3) for i, c in enumerate(CATEGORY_COLUMNS)})
+        row.update({"coins": round(float(means[-2]), 3), "stages": round(float(means[-1]), 3), "wins": self.wins,
+                    "wins_with_guild_points": self.guild_wins,
+                    "guild_share": round(self.guild_wins / self.wins, 4) if self.wins else "",
+                    "guild_ci_low": round(lo, 4) if self.wins else "", "guild_ci_high": round(hi, 4) if self.wins else ""})
+        return row
 
 
 def parse_entries(policies: list, policy_params) -> list:
@@ -108,9 +166,13 @@ def _blocks(x: Entry, y: Entry, players: int, games: int, seed: int, first_game:
     return out
 
 
-def _tally(pair: PairResult, seat: int, settings: Settings, res: np.ndarray, ratings=None):
-    """Add some of a block's games (their res rows) to X's record and to the ratings."""
+def _tally(pair: PairResult, seat: int, settings: Settings, res: np.ndarray, ratings=None, play=None):
+    """Add some of a block's games (their res rows) to X's record, to the ratings and to how X
+    and Y play (play: label -> PlayTally)."""
     players = settings.players
+    if play is not None:
+        play[pair.policy].add(res, [seat])
+        play[pair.opponent].add(res, [s for s in range(players) if s != seat])
     totals = res[:, :players, RES_TOTAL].astype(np.int64)
     ranks = res[:, :players, RES_RANK]
     pair.games += len(res)
@@ -123,14 +185,14 @@ def _tally(pair: PairResult, seat: int, settings: Settings, res: np.ndarray, rat
 
 
 def play_pair(tables: Tables, x: Entry, y: Entry, players: int, games: int, seed: int, first_game: int = 0,
-              ratings=None, on_progress=None) -> PairResult:
+              ratings=None, on_progress=None, play=None) -> PairResult:
     """X's record in games first_game .. first_game + games - 1 of `seed`, one seat of X against
     players - 1 seats of Y, X at seat k for the k-th of `players` equal blocks, played a chunk at
     a time. ratings, when given (a Ratings), is updated with every game, in order."""
     pair = PairResult(x.label, y.label, players)
     for seat, settings, first, count in _blocks(x, y, players, games, seed, first_game):
         for _, res in play_chunks(Runner(tables, settings), first, count, on_progress):
-            _tally(pair, seat, settings, res, ratings)
+            _tally(pair, seat, settings, res, ratings, play)
     return pair
 
 
@@ -172,6 +234,7 @@ class Ladder:
         self.games = games
         self.seed = seed
         self.results: list = []
+        self.play = {e.label: PlayTally(e.label, players) for e in entries}
         self._ratings = None  # Ratings, made when the games start (openskill is imported then)
 
     def pairs(self) -> list:
@@ -202,7 +265,7 @@ class Ladder:
         for k, (x, y) in enumerate(pairs):
             step(k)
             self.results.append(play_pair(self.tables, x, y, self.players, self.games, self.seed,
-                                          ratings=self._ratings, on_progress=played))
+                                          ratings=self._ratings, on_progress=played, play=self.play))
 
     def _run_on(self, cluster, threads: int, played, step):
         """run() on a Dask cluster: the blocks of every pair in ranges of CLUSTER_CHUNK_GAMES games
@@ -222,7 +285,7 @@ class Ladder:
             ranges = [(settings, at, n) for _, _, settings, at, n in batch]
             for (k, seat, settings, _, _), res in zip(batch, play_ranges(cluster, self.tables.raw, ranges, threads,
                                                                           played)):
-                _tally(results[k], seat, settings, res, self._ratings)
+                _tally(results[k], seat, settings, res, self._ratings, self.play)
             batch.clear()
 
         for piece in pieces:
@@ -249,8 +312,8 @@ def csv_text(columns: tuple, rows: list) -> str:
 
 def run_ladder(tables: Tables, entries: list, players: int, games: int, seed: int, out: Path, overwrite: bool,
                on_progress=None, dask: str | None = None, threads: int | None = None, progress=False) -> tuple:
-    """Play the ladder (on a Dask cluster with `dask`: wsim.run.cluster), write DIR/ladder.csv and
-    DIR/ratings.csv; returns their texts. DIR is held from its check, before any game, to the
+    """Play the ladder (on a Dask cluster with `dask`: wsim.run.cluster), write DIR/ladder.csv,
+    DIR/ratings.csv and DIR/play.csv; returns their texts. DIR is held from its check, before any game, to the
     commit. progress: True, False or a function (wsim.run.progress)."""
     from wsim.run import progress as progress_mod
 
@@ -271,5 +334,6 @@ def run_ladder(tables: Tables, entries: list, players: int, games: int, seed: in
         ladder_text = csv_text(LADDER_COLUMNS, [r.row() for r in ladder.results])
         ratings_text = csv_text(RATINGS_COLUMNS, [{"policy": lab, "rating": round(mu, 3), "rating_sd": round(sd, 3)}
                                                   for lab, mu, sd in ladder.ratings()])
-        commit({LADDER_CSV: ladder_text.encode(), RATINGS_CSV: ratings_text.encode()})
-    return ladder_text, ratings_text
+        play_text = csv_text(PLAY_COLUMNS, [ladder.play[e.label].row() for e in entries])
+        commit({LADDER_CSV: ladder_text.encode(), RATINGS_CSV: ratings_text.encode(), PLAY_CSV: play_text.encode()})
+    return ladder_text, ratings_text, play_text

@@ -112,10 +112,11 @@ def ablate(edits, *, out, games=100_000, players=4, policies="random", policy_pa
 
 @dataclass
 class LadderResult:
-    """A ladder's two tables: their CSV texts (as written) and, read with pandas, DataFrames."""
+    """A ladder's tables: their CSV texts (as written) and, read with pandas, DataFrames."""
 
     ladder_text: str
     ratings_text: str
+    play_text: str
 
     @property
     def ladder(self) -> pd.DataFrame:
@@ -127,6 +128,11 @@ class LadderResult:
     def ratings(self) -> pd.DataFrame:
         """ratings.csv: one openskill rating per policy over all games."""
         return _csv_frame(self.ratings_text)
+
+    @property
+    def play(self) -> pd.DataFrame:
+        """play.csv: how each policy played, over its seats (docs/agents.md)."""
+        return _csv_frame(self.play_text)
 
 
 def _csv_frame(text: str) -> pd.DataFrame:
@@ -140,9 +146,9 @@ def _csv_frame(text: str) -> pd.DataFrame:
 def ladder(policies, *, out, players: int = 4, games: int = 10_000, seed: int = 0, policy_params=(), data=None,
            threads=None, dask=None, overwrite: bool = False, on_progress=None, progress=False) -> LadderResult:
     """Every ordered pair of `policies` (a list, or "A,B,..."), one seat against the others on the
-    same deals (`wsim ladder`): writes out/ladder.csv and out/ratings.csv and returns both tables
-    (`.ladder`: win share with its Wilson 95% CI, mean points and margin, per pair; `.ratings`:
-    openskill ratings) as DataFrames, with their texts. on_progress(games) follows the play;
+    same deals (`wsim ladder`): writes out/ladder.csv, out/ratings.csv and out/play.csv and returns
+    the tables (`.ladder`: win share with its Wilson 95% CI, mean points and margin, per pair;
+    `.ratings`: openskill ratings; `.play`: how each policy plays) as DataFrames, with their texts. on_progress(games) follows the play;
     progress: True (drawn on stderr), False or a function receiving each wsim.run.progress.Update."""
     from wsim import tables as tables_mod
     from wsim.agents.ladder import parse_entries, run_ladder

@@ -26,14 +26,15 @@ from wsim.run.settings import LONG_RUN_GAMES, TUNE_GAMES, TUNE_GENERATIONS, TUNE
 @click.option("--dask", default=None, metavar="tcp://HOST:PORT|local:W",
               help="Play the games as tasks on a Dask cluster (see simulate). Needs wsim[dask].")
 @overwrite_option("ladder")
-@out_option("Folder for ladder.csv and ratings.csv.")
+@out_option("Folder for ladder.csv, ratings.csv and play.csv.")
 @quiet_option
 @click.pass_context
 def ladder_cmd(ctx, policies, players, games, seed, policy_param, threads, dask, overwrite, out, quiet):
     """Every ordered pair (X, Y) of the policies: N games of one X seat against P-1 Y seats, X's
     seat rotating, the same deals for every pair. Writes DIR/ladder.csv (win share with its
-    Wilson 95% CI, mean points and margin) and DIR/ratings.csv (one openskill rating per policy
-    over all games), and prints both.
+    Wilson 95% CI, mean points and margin), DIR/ratings.csv (one openskill rating per policy
+    over all games) and DIR/play.csv (how each policy plays: points, categories, coins, stages,
+    wins with guild points), and prints them.
     """
     from wsim.api.analysis import ladder
 
@@ -48,7 +49,9 @@ def ladder_cmd(ctx, policies, players, games, seed, policy_param, threads, dask,
     click.echo(aligned(result.ladder_text))
     click.echo("")
     click.echo(aligned(result.ratings_text))
-    click.echo(f"\nladder: {folder / 'ladder.csv'}, ratings: {folder / 'ratings.csv'}")
+    click.echo("\nhow each policy plays (its seats' means, each game it sat in counted once):")
+    click.echo(aligned(result.play_text))
+    click.echo(f"\nladder: {folder / 'ladder.csv'}, ratings: {folder / 'ratings.csv'}, play: {folder / 'play.csv'}")
 
 
 @click.command("tune")
