@@ -13,14 +13,15 @@ after the other, and an agent's observation never shows what the seats before it
 turn (it is built from the seat's view, docs/rules.md §2). At 2 players the Free City's moves are its
 controller's: that agent acts twice in such a turn (the observation says for which city).
 Rewards come at the end: each winner's share of the win (1/k among k tied winners), or with
-reward="margin" the player's points minus the best other player's.
+reward="margin" the player's points minus the best other player's. parallel_env() is the same
+game through PettingZoo's Parallel API, every agent acting at once (ParallelWonders).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from wsim import codes
@@ -49,6 +50,28 @@ GAME_OVER = "step: the game is over (every agent is done): reset() starts the ne
 def env(**kwargs) -> AECEnv:
     """The environment, wrapped in PettingZoo's order checks (the usual entry point)."""
     return _OrderChecks(raw_env(**kwargs))
+
+
+def parallel_env(**kwargs) -> ParallelEnv:
+    """The same game through PettingZoo's Parallel API, every agent acting at once (the same
+    settings as env(); ParallelWonders)."""
+    return ParallelWonders(**kwargs)
+
+
+def final_rewards(game, reward_kind: str, agents: list) -> tuple:
+    """(rewards, infos) of a finished game: each winner's share of the win (1/k among k tied
+    winners), or with "margin" the points minus the best other player's; infos hold the scores."""
+    scores = game.scores()[:len(agents)]  # not the Free City's
+    totals = [p["vp_total"] for p in scores]
+    winners = sum(p["win"] for p in scores)
+    rewards, infos = {}, {}
+    for a, p in zip(agents, scores):
+        if reward_kind == "win":
+            rewards[a] = 1 / winners if p["win"] else 0
+        else:
+            rewards[a] = p["vp_total"] - max(t for i, t in enumerate(totals) if i != p["seat"])
+        infos[a] = {"scores": p}
+    return rewards, infos
 
 
 class _OrderChecks(wrappers.OrderEnforcingWrapper):
@@ -177,12 +200,7 @@ class raw_env(AECEnv):
         """The next decision (the first pending, in seat order) and the agent that takes it."""
         decision = self.game.pending()[0]
         self._decision = decision
-        kind = DECISION_KINDS.index(decision.kind)
-        rows = self.game._rows(decision.seat, kind)
-        self._ids = self.layout.ids(rows, kind, lambda c: int(self._name_id[c]))
-        self._row_of = {}
-        for i, a in enumerate(self._ids):
-            self._row_of.setdefault(a, i)  # two copies of one name: the same move, the first row
+        self._ids, self._row_of = self.decision_ids(decision)
         self._policy_rows = {}  # action id -> the row policy_action chose for it
         self.agent_selection = self.possible_agents[decision.decider]
 
@@ -195,11 +213,13 @@ class raw_env(AECEnv):
     def observe(self, agent):
         seat = self._agent(agent)
         mask = np.zeros(self.layout.size, np.int8)
-        if agent == self.agent_selection and not self.game.done:
+        mine = agent == self.agent_selection and not self.game.done
+        if mine:
             mask[list(self._row_of)] = 1
-        return {"observation": self._features(seat), "action_mask": mask}
+        return {"observation": self._features(seat, self._decision if mine else None), "action_mask": mask}
 
-    def _features(self, seat: int) -> np.ndarray:
+    def _features(self, seat: int, decision) -> np.ndarray:
+        """The observation vector of `seat`, which takes `decision` now (None: it takes none)."""
         # the seat's view (Game.observation), the pieces this vector uses read one by one
         seen = self.game.observation(seat)
         out = np.zeros(self._obs_size(), np.int16)
@@ -208,11 +228,10 @@ class raw_env(AECEnv):
         at = codes.N_AGES
         out[at + min(turn, codes.TURNS_PER_AGE) - 1] = 1
         at += codes.TURNS_PER_AGE
-        mine = not self.game.done and self.agent_selection == self.possible_agents[seat]
-        if mine:
-            out[at + DECISION_KINDS.index(self._decision.kind)] = 1
+        if decision is not None:
+            out[at + DECISION_KINDS.index(decision.kind)] = 1
         at += len(DECISION_KINDS)
-        out[at] = 1 if mine and self._decision.seat != seat else 0  # deciding for the Free City
+        out[at] = 1 if decision is not None and decision.seat != seat else 0  # deciding for the Free City
         out[at + 1] = sum(seen["pile_by_age"])
         out[at + 2] = seen["fc_pile"]
         at += 3
@@ -257,16 +276,17 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
 
     def _finish(self):
-        scores = self.game.scores()[:len(self.possible_agents)]  # not the Free City's
-        totals = [p["vp_total"] for p in scores]
-        winners = sum(p["win"] for p in scores)
-        for a, p in zip(self.possible_agents, scores):
-            if self.reward_kind == "win":
-                self.rewards[a] = 1 / winners if p["win"] else 0
-            else:
-                self.rewards[a] = p["vp_total"] - max(t for i, t in enumerate(totals) if i != p["seat"])
-            self.terminations[a] = True
-            self.infos[a] = {"scores": p}
+        self.rewards, self.infos = final_rewards(self.game, self.reward_kind, self.possible_agents)
+        self.terminations = {a: True for a in self.possible_agents}
+
+    def decision_ids(self, decision) -> tuple:
+        """(action id of each legal row, id -> the first row with it) of a pending decision."""
+        kind = DECISION_KINDS.index(decision.kind)
+        ids = self.layout.ids(self.game._rows(decision.seat, kind), kind, lambda c: int(self._name_id[c]))
+        row_of = {}
+        for i, a in enumerate(ids):
+            row_of.setdefault(a, i)  # two copies of one name: the same move, the first row
+        return ids, row_of
 
     def policy_action(self, agent: str, policy: str = "heuristic") -> int:
         """The action id the kernel policy `policy` (random, greedy, heuristic or rollout) picks
@@ -286,6 +306,117 @@ class raw_env(AECEnv):
             return self.game.replay_text()
         d = self._decision
         return f"age {self.game.age}, turn {self.game.turn}: seat {d.seat} ({d.kind}) decided by player_{d.decider}"
+
+    def close(self):
+        pass
+
+
+class ParallelWonders(ParallelEnv):
+    """wonders_v0 with every agent acting at once (`parallel_env`); the settings of env().
+
+    A step takes one action from every live agent. The agents with a decision pending (every player
+    on a turn move; then, as the rules make them, a stage-3 neighbour, a 7th card, a discard build,
+    the Free City's move, each taken by its decider) give one of its legal ids, those of the AEC
+    env (wonders_v0.ActionLayout); the others give WAIT, the one id their mask allows (the last of
+    the action space, one more than the AEC env's). Observations and rewards are the AEC env's: an
+    agent sees what its seat sees, and the rewards come at the end.
+    """
+
+    metadata = {"render_modes": ["ansi"], "name": "wonders_v0"}
+
+    def __init__(self, **settings):
+        self._aec = raw_env(**settings)  # the game, its settings, the action layout and observations
+        self.possible_agents = self._aec.possible_agents[:]
+        self.agents = []
+        self.render_mode = self._aec.render_mode
+        self.wait = self._aec.layout.size  # the id of an agent with nothing to decide
+        size = self._aec.observation_space(self.possible_agents[0])["observation"].shape
+        self._obs_spaces = {a: spaces.Dict({
+            "observation": spaces.Box(OBS_LOW, OBS_HIGH, size, np.int16),
+            "action_mask": spaces.Box(0, 1, (self.wait + 1,), np.int8)}) for a in self.possible_agents}
+        self._act_spaces = {a: spaces.Discrete(self.wait + 1) for a in self.possible_agents}
+
+    def observation_space(self, agent):
+        return self._obs_spaces[agent]
+
+    def action_space(self, agent):
+        return self._act_spaces[agent]
+
+    @property
+    def game(self):
+        """The wsim.Game being played."""
+        return self._aec.game
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        """A new game, as wonders_v0's reset (game 0 of `seed`, or the next game of the seed)."""
+        self._aec.reset(seed=seed, options=options)
+        self.agents = self.possible_agents[:]
+        self._take_pending()
+        return self._observations(), {a: {} for a in self.agents}
+
+    def _take_pending(self):
+        """The decisions pending now, by decider: (decision, ids, id -> row)."""
+        self._pending = {}
+        for d in self.game.pending():
+            self._pending[self.possible_agents[d.decider]] = (d, *self._aec.decision_ids(d))
+
+    def _observations(self) -> dict:
+        out = {}
+        for a in self.agents:
+            mask = np.zeros(self.wait + 1, np.int8)
+            taken = self._pending.get(a)
+            if taken is None:
+                mask[self.wait] = 1
+            else:
+                mask[list(taken[2])] = 1
+            seat = self._aec._agent(a)
+            out[a] = {"observation": self._aec._features(seat, taken[0] if taken else None), "action_mask": mask}
+        return out
+
+    def step(self, actions: dict):
+        """Play one action of every live agent (module docstring). A refused step (an agent
+        left out, an id out of range or not legal now, an agent that is not live) changes
+        nothing."""
+        if not self.agents:
+            raise EnvError(GAME_OVER)
+        if not isinstance(actions, dict):
+            raise EnvError(f"actions: a dict of every live agent's action, got {brief(actions)}")
+        unknown = [a for a in actions if a not in self.agents]
+        if unknown:
+            raise EnvError(f"actions: {brief(unknown[0])} is not a live agent ({', '.join(self.agents)})")
+        choices = {}
+        for a in self.agents:
+            if a not in actions:
+                raise EnvError(f"{a}: no action given (every live agent acts; WAIT, {self.wait}, when it has "
+                               "nothing to decide)")
+            action = whole_number(actions[a], f"{a}: action", 0, self.wait, EnvError)
+            taken = self._pending.get(a)
+            if taken is None:
+                if action != self.wait:
+                    raise EnvError(f"{a}: has nothing to decide now: its only action is WAIT ({self.wait})")
+            elif action not in taken[2]:
+                raise EnvError(f"{a}: action {action} is not legal now (see the action mask)")
+            else:
+                choices[taken[0].seat] = taken[2][action]
+        self.game.step(choices)
+        live = self.agents
+        if self.game.done:
+            rewards, infos = final_rewards(self.game, self._aec.reward_kind, self.possible_agents)
+            self._pending = {}
+            obs = self._observations()
+            self.agents = []
+            return obs, rewards, {a: True for a in live}, {a: False for a in live}, infos
+        self._take_pending()
+        return (self._observations(), {a: 0 for a in live}, {a: False for a in live}, {a: False for a in live},
+                {a: {} for a in live})
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        if self.game.done:
+            return self.game.replay_text()
+        deciding = ", ".join(f"seat {d.seat} ({d.kind}) by {a}" for a, (d, _, _) in self._pending.items())
+        return f"age {self.game.age}, turn {self.game.turn}: {deciding}"
 
     def close(self):
         pass
