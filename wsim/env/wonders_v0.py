@@ -101,6 +101,37 @@ class ActionLayout:
         self.size = self.copy_end + n_names + 1
         self.decline = self.size - 1
 
+    def to_string(self, action: int, names) -> str:
+        """The words of an id (names: the building names by name id): "build Lumber Yard",
+        "stage Tavern purchase 2", "copy left", "take Library", "decline"."""
+        if action < self.moves_end:
+            pair, purchase = divmod(action, PURCHASE_SLOTS)
+            name, act = divmod(pair, N_ACTIONS_PER_CARD)
+            return f"{codes.ACTIONS[act]} {names[name]}" + (f" purchase {purchase}" if purchase else "")
+        if action < self.copy_end:
+            return "copy left" if action == self.moves_end else "copy right"
+        if action < self.decline:
+            return f"take {names[action - self.copy_end]}"
+        return "decline"
+
+    def from_string(self, text: str, names) -> int:
+        """The id of to_string's words (EnvError for words that name no action)."""
+        words = text.strip() if isinstance(text, str) else ""
+        by_name = {n: i for i, n in enumerate(names)}
+        if words in ("copy left", "copy right", "decline"):
+            return {"copy left": self.moves_end, "copy right": self.moves_end + 1, "decline": self.decline}[words]
+        head, _, rest = words.partition(" ")
+        if head == "take" and rest in by_name:
+            return self.copy_end + by_name[rest]
+        purchase = 0
+        card, sep, slot = rest.rpartition(" purchase ")
+        if sep and slot.isdigit() and int(slot) < PURCHASE_SLOTS:
+            rest, purchase = card, int(slot)
+        if head in codes.ACTIONS and rest in by_name:
+            return (by_name[rest] * N_ACTIONS_PER_CARD + codes.ACTIONS.index(head)) * PURCHASE_SLOTS + purchase
+        raise EnvError(f"action: {brief(text)} names no action (e.g. 'build Lumber Yard', 'discard Tavern', "
+                       "'stage Library purchase 1', 'copy left', 'take Baths', 'decline')")
+
     def ids(self, rows: np.ndarray, kind: int, name_of) -> list:
         """The action id of each legal row (kernel rows, columns layout.M_*) of a decision."""
         out = []
@@ -144,6 +175,7 @@ class raw_env(AECEnv):
         t = self.game._tables
         self._name_id = np.array(t.card_name_id, np.int64)
         self._n_boards = len(t.board_ids)
+        self._board_ids, self._building_names = tuple(t.board_ids), tuple(t.names)
         self.layout = ActionLayout(len(t.names))
         self.cities = codes.FC_CITIES if players == codes.FC_PLAYERS else players
         self.possible_agents = [f"player_{i}" for i in range(players)]
@@ -288,6 +320,31 @@ class raw_env(AECEnv):
             row_of.setdefault(a, i)  # two copies of one name: the same move, the first row
         return ids, row_of
 
+    def action_to_string(self, action: int) -> str:
+        """The words of an action id (ActionLayout.to_string), as OpenSpiel's action_to_string."""
+        action = whole_number(action, "action", 0, self.layout.size - 1, EnvError)
+        return self.layout.to_string(action, self._building_names)
+
+    def action_from_string(self, text: str) -> int:
+        """The action id of action_to_string's words."""
+        return self.layout.from_string(text, self._building_names)
+
+    def feature_names(self) -> list:
+        """The name of every entry of the observation vector, in order (docs/env.md)."""
+        out = [f"age={a}" for a in range(1, codes.N_AGES + 1)]
+        out += [f"turn={u}" for u in range(1, codes.TURNS_PER_AGE + 1)]
+        out += [f"decision={k}" for k in DECISION_KINDS] + ["for_free_city", "pile", "fc_pile"]
+        out += [f"hand:{n}" for n in self._building_names] + [f"held:{n}" for n in self._building_names]
+        scalars = ("coins", "shields", "military", "defeats", "stages", "cards", "side")
+        assert len(scalars) == len(CITY_SCALARS)
+        for k in range(self.cities):
+            out += [f"city{k}:{f}" for f in scalars] + [f"city{k}:board={b}" for b in self._board_ids]
+            out += [f"city{k}:prod:{r}" for r in codes.RESOURCES]
+            out += [f"city{k}:{c}" for c in codes.COLORS + ("stage",)]
+            out += [f"city{k}:{s}" for s in ("compass", "gear", "tablet", "wildcard")]
+            out += [f"city{k}:built:{n}" for n in self._building_names]
+        return out
+
     def policy_action(self, agent: str, policy: str = "heuristic") -> int:
         """The action id the kernel policy `policy` (random, greedy, heuristic or rollout) picks
         for the agent's pending decision, as wsim.Game.policy_move (it draws from the seat's
@@ -409,6 +466,19 @@ class ParallelWonders(ParallelEnv):
         self._take_pending()
         return (self._observations(), {a: 0 for a in live}, {a: False for a in live}, {a: False for a in live},
                 {a: {} for a in live})
+
+    def action_to_string(self, action: int) -> str:
+        """The words of an action id: the AEC env's, or "wait"."""
+        action = whole_number(action, "action", 0, self.wait, EnvError)
+        return "wait" if action == self.wait else self._aec.action_to_string(action)
+
+    def action_from_string(self, text: str) -> int:
+        """The action id of action_to_string's words."""
+        return self.wait if isinstance(text, str) and text.strip() == "wait" else self._aec.action_from_string(text)
+
+    def feature_names(self) -> list:
+        """The name of every entry of the observation vector (the AEC env's)."""
+        return self._aec.feature_names()
 
     def render(self):
         if self.render_mode is None:
