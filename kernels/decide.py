@@ -109,23 +109,23 @@ def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, clock):
     the trading solver's are added where it is called, kernels/price.py)."""
     moves = sc.moves
     lst = listing(run, st.seat, st.gs[G_N], s, who)
-    if clock is None:
-        m = legal(ent, board, st, sc, s, kind, lst, clock)
-        j = decide(ent, board, st, s, who, kind, moves, m, run)
-        if lst[0] == LIST_LAZY and (kind == DEC_MOVE or kind == DEC_SEVENTH) and moves[j, M_LEFT] == UNPRICED:
-            price_chosen(ent, board, st.seat, st.gs[G_N], s, moves, j, sc.opts, clock)
-        apply(ent, board, st, s, kind, moves, j, log, g, n_log)
-        return
-    t0 = cycles()
-    solver0 = clock[TRADING]
+    # with clock None numba drops every timing line below before typing
+    t0 = np.uint64(0) if clock is None else cycles()
+    solver0 = np.uint64(0) if clock is None else clock[TRADING]
     m = legal(ent, board, st, sc, s, kind, lst, clock)
-    t1 = cycles()
-    clock[LEGAL] += t1 - t0 - (clock[TRADING] - solver0)
+    if clock is not None:
+        t1 = cycles()
+        clock[LEGAL] += t1 - t0 - (clock[TRADING] - solver0)
+        t0 = t1
     j = decide(ent, board, st, s, who, kind, moves, m, run)
-    t0 = cycles()
-    clock[POLICY] += t0 - t1
+    if clock is not None:
+        t1 = cycles()
+        clock[POLICY] += t1 - t0
+        t0 = t1
     if lst[0] == LIST_LAZY and (kind == DEC_MOVE or kind == DEC_SEVENTH) and moves[j, M_LEFT] == UNPRICED:
         price_chosen(ent, board, st.seat, st.gs[G_N], s, moves, j, sc.opts, clock)  # its solver: TRADING
-        t0 = cycles()
+        if clock is not None:
+            t0 = cycles()
     apply(ent, board, st, s, kind, moves, j, log, g, n_log)
-    clock[RESOLUTION] += cycles() - t0
+    if clock is not None:
+        clock[RESOLUTION] += cycles() - t0

@@ -11,6 +11,7 @@ on `search is not None` before typing, so that family never compiles the search,
 playouts (which run with None) cannot reach the search again (numba compiles no recursion).
 """
 
+import numpy as np
 from numba import njit
 
 from wsim.kernels import rollout  # a module, not its names: rollout's playouts call this loop back
@@ -32,11 +33,9 @@ def play_out(ent, board, run, st, sc, log, g, n_log, search, clock):
         if k == 0:
             if st.gs[G_PHASE] != PH_AGE_END:
                 return
-            if clock is None:
-                end_age(st, log, g, n_log)
-            else:
-                t0 = cycles()
-                end_age(st, log, g, n_log)
+            t0 = np.uint64(0) if clock is None else cycles()
+            end_age(st, log, g, n_log)
+            if clock is not None:
                 clock[RESOLUTION] += cycles() - t0
             continue
         for i in range(k):

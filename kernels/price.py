@@ -19,8 +19,8 @@ policy (kernels/decide.listing):
 
 Affordability is the one rule priced here: a pair that pays is legal exactly when the solver
 finds a purchase its coins cover, so the rules hand such pairs over and this module lists them
-or not. The rules and the pricing share one walk of the hand (a list of pairs written first and
-priced after cost the random policy about 10% more instructions a game).
+or not. The rules and the pricing share one walk of the hand (docs/architecture.md, "The rules,
+the pricing and the policies", on the split measured against it).
 
 The profile twin passes its `clock` (the scratch record's timing array; None in production) and
 gets the solver's cycles added to clock[TRADING] at its one call site (`_solve`).
