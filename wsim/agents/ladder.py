@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +34,7 @@ from wsim.dataset.folder import output_files
 from wsim.kernels.layout import RES_COINS, RES_GUILD, RES_MILITARY, RES_RANK, RES_STAGES, RES_TOTAL
 from wsim.run.runner import CLUSTER_CHUNK_GAMES, Runner, chunk_ranges, play_chunks
 from wsim.run.settings import Settings, SettingsError, apply_policy_params, check_players, parse_policies
-from wsim.analysis.stats import Z95, wilson_interval
+from wsim.analysis.stats import mean_half_width, wilson_interval
 from wsim.tables import Tables
 
 LADDER_CSV = "ladder.csv"
@@ -93,7 +93,8 @@ class PlayTally:
     players: int
     units: int = 0
     seats: int = 0
-    sums: np.ndarray = None  # per _PLAY_RES column, the sum over units of its seats' mean
+    sums: np.ndarray = field(default_factory=lambda: np.zeros(len(_PLAY_RES)))  # per _PLAY_RES column, the
+    # sum over units of its seats' mean
     points_sq: float = 0.0  # the sum over units of the squared mean points
     wins: int = 0
     guild_wins: int = 0
@@ -101,8 +102,6 @@ class PlayTally:
     def add(self, res: np.ndarray, cols: list):
         """Add the games of res (rows of one block) in which this policy held seats `cols`."""
         means = res[:, cols][:, :, _PLAY_RES].astype(np.float64).mean(axis=1)
-        if self.sums is None:
-            self.sums = np.zeros(len(_PLAY_RES))
         self.sums += means.sum(axis=0)
         points = means[:, len(codes.CATEGORIES)]
         self.points_sq += float((points * points).sum())
@@ -117,16 +116,18 @@ class PlayTally:
         means = self.sums / n
         points = means[len(codes.CATEGORIES)]
         var = max(self.points_sq - n * points * points, 0.0) / (n - 1) if n > 1 else 0.0
-        half = Z95 * float(np.sqrt(var / n))
-        lo, hi = wilson_interval(self.guild_wins, self.wins) if self.wins else (float("nan"), float("nan"))
+        half = float(mean_half_width(np.sqrt(var), n))
         row = {"policy": self.policy, "players": self.players, "games": n, "seats": self.seats,
                "mean_points": round(points, 3), "points_ci_low": round(points - half, 3),
                "points_ci_high": round(points + half, 3)}
         row.update({c: round(float(means[i]), 3) for i, c in enumerate(CATEGORY_COLUMNS)})
         row.update({"coins": round(float(means[-2]), 3), "stages": round(float(means[-1]), 3), "wins": self.wins,
-                    "wins_with_guild_points": self.guild_wins,
-                    "guild_share": round(self.guild_wins / self.wins, 4) if self.wins else "",
-                    "guild_ci_low": round(lo, 4) if self.wins else "", "guild_ci_high": round(hi, 4) if self.wins else ""})
+                    "wins_with_guild_points": self.guild_wins, "guild_share": "", "guild_ci_low": "",
+                    "guild_ci_high": ""})
+        if self.wins:  # a policy that never won has no share to estimate
+            lo, hi = wilson_interval(self.guild_wins, self.wins)
+            row.update({"guild_share": round(self.guild_wins / self.wins, 4), "guild_ci_low": round(lo, 4),
+                        "guild_ci_high": round(hi, 4)})
         return row
 
 

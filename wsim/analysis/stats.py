@@ -1,4 +1,4 @@
-"""Small statistics shared by the reports: proportions with their 95% intervals."""
+"""Small statistics shared by the reports: proportions and means with their 95% intervals."""
 
 from __future__ import annotations
 
@@ -19,3 +19,9 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple:
     low = 0.0 if successes == 0 else max(0.0, centre - half)
     high = 1.0 if successes == trials else min(1.0, centre + half)
     return low, high
+
+
+def mean_half_width(sd, n, z: float = Z95):
+    """The half width of the normal interval (95% by default) of a mean of n independent
+    observations whose standard deviation is sd (numbers, or pandas columns alike)."""
+    return z * sd / n ** 0.5

@@ -23,7 +23,7 @@ from wsim.analysis.balance import effects, read
 from wsim.analysis.balance.report import csv_bytes, wonders_table
 from wsim.analysis.playtest import compare, people_rows
 from wsim.analysis.significance import q_values
-from wsim.analysis.stats import Z95, wilson_interval
+from wsim.analysis.stats import Z95, mean_half_width, wilson_interval
 from wsim.analysis.verdicts import games_for_estimate, games_for_rate, normal_critical, t_critical, verdicts
 from wsim.dataset import parts
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target
@@ -290,7 +290,7 @@ def play_rows(table: pd.DataFrame) -> pd.DataFrame:
     independent games) and the share of games won with a guild with its Wilson interval."""
     out = table.copy()
     for what in ("points", "gap"):
-        half = Z95 * out[f"sd_{what}"].fillna(0) / np.sqrt(out.games)
+        half = mean_half_width(out[f"sd_{what}"].fillna(0), out.games)
         out[f"{what}_ci_low"] = out[f"mean_{what}"] - half
         out[f"{what}_ci_high"] = out[f"mean_{what}"] + half
     out["winners_with_guild"] = out.guild_wins / out.games
