@@ -19,10 +19,10 @@ decline is the list's last option).
 import numpy as np
 from numba import njit
 
-from wsim.kernels import greedy, heuristic
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, F_CTR, G_AGE, G_N, LIST_LAZY,
-                                 LIST_PRICED, M_COPY3, M_DEFAULT, M_LEFT, UNPRICED)
-from wsim.kernels.policy import POLICY_HEURISTIC, POLICY_RANDOM
+from wsim.kernels import greedy, heuristic, learned
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, F_CTR, G_AGE, G_N, LIST_COMPACT,
+                                 LIST_LAZY, LIST_PRICED, M_COPY3, M_DEFAULT, M_LEFT, UNPRICED)
+from wsim.kernels.policy import POLICY_HEURISTIC, POLICY_LEARNED, POLICY_RANDOM
 from wsim.kernels.price import price_chosen
 from wsim.kernels.rng import draw_below
 from wsim.kernels.step import apply, legal
@@ -76,14 +76,18 @@ def listing(run, seat, n, s, who):
 
 
 @njit(cache=True, inline="always")
-def decide(ent, board, st, s, who, kind, moves, n_moves, run):
+def decide(ent, board, st, sc, s, who, kind, n_moves, run, model):
     """The policy of seat who (s itself, or the Free City's controller: step.decider; its
     policy and parameters in the run record), not rollout, picks one of the n_moves legal options
-    of seat s's decision `kind`; returns its index. Reads only what seat who observes (module
-    docstring)."""
-    seat, gs = st.seat, st.gs
+    (sc.moves) of seat s's decision `kind`; returns its index. Reads only what seat who observes
+    (module docstring). model: None when no seat plays learned (numba then drops that branch),
+    else the learned policy's model (kernels/learned.py)."""
+    seat, gs, moves = st.seat, st.gs, sc.moves
     policy = run.policies[who]
     params = run.params
+    if model is not None:
+        if policy == POLICY_LEARNED:  # it may decline (its list's last option)
+            return learned.choice(ent, board, st, sc, s, who, kind, n_moves, model)
     if kind == DEC_SEVENTH or kind == DEC_DISCARD:
         n_moves -= 1  # no policy here declines a 7th card or a discard build (the last option)
     if policy == POLICY_RANDOM:
@@ -102,13 +106,18 @@ def decide(ent, board, st, s, who, kind, moves, n_moves, run):
 
 
 @njit(cache=True, _nrt=False)
-def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, clock):
+def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, clock, model, tape):
     """List (into the scratch record sc), decide and apply seat s's decision `kind` for decider
     who, whose policy is not rollout: the step of the game loop (kernels/loop.py). clock: None,
     or in the profile twin its timing array, where each step's cycles go (kernels/timing.py;
-    the trading solver's are added where it is called, kernels/price.py)."""
+    the trading solver's are added where it is called, kernels/price.py). model: None, or the
+    learned policy's (decide); tape: None, or the tape that records the decision for training
+    (kernels/learned.py, kernels/tape.py). numba compiles no branch on a None."""
     moves = sc.moves
     lst = listing(run, st.seat, st.gs[G_N], s, who)
+    if tape is not None and tape[1].shape[0] > 0 and lst[0] == LIST_COMPACT:
+        # the same choice (heuristic.listing), in rows a tape can explore
+        lst = (np.int64(LIST_PRICED), lst[1], lst[2])
     # with clock None numba drops every timing line below before typing
     t0 = np.uint64(0) if clock is None else cycles()
     solver0 = np.uint64(0) if clock is None else clock[TRADING]
@@ -117,7 +126,10 @@ def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, clock):
         t1 = cycles()
         clock[LEGAL] += t1 - t0 - (clock[TRADING] - solver0)
         t0 = t1
-    j = decide(ent, board, st, s, who, kind, moves, m, run)
+    j = decide(ent, board, st, sc, s, who, kind, m, run, model)
+    keep = False
+    if tape is not None:
+        j, keep = learned.explore(sc, kind, j, m, tape)
     if clock is not None:
         t1 = cycles()
         clock[POLICY] += t1 - t0
@@ -126,6 +138,8 @@ def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, clock):
         price_chosen(ent, board, st.seat, st.gs[G_N], s, moves, j, sc.opts, clock)  # its solver: TRADING
         if clock is not None:
             t0 = cycles()
+    if keep:
+        learned.record(ent, board, st, sc, s, who, kind, j, tape, g)
     apply(ent, board, st, s, kind, moves, j, log, g, n_log)
     if clock is not None:
         clock[RESOLUTION] += cycles() - t0

@@ -38,15 +38,16 @@ def legal_into(ent, board, st, sc, s, kind, all_purchases):
 
 
 @njit(cache=True, _nrt=False)
-def decide_among(ent, board, st, sc, s, who, kind, n_moves, run):
-    """The option (of the first n_moves of sc.moves) that seat who's policy, not rollout, picks."""
-    return decide(ent, board, st, s, who, kind, sc.moves, n_moves, run)
+def decide_among(ent, board, st, sc, s, who, kind, n_moves, run, model):
+    """The option (of the first n_moves of sc.moves) that seat who's policy, not rollout, picks
+    (model: the learned policy's, or None)."""
+    return decide(ent, board, st, sc, s, who, kind, n_moves, run, model)
 
 
 @njit(cache=True, _nrt=True)
-def search_among(ent, board, st, sc, s, who, kind, n_moves, run):
+def search_among(ent, board, st, sc, s, who, kind, n_moves, run, model):
     """The same for a rollout decider (its search allocates: numba's runtime)."""
-    return rollout.choice(ent, board, st, s, who, kind, sc.moves, n_moves, run)
+    return rollout.choice(ent, board, st, sc, s, who, kind, n_moves, run, model)
 
 
 @njit(cache=True, _nrt=False)

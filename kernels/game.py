@@ -54,7 +54,7 @@ def new_run(n: int, seed: int, n_cards: int, promo: bool, board_spec, side_spec,
 
 
 @njit(cache=True, inline="always")
-def play_game(ent, board, run, st, sc, game, res, cards, log, g, n_log, search):
+def play_game(ent, board, run, st, sc, game, res, cards, log, g, n_log, search, model, tape):
     """Deal and play game `game` of the run; writes res[n, RES_COUNT], cards[n, MAX_CITY] and
     the log (search: None, or True when a seat may play rollout; module docstring).
 
@@ -64,14 +64,17 @@ def play_game(ent, board, run, st, sc, game, res, cards, log, g, n_log, search):
     init_game(ent, board, run.n_cards, run.n, run.seed, game, run.board_spec, run.side_spec, run.promo, st, sc)
     if log.shape[0] > 0:
         n_log[g] = 0
-    play_out(ent, board, run, st, sc, log, g, n_log, search, None)
+    play_out(ent, board, run, st, sc, log, g, n_log, search, None, model, tape)
     final(ent, st, res, cards)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_games(ent, board, run, first_game, lo, hi, res, cards, log, n_log, st, sc, search):
+def play_games(ent, board, run, first_game, lo, hi, res, cards, log, n_log, st, sc, search, model, tape):
     """Play games first_game + lo .. first_game + hi - 1 into res[lo:hi] / cards[lo:hi] (and
     log[lo:hi] / n_log[lo:hi] when logging: a log with zero rows turns it off), on the state
-    and scratch records given (one of each per thread). Each game depends only on its (seed, game)."""
+    and scratch records given (one of each per thread). Each game depends only on its (seed, game).
+    model, tape: both None (no learned seat: the family compiles no learned code), or the learned
+    seats' model and a tape (kernels/learned.py), an empty one in a run that records nothing: the
+    learned family is one, for play and for training games (kernels/tape.py)."""
     for i in range(lo, hi):
-        play_game(ent, board, run, st, sc, first_game + i, res[i], cards[i], log, i, n_log, search)
+        play_game(ent, board, run, st, sc, first_game + i, res[i], cards[i], log, i, n_log, search, model, tape)

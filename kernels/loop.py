@@ -23,10 +23,11 @@ from wsim.kernels.timing import RESOLUTION, cycles
 
 
 @njit(cache=True, _nrt=False)
-def play_out(ent, board, run, st, sc, log, g, n_log, search, clock):
+def play_out(ent, board, run, st, sc, log, g, n_log, search, clock, model, tape):
     """Play state st on to the end of the game: every decision by the run's policies (module
     docstring). Writes the log's game g when the log has rows. clock: None, or the profile
-    twin's timing array (a family of its own: production code holds no timing)."""
+    twin's timing array (a family of its own: production code holds no timing). model and
+    tape: None, or the learned policy's model and a training tape (decide.take_decision)."""
     todo = sc.todo
     while True:
         k = pending(st, todo)
@@ -44,6 +45,6 @@ def play_out(ent, board, run, st, sc, log, g, n_log, search, clock):
             who = todo[i, 2]
             if search is not None:
                 if run.policies[who] == POLICY_ROLLOUT:
-                    rollout.take_search_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log)
+                    rollout.take_search_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, model, tape)
                     continue
-            take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, clock)
+            take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, clock, model, tape)

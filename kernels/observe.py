@@ -35,7 +35,7 @@ from wsim.codes import (COLORS, FC_PLAYERS, HAND_SIZE, MAX_PLAYERS, N_AGES, N_KI
                         TURNS_PER_AGE)
 from wsim.kernels.hidden import hand_of
 from wsim.kernels.layout import (E_AGE, E_NAME_ID, F_BOARD, F_COINS, F_COLORS, F_DEFEATS, F_HAND, F_HAND_N, F_MIL,
-                                 F_NCARDS, F_OWNED, F_PROD, F_SCI, F_SHIELDS, F_SIDE, F_STAGES, G_AGE, G_FC, G_N,
+                                 F_NCARDS, F_OWNED, F_PROD, F_SCI, F_SHIELDS, F_SIDE, F_STAGES, G_AGE, G_FC, G_N, G_NCARDS,
                                  G_TURN, MAX_SEATS)
 from wsim.kernels.turn import controller_at
 
@@ -114,6 +114,39 @@ def _in_hand(st, h, u, c):
     return k
 
 
+@njit(cache=True, inline="always")
+def hand_block(ent, seat, who, olay, out, at):
+    """Seat who's hand (copies per building name) into out[at:at + olay[O_N_NAMES]]."""
+    for i in range(olay[O_N_NAMES]):
+        out[at + i] = 0
+    for j in range(seat[who, F_HAND_N]):
+        out[at + ent[seat[who, F_HAND + j], E_NAME_ID]] += 1
+
+
+@njit(cache=True, inline="always")
+def city_block(seat, t, olay, out, at):
+    """City t's block (the module docstring's `city k`) into out[at:at + olay[O_CITY_SIZE]]."""
+    for i in range(olay[O_CITY_SIZE]):
+        out[at + i] = 0
+    out[at] = 1
+    out[at + 1] = seat[t, F_COINS]
+    out[at + 2] = seat[t, F_SHIELDS]
+    out[at + 3] = seat[t, F_MIL]
+    out[at + 4] = seat[t, F_DEFEATS]
+    out[at + 5] = seat[t, F_STAGES]
+    out[at + 6] = seat[t, F_NCARDS]
+    out[at + 7] = seat[t, F_SIDE]
+    out[at + olay[O_BOARD] + seat[t, F_BOARD]] = 1
+    for r in range(N_RES):
+        out[at + olay[O_PROD] + r] = seat[t, F_PROD + r]
+    for j in range(N_KINDS):
+        out[at + olay[O_COLORS] + j] = seat[t, F_COLORS + j]
+    for j in range(N_SCIENCE):
+        out[at + olay[O_SCI] + j] = seat[t, F_SCI + j]
+    for i in range(olay[O_N_NAMES]):
+        out[at + olay[O_OWNED] + i] = seat[t, F_OWNED + i]
+
+
 @njit(cache=True, _nrt=False)
 def encode(ent, st, who, s, olay, out):
     """Write seat who's view into out (float32, olay[O_LENGTH] long), for a decision of city s
@@ -129,13 +162,12 @@ def encode(ent, st, who, s, olay, out):
     out[olay[O_TURN] + min(turn, TURNS_PER_AGE) - 1] = 1
     out[olay[O_PLAYERS] + (FC_PLAYERS if fc >= 0 else n) - MIN_PLAYERS] = 1
     out[olay[O_ACTING] + (s - who + n) % n] = 1
-    for c in range(pile.shape[0]):
+    for c in range(gs[G_NCARDS]):  # card ids (the pile's region is longer)
         if pile[c] > 0:
             out[olay[O_PILE] + ent[c, E_AGE] - 1] += pile[c]
     if fc >= 0:
         out[olay[O_FC_PILE]] = TURNS_PER_AGE + 1 - turn
-    for j in range(seat[who, F_HAND_N]):
-        out[olay[O_HAND] + ent[seat[who, F_HAND + j], E_NAME_ID]] += 1
+    hand_block(ent, seat, who, olay, out, olay[O_HAND])
     for u in range(1, turn):
         h = hand_of(gs, who, u)
         for j in range(HAND_SIZE):  # the hand's dealt cards, and at 2 players the pile's draws
@@ -147,24 +179,5 @@ def encode(ent, st, who, s, olay, out):
                 c = st.dealt[age - 1, fc, v - 1]
                 if hand_of(gs, controller_at(age, v), v) == h and _in_hand(st, h, u, c) > 0:
                     out[olay[O_HELD] + ent[c, E_NAME_ID]] = 1
-    size = olay[O_CITY_SIZE]
     for k in range(n):
-        t = (who + k) % n
-        at = olay[O_CITY] + k * size
-        out[at] = 1
-        out[at + 1] = seat[t, F_COINS]
-        out[at + 2] = seat[t, F_SHIELDS]
-        out[at + 3] = seat[t, F_MIL]
-        out[at + 4] = seat[t, F_DEFEATS]
-        out[at + 5] = seat[t, F_STAGES]
-        out[at + 6] = seat[t, F_NCARDS]
-        out[at + 7] = seat[t, F_SIDE]
-        out[at + olay[O_BOARD] + seat[t, F_BOARD]] = 1
-        for r in range(N_RES):
-            out[at + olay[O_PROD] + r] = seat[t, F_PROD + r]
-        for j in range(N_KINDS):
-            out[at + olay[O_COLORS] + j] = seat[t, F_COLORS + j]
-        for j in range(N_SCIENCE):
-            out[at + olay[O_SCI] + j] = seat[t, F_SCI + j]
-        for i in range(olay[O_N_NAMES]):
-            out[at + olay[O_OWNED] + i] = seat[t, F_OWNED + i]
+        city_block(seat, (who + k) % n, olay, out, olay[O_CITY] + k * olay[O_CITY_SIZE])

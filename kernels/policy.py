@@ -4,6 +4,8 @@
     POLICY_GREEDY     one-step look-ahead (kernels/greedy.py)
     POLICY_HEURISTIC  a weighted evaluation of every option, every purchase (kernels/heuristic.py)
     POLICY_ROLLOUT    determinised Monte Carlo search of turn moves (kernels/rollout.py)
+    POLICY_LEARNED    the afterstate a learned model values most (kernels/learned.py; its model is
+                      a run-time argument, wsim/run/model.py)
 
 kernels/decide.py takes every decision but the rollout's searched ones. Here: the ids and names,
 the parameter keys a user may set and the rollout's row layout (the run record that carries
@@ -20,11 +22,13 @@ POLICY_RANDOM = 0
 POLICY_GREEDY = 1
 POLICY_HEURISTIC = 2
 POLICY_ROLLOUT = 3  # kernels/rollout.py: its turn moves are searched there, never decided in decide.py
-POLICY_NAMES = ("random", "greedy", "heuristic", "rollout")
+POLICY_LEARNED = 4
+POLICY_NAMES = ("random", "greedy", "heuristic", "rollout", "learned")
 
 # The parameters a user may set (--policy-param NAME.KEY=VALUE), in parameter-row order; a row
 # holds P_COUNT values (the longest list; the rest are zeros). Defaults: wsim/run/weights.py.
-PARAM_KEYS = {"random": (), "greedy": GREEDY_KEYS, "heuristic": HEURISTIC_KEYS, "rollout": ("playouts", "base")}
+PARAM_KEYS = {"random": (), "greedy": GREEDY_KEYS, "heuristic": HEURISTIC_KEYS, "rollout": ("playouts", "base"),
+              "learned": ()}
 # a rollout row: its playouts, its base policy's id, then the base policy's own row
 R_PLAYOUTS, R_BASE_ID, R_BASE = range(3)
 P_COUNT = R_BASE + max(len(k) for k in PARAM_KEYS.values())

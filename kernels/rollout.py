@@ -30,6 +30,7 @@ from wsim.codes import EVENT_COLUMNS, N_AGES, TURNS_PER_AGE
 from wsim.kernels import loop  # a module, not its names: the loop calls the search, the search the loop
 from wsim.kernels.hidden import resample_hidden
 from wsim.kernels.decide import decide, take_decision
+from wsim.kernels.learned import explore, record
 from wsim.kernels.layout import (DEC_MOVE, F_CTR, G_FC, G_N, LIST_PRICED, MAX_CITY, MAX_SEATS, MAX_STAGES, M_DEFAULT,
                                  RES_COUNT, RES_RANK, RES_TOTAL, RUN, SCRATCH, STATE)
 from wsim.kernels.policy import R_BASE, R_BASE_ID, R_PLAYOUTS
@@ -78,7 +79,7 @@ def _base_of(run, who):
 
 
 @njit(cache=True, _nrt=False)
-def _decide_others(ent, board, base, w, sc, s, log, n_log):
+def _decide_others(ent, board, base, w, sc, s, log, n_log, model):
     """Take, in world w, the decisions pending now of every seat but s, by the base policies.
     Every pair's playout would take them the same way (a policy reads no other seat's choice of
     the turn, and each seat draws from its own stream), so one world's pairs share them. The Free
@@ -88,11 +89,11 @@ def _decide_others(ent, board, base, w, sc, s, log, n_log):
     for i in range(k):
         t = todo[i, 0]
         if t != s:
-            take_decision(ent, board, w, sc, t, todo[i, 1], todo[i, 2], base, log, NO_GAME, n_log, None)
+            take_decision(ent, board, w, sc, t, todo[i, 1], todo[i, 2], base, log, NO_GAME, n_log, None, model, None)
 
 
 @njit(cache=True, _nrt=True)
-def decide_rollout(ent, board, st, s, who, moves, n_moves, run):
+def decide_rollout(ent, board, st, s, who, moves, n_moves, run, model):
     """The rollout policy's turn move for seat s, decided by seat who (module docstring)."""
     seat, gs = st.seat, st.gs
     n = gs[G_N]
@@ -115,14 +116,14 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run):
         if resample_hidden(ent, board, w, scratch[0], who, stream_key(st.keys[who], start, k)) < 0:
             raise ValueError("rollout: the state's record of this age's plays does not add up")
         w.seat[who, F_CTR] = start + PLAYOUT_STRIDE * k
-        _decide_others(ent, board, base[0], w, scratch[0], s, log, n_log)
+        _decide_others(ent, board, base[0], w, scratch[0], s, log, n_log, model)
         for i in range(n_moves):
             if moves[i, M_DEFAULT] != 1:
                 continue
             clone_state(w, copy)
             st2 = copy[0]
             apply(ent, board, st2, s, DEC_MOVE, moves, i, log, NO_GAME, n_log)
-            loop.play_out(ent, board, base[0], st2, scratch[0], log, NO_GAME, n_log, None, None)
+            loop.play_out(ent, board, base[0], st2, scratch[0], log, NO_GAME, n_log, None, None, model, None)
             final(ent, st2, res, cards)
             totals[i] += _outcome(res, n, gs[G_FC], who)
     seat[who, F_CTR] = start + PLAYOUT_STRIDE * playouts
@@ -134,22 +135,28 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run):
 
 
 @njit(cache=True, inline="always")
-def choice(ent, board, st, s, who, kind, moves, n_moves, run):
+def choice(ent, board, st, sc, s, who, kind, n_moves, run, model):
     """The option seat who's rollout policy picks for seat s's decision `kind` (index into
-    moves): the search for a turn move, else its base policy's (decide.decide)."""
+    sc.moves): the search for a turn move, else its base policy's (decide.decide; model: the
+    learned base's, or None)."""
     if kind == DEC_MOVE:
-        return decide_rollout(ent, board, st, s, who, moves, n_moves, run)
+        return decide_rollout(ent, board, st, s, who, sc.moves, n_moves, run, model)
     base = _base_of(run, who)
-    return decide(ent, board, st, s, who, kind, moves, n_moves, base[0])
+    return decide(ent, board, st, sc, s, who, kind, n_moves, base[0], model)
 
 
 @njit(cache=True, _nrt=True)
-def take_search_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log):
+def take_search_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, model, tape):
     """decide.take_decision for a decider whose policy is rollout: its search allocates, so it
     runs with numba's runtime (kernels/__init__.py), and only runs that play rollout compile it.
-    Its options list the default purchase of each pair (the search plays the default)."""
+    Its options list the default purchase of each pair (the search plays the default); a tape
+    records the decision as take_decision's does."""
     moves = sc.moves
     listing = (np.int64(LIST_PRICED), np.int64(1), np.int64(1))
     m = legal(ent, board, st, sc, s, kind, listing, None)
-    j = choice(ent, board, st, s, who, kind, moves, m, run)
+    j = choice(ent, board, st, sc, s, who, kind, m, run, model)
+    if tape is not None:
+        j, keep = explore(sc, kind, j, m, tape)
+        if keep:
+            record(ent, board, st, sc, s, who, kind, j, tape, g)
     apply(ent, board, st, s, kind, moves, j, log, g, n_log)

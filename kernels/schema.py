@@ -46,6 +46,12 @@ MAX_FC_HIDDEN = codes.TURNS_PER_AGE // 2  # Free City plays of one age a player 
 MAX_FC_POOL = MAX_INST + DEAL_DECK  # the cards one hidden Free City play may have been: a group's cards, and
 #                   in Age III every guild the seat has not seen (kernels/hidden.py)
 TIMING_SLOTS = 7  # the profile twin's counters (kernels/timing.py): one per component
+# The learned policy's evaluation (kernels/learned.py, which checks the first two against the
+# observation encoder's layout for MAX_NAMES names and DEAL_POOL boards)
+MAX_INPUT = 1536  # a model's input: the observation (1,472 entries at most) and a city's points each
+MAX_BLOCK = 192  # one block of the observation the evaluation re-encodes: a city's (170 at most) or a hand's
+MAX_HIDDEN = 128  # a model's hidden units
+MAX_DELTA = 4 * MAX_BLOCK + 2 * MAX_SEATS  # input entries one option changes: three cities, the hand, points, pile
 PARAMS = 18  # a seat's policy parameter row: a rollout's playouts and base policy id, then its base
 #              policy's row, the longest of which is the heuristic's 16 weights (kernels/policy.py checks it)
 
@@ -271,6 +277,16 @@ SCRATCH = (
                                                     "hidden play i (kernels/hidden.py)"),
     ("fc_cand", "int16", (MAX_FC_POOL,), "the candidates of one group's hidden Free City plays (kernels/hidden.py)"),
     ("timing", "uint64", (TIMING_SLOTS,), "CPU cycles by component in the profile twin (kernels/timing.py)"),
+    ("x", "float32", (MAX_INPUT,), "the learned policy's input at a decision (kernels/learned.py)"),
+    ("block", "float32", (MAX_BLOCK,), "one block of that input re-encoded after an option (kernels/learned.py)"),
+    ("h0", "float32", (MAX_HIDDEN,), "the model's hidden layer at the decision, before its activation"),
+    ("h", "float32", (MAX_HIDDEN,), "the same after one option"),
+    ("d_at", "int32", (MAX_DELTA,), "the input entries an option changes ..."),
+    ("d_by", "float32", (MAX_DELTA,), "... and by how much"),
+    ("after", "int32", (MAX_SEATS, SEAT.count), "the cities after one option (kernels/learned.py; F_*)"),
+    ("after_gs", "int32", (GAME.count,), "the game header resolving that option writes (G_*)"),
+    ("after_pile", "int32", (MAX_CARDS,), "the pile resolving it writes (reset after each option)"),
+    ("points", "int16", (2, RESULT.count), "a city's points now and the scoring's spare row (RES_*)"),
 )
 
 

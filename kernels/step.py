@@ -211,6 +211,21 @@ def legal(ent, board, st, sc, s, kind, listing, clock):
 
 
 @njit(cache=True, inline="always")
+def set_choice(seat, s, moves, j):
+    """Seat s's choice this round is turn move j of moves (its stage-3 neighbour still to come
+    when the move needs one)."""
+    seat[s, F_CHOSEN + C_ON] = 1
+    seat[s, F_CHOSEN + C_SLOT] = moves[j, M_SLOT]
+    seat[s, F_CHOSEN + C_CARD] = moves[j, M_CARD]
+    seat[s, F_CHOSEN + C_ACTION] = moves[j, M_ACTION]
+    seat[s, F_CHOSEN + C_LEFT] = moves[j, M_LEFT]
+    seat[s, F_CHOSEN + C_RIGHT] = moves[j, M_RIGHT]
+    seat[s, F_CHOSEN + C_COIN_COST] = moves[j, M_COIN_COST]
+    seat[s, F_CHOSEN + C_NEEDS3] = moves[j, M_COPY3]
+    seat[s, F_CHOSEN + C_COPY3] = -1
+
+
+@njit(cache=True, inline="always")
 def apply(ent, board, st, s, kind, moves, j, log, g, n_log):
     """Record seat s's decision `kind`: option j of its legal list `moves`. When it is the last
     decision the game waits for, resolve and go on to the next decision point.
@@ -231,15 +246,7 @@ def apply(ent, board, st, s, kind, moves, j, log, g, n_log):
         seat[s, F_CHOSEN + C_ON] = -1
         gs[G_OPEN] -= 1
     else:
-        seat[s, F_CHOSEN + C_ON] = 1
-        seat[s, F_CHOSEN + C_SLOT] = moves[j, M_SLOT]
-        seat[s, F_CHOSEN + C_CARD] = moves[j, M_CARD]
-        seat[s, F_CHOSEN + C_ACTION] = moves[j, M_ACTION]
-        seat[s, F_CHOSEN + C_LEFT] = moves[j, M_LEFT]
-        seat[s, F_CHOSEN + C_RIGHT] = moves[j, M_RIGHT]
-        seat[s, F_CHOSEN + C_COIN_COST] = moves[j, M_COIN_COST]
-        seat[s, F_CHOSEN + C_NEEDS3] = moves[j, M_COPY3]
-        seat[s, F_CHOSEN + C_COPY3] = -1
+        set_choice(seat, s, moves, j)
         if moves[j, M_COPY3] != 1:  # else the round also waits for the stage-3 neighbour
             gs[G_OPEN] -= 1
     if gs[G_OPEN] == 0:

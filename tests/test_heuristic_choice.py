@@ -63,7 +63,7 @@ def _both_listings(ent, board, st, sc, s, who, kind, run, rows):
         listing = (np.int64(LIST_PRICED) if k == 0 else np.int64(LIST_COMPACT), w_left, w_right)
         m = legal(ent, board, st, sc, s, kind, listing, None)
         rows[k, :m] = sc.moves[:m]
-        j = decide(ent, board, st, s, who, kind, sc.moves, m, run)
+        j = decide(ent, board, st, sc, s, who, kind, m, run, None)
         rows[k, m] = sc.moves[j]  # the chosen row, as decided, after the listing
         counts[2 * k], counts[2 * k + 1] = m, j
     return counts

@@ -44,7 +44,7 @@ from wsim.run import playout_count
 from wsim.run.profiling import profile_run
 from wsim.run.runner import Runner, available_cores, set_threads
 from wsim.run.settings import Settings, cities_of
-from wsim.run.weights import default_params
+from wsim.run.weights import default_params, rollout_row
 
 
 POLICIES = ("random", "greedy", "heuristic")
@@ -215,19 +215,19 @@ def _where_time_goes(t, players: int, games: int, full_rate: float) -> dict:
     return out
 
 
-def _rollout_settings(playouts: int) -> Settings:
-    """Five players: one rollout seat (seat 0) at `playouts`, four heuristic seats."""
+def _rollout_settings(playouts: int, base: str = "heuristic") -> Settings:
+    """Five players: one rollout seat (seat 0) at `playouts` over `base`, four heuristic seats."""
     rows = [default_params("heuristic")] * 5
-    rows[0] = (playouts,) + default_params("rollout")[1:]
+    rows[0] = rollout_row(playouts, base, default_params(base))
     return Settings(players=5, policies=("rollout",) + ("heuristic",) * 4, params=tuple(rows))
 
 
-def _rollout_games_per_second(t, playouts: int, games: int, runs: int = 1) -> float:
+def _rollout_games_per_second(t, playouts: int, games: int, runs: int = 1, base: str = "heuristic") -> float:
     """Five-player games a second with one rollout seat (the others heuristic), one thread:
     games 1..games of seed 0, the best of `runs` plays of them (the same games each time, so
     that _rollout_playouts_per_game counts their playouts)."""
     set_threads(1)
-    runner = Runner(t, _rollout_settings(playouts))
+    runner = Runner(t, _rollout_settings(playouts, base))
     runner.play(0, 1)  # compile or load outside the timing
     return _best_rate(runner, 1, games, runs)
 
@@ -297,7 +297,8 @@ def _measurements(cores: int) -> int:
                                                                                         if n <= cores)
     env = 2 if find_spec("pettingzoo") is not None else 0
     # cells, time splits, rollout, reference engine, environment, trading solver, start-ups
-    return cells + len(POLICIES) + 2 + 3 + env + 1 + len(POLICIES) + 2 + 1 + 1
+    learned = sum(1 for n in (1, 2) if n <= cores) + 1
+    return cells + len(POLICIES) + 2 + learned + 3 + env + 1 + len(POLICIES) + 2 + 1 + 1
 
 
 class _Steps:
@@ -383,6 +384,22 @@ def _benchmarks(quick: bool, save: bool, echo, data: str | None, step) -> dict:
         results["rollout_playouts_per_second_5p"][str(playouts)] = round(rate * per_game)
         echo(f"  {playouts} playouts a move: {rate:.2f} games/s, {per_game:,.0f} playouts a game, "
              f"{rate * per_game:,.0f} playouts/s")
+    set_threads(None)
+
+    echo("learned (the shipped model, wsim/data/learned.npz; 5 players, every seat learned; the best of "
+         f"{RUNS_PER_CELL} equal runs):")
+    results["learned_games_per_second_5p"] = {}
+    for threads in (1, 2):
+        if threads <= cores:
+            step(f"5 players, learned, {threads} thread{'s' if threads > 1 else ''}")
+            rate = _games_per_second(t, 5, "learned", threads, 300 if quick else 3_000)
+            results["learned_games_per_second_5p"][f"threads_{threads}"] = round(rate)
+            echo(f"  {threads} thread{'s' if threads > 1 else ''}: {rate:,.0f} games/s")
+    step("rollout over the learned base")
+    rate = _rollout_games_per_second(t, 16, 2 if quick else 6, runs=2, base="learned")
+    results["rollout_learned_base_games_per_second_5p"] = round(rate, 2)
+    echo(f"  rollout, 16 playouts a move over the learned base (one rollout seat, four heuristic, 1 thread): "
+         f"{rate:.2f} games/s")
     set_threads(None)
 
     echo("reference engine (plain Python, random policy):")

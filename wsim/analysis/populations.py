@@ -40,19 +40,20 @@ class Population:
 def builtin_specs(players: int, games: int) -> list:
     """The built-in populations at `players` players: (name, POLICIES[@GAMES], --policy-param
     settings) — heuristic self-play, the hand-set and specialist weights seat by seat, greedy
-    self-play, rollout self-play on fewer games."""
+    self-play, the shipped learned model in self-play, rollout self-play on fewer games."""
     seats = [SPECIALISTS[s % len(SPECIALISTS)] for s in range(players)]
     specialists = ",".join(f"heuristic:{w}" for w in seats)
     return [("heuristic", "heuristic", ()),
             ("specialists", specialists, tuple(f"{w}.weights={w}" for w in dict.fromkeys(seats))),
             ("greedy", "greedy", ()),
+            ("learned", "learned", ()),
             ("rollout", f"rollout@{min(ROLLOUT_GAMES, games)}", ())]
 
 
 def builtin_help() -> str:
     """The built-in set, for `wsim survey --help`."""
     return ("heuristic (the tuned weights at every seat), specialists (the hand-set, science, military and "
-            "civilian weights, seat by seat), greedy, and rollout on the first "
+            "civilian weights, seat by seat), greedy, learned (the shipped model), and rollout on the first "
             f"{ROLLOUT_GAMES:,} games (or --games if fewer)")
 
 

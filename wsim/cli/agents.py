@@ -1,4 +1,5 @@
-"""`wsim ladder` and `wsim tune`: ranking policies, and fitting the heuristic's weights."""
+"""`wsim ladder`, `wsim tune` and `wsim learn`: ranking policies, fitting the heuristic's weights,
+training the learned player."""
 
 from __future__ import annotations
 
@@ -89,3 +90,53 @@ def tune_cmd(ctx, policy, players, generations, population, games, seed, threads
     for entry in doc["tune"]["log"]:
         click.echo(f"generation {entry['generation']}: best fitness {entry['best']:.4f}, mean {entry['mean']:.4f}")
     click.echo(f"weights: {Path(out)}")
+
+
+@click.command("learn")
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="The model file to write (.npz).")
+@click.option("--work", type=click.Path(file_okay=False), default=None,
+              help="The folder of each iteration's data, models and record [OUT.work]; a run goes on from it.")
+@click.option("--iterations", type=click.IntRange(1, 20), default=3, show_default=True, help="Iterations.")
+@click.option("--games", type=click.IntRange(10, 10**7), default=50_000, show_default=True,
+              help="Teacher games per iteration, split over --players.")
+@click.option("--players", default="2,3,4,4,5,6,7", show_default=True, metavar="P,P,...",
+              help="Player counts of the teacher games, one share of them each (repeat a count for more).")
+@click.option("--rate", type=click.FloatRange(0.001, 1.0), default=0.05, show_default=True,
+              help="The share of decisions recorded.")
+@click.option("--explore", type=click.FloatRange(0.0, 1.0), default=0.5, show_default=True,
+              help="The share of recorded decisions played by a uniform legal option instead of the teacher's.")
+@click.option("--hidden", type=click.IntRange(1, 128), default=64, show_default=True, help="Hidden units.")
+@click.option("--epochs", type=click.IntRange(1, 1000), default=30, show_default=True,
+              help="The fit's most epochs (it stops earlier once the held-out score stops improving).")
+@click.option("--eval-games", "eval_games", type=click.IntRange(4, 10**6), default=2_000, show_default=True,
+              help="Games of each evaluation (one learned seat against three heuristic seats).")
+@click.option("--teacher", type=click.Choice(["heuristic", "greedy", "random", "rollout"]), default="heuristic",
+              show_default=True, help="Iteration 0's teacher (later iterations: the previous model).")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="The seed.")
+@click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores].")
+@quiet_option
+@click.pass_context
+def learn_cmd(ctx, out, work, iterations, games, players, rate, explore, hidden, epochs, eval_games, teacher, seed,
+              threads, quiet):
+    """Train the learned player (policy `learned`): teacher games record positions and how they
+    ended, a network learns them, and the next iteration's teacher is that network; each model
+    is evaluated against three heuristic seats and the best is written to OUT, which
+    `--policy-param learned.model=OUT` then plays. The same options give the same file.
+    """
+    import shlex
+
+    from wsim.api.learning import learn
+
+    options = {"iterations": iterations, "games": games, "players": players, "rate": rate, "explore": explore,
+               "hidden": hidden, "epochs": epochs, "eval-games": eval_games, "teacher": teacher, "seed": seed}
+    command = shlex.join(["wsim", "learn", "--out", str(out)] + [w for k, v in options.items() for w in (f"--{k}", str(v))])
+    try:
+        header = learn(out=out, work=work, iterations=iterations, games=games, players=players, rate=rate,
+                       explore=explore, hidden=hidden, epochs=epochs, eval_games=eval_games, teacher=teacher,
+                       seed=seed, threads=threads, data=ctx.obj.get("data"), command=command,
+                       say=None if quiet else click.echo)
+    except (KeyboardInterrupt, signals.Terminated) as e:
+        left_behind(e, "the work folder keeps every completed step: the same command goes on from it")
+        raise
+    chosen = header["provenance"]["chosen_iteration"]
+    click.echo(f"model: {Path(out)} (iteration {chosen} of {iterations})")

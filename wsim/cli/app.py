@@ -87,6 +87,6 @@ def main(ctx: click.Context, data):
 
 
 for command in (facts.cards_cmd, facts.score_cmd, facts.trade_cmd, runs.simulate_cmd, runs.check_cmd,
-                runs.replay_cmd, runs.compile_cmd, runs.bench_cmd, agents.ladder_cmd, agents.tune_cmd,
+                runs.replay_cmd, runs.compile_cmd, runs.bench_cmd, agents.ladder_cmd, agents.tune_cmd, agents.learn_cmd,
                 analysis.balance_cmd, analysis.ablate_cmd, analysis.survey_cmd, analysis.rebalance_cmd):
     main.add_command(command)

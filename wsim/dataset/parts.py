@@ -53,7 +53,7 @@ def run_meta(tables: Tables, settings: Settings) -> dict:
         "data_sha256": tables.data_sha256,
         "seed": settings.seed,
         "players": settings.players,
-        "policies": [_policy_entry(p, label, row, sha) for p, label, row, sha in
+        "policies": [_policy_entry(p, label, row, sha, settings.model) for p, label, row, sha in
                      zip(settings.policies, settings.labels, settings.params, settings.weights_files)],
         "wonders": wonders_text(settings.wonders),
         "sides": settings.sides,
@@ -68,15 +68,17 @@ def metadata(tables: Tables, settings: Settings, first_game: int, games: int) ->
     return {**run_meta(tables, settings), "part": {"first_game": first_game, "games": games}}
 
 
-def _policy_entry(name: str, label: str, row, weights_sha256: str) -> dict:
+def _policy_entry(name: str, label: str, row, weights_sha256: str, model: str) -> dict:
     """A seat's policy in the metadata: its name, its label when it has one, every parameter,
-    and the sha256 of the weights file it plays, when one was given."""
+    the sha256 of the weights file it plays, when one was given, and a learned seat's model file."""
     entry = {"name": name}
     if label != name:
         entry["label"] = label
     entry["params"] = list(row)
     if weights_sha256:
         entry["weights_sha256"] = weights_sha256
+    if name == "learned":
+        entry["model"] = model
     return entry
 
 

@@ -3,9 +3,10 @@
 
 The kernels are compiled on first use and cached on disk (kernels/__init__.py says where). A
 run compiles only its policy family (kernels/game.py): `games` for random, greedy and
-heuristic seats, `rollout` when a seat searches. Two more families serve other callers: `step`,
-the step-level API driven from Python (wsim.run.stepgame: tests, agents), and `profile`, the
-instrumented game loop of `wsim bench`.
+heuristic seats, `rollout` when a seat searches, `learned` when a seat plays the learned policy
+(and `wsim learn`'s training games, which record positions on a tape). Two more families serve
+other callers: `step`, the step-level API driven from Python (wsim.run.stepgame: tests, agents),
+and `profile`, the instrumented game loop of `wsim bench`.
 
 CompileWatch listens to numba's event API ("numba:compile" fires once per specialisation that
 the cache could not supply, before it is compiled), so it sees exactly what was compiled: the
@@ -20,7 +21,7 @@ from collections import Counter
 
 from numba.core import event
 
-FAMILIES = ("games", "rollout", "step", "profile")
+FAMILIES = ("games", "rollout", "step", "profile", "learned")
 DEFAULT_FAMILIES = ("games", "rollout")
 
 
@@ -114,6 +115,16 @@ def warm(family: str, tables) -> None:
             game.clone().resample_hidden(0, 1)
             game.clone().play_out()
             game.results()
+    elif family == "learned":
+        from wsim.run.tape import record
+        from wsim.run.stepgame import KernelGame
+
+        Runner(tables, Settings(players=3, policies=("learned", "random", "heuristic"), model="shipped")).load()
+        record(tables, Settings(players=3, policies=("heuristic",) * 3), 0, 1, 0.5, 0.5, 0)  # training games
+        game = KernelGame(tables, players=3, seed=0, game=0, policy="learned")
+        for seat, kind in next(game.rounds()):
+            options = game.legal(seat, kind)
+            game.apply(seat, kind, options, game.decide(seat, kind, options))
     elif family == "profile":
         import numpy as np
 

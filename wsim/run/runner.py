@@ -23,9 +23,10 @@ from wsim.errors import whole_number
 from wsim.codes import CATEGORIES, FC_SEAT
 from wsim.kernels.deal import deal
 from wsim.kernels.game import new_run, new_scratch, new_state, play_games
+from wsim.kernels.learned import empty_tape
 from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_COINS, RES_COUNT, RES_GUILD, RES_MILITARY, RES_RANK,
                                  RES_TOTAL, kernel_tables)
-from wsim.kernels.policy import P_COUNT, POLICY_ROLLOUT
+from wsim.kernels.policy import P_COUNT, POLICY_LEARNED, POLICY_ROLLOUT, R_BASE_ID
 from wsim.movelog import EVENT_COLUMNS
 from wsim.run.chunk import Chunk
 from wsim.run.settings import MAX_CHUNK, Settings, SettingsError, check_board_pool
@@ -48,6 +49,8 @@ class Runner:
         assert self.params.shape == (settings.players, P_COUNT)
         # the policy family (kernels/game.py): only a run with a rollout seat compiles the search
         self.search = True if (self.policies == POLICY_ROLLOUT).any() else None
+        self.model = _learned_model(tables, settings, self.policies, self.params)
+        self.tape = None if self.model is None else empty_tape(self.model[0])
         self.run = new_run(settings.players, settings.seed, self.n_cards, settings.promo_in_pool(), self.board_spec,
                            self.side_spec, self.policies, self.params)
 
@@ -68,7 +71,7 @@ class Runner:
         def block(lo: int, hi: int):
             st, sc = _thread_records()
             play_games(self.ent, self.board, self.run[0], first_game, lo, hi, res, cards, events, n_log, st[0], sc[0],
-                       self.search)
+                       self.search, self.model, self.tape)
 
         bounds = _blocks(games, _threads)
         if len(bounds) == 1:
@@ -78,6 +81,20 @@ class Runner:
                 done.result()
         signals.check()  # a signal swallowed while numba loaded the kernels ends the run here
         return Chunk(first_game, res, cards, events, n_log)
+
+
+def _learned_model(tables: Tables, settings: Settings, policies, params):
+    """The kernels' model tuple when a seat plays learned (or a rollout seat's base is learned),
+    else None (the family then compiles no learned policy)."""
+    uses = (policies == POLICY_LEARNED).any() or any(
+        policies[s] == POLICY_ROLLOUT and params[s, R_BASE_ID] == POLICY_LEARNED for s in range(len(policies)))
+    if not uses:
+        return None
+    from wsim.run.model import ModelError, read_model
+    try:
+        return read_model(settings.model or "shipped", tables).kernel_model(tables)
+    except ModelError as e:
+        raise SettingsError(str(e)) from None
 
 
 BLOCKS_PER_THREAD = 4  # blocks of a kernel call per thread: a slow block delays the call less

@@ -55,6 +55,7 @@ class Settings:
     sides: str = "random"  # random | A | B
     manneken_pis: bool = False
     chunk_size: int = 100_000
+    model: str = ""  # the learned seats' model file ("shipped": wsim/data/learned.npz); "" without one
 
     def __post_init__(self):
         if not self.params:
@@ -193,12 +194,15 @@ MAX_PLAYOUTS = 1024  # rollout's playouts per move: beyond, a game takes minutes
 
 
 def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
-    """(parameter rows, weights-file sha256 per seat or "") after `--policy-param NAME.KEY=VALUE`
-    or LABEL.KEY=VALUE settings (docs/interfaces.md §2): a policy name sets every seat playing it, a label
-    the seats with that label, which wins over the name; later settings win over earlier ones.
-    KEY `weights` (heuristic) sets every weight from a weights file."""
+    """(parameter rows, weights-file sha256 per seat or "", the learned seats' model file) after
+    `--policy-param NAME.KEY=VALUE` or LABEL.KEY=VALUE settings (docs/interfaces.md §2): a policy
+    name sets every seat playing it, a label the seats with that label, which wins over the name;
+    later settings win over earlier ones. KEY `weights` (heuristic) sets every weight from a
+    weights file; KEY `model` (learned) names the model file, one for every learned seat of a run
+    ("shipped" unless given; "" when no seat is learned)."""
     rows = [list(default_params(n)) for n in names]
     files = [""] * len(names)
+    model = "shipped" if "learned" in names else ""
     bases = []
     parsed = []
     for spec in specs:
@@ -215,6 +219,12 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
         by_label = target in labels and target not in names
         if key == "base" and names[seats[0]] == "rollout":  # resolved once every other row is known
             bases.append((by_label, seats, value))
+            continue
+        if key == "model" and names[seats[0]] == "learned":
+            if value in ("", ) or (model not in ("shipped", value) and model):
+                raise SettingsError(f"--policy-param: one model file for every learned seat of a run, got "
+                                    f"{brief(model)} and {brief(value)}")
+            model = value
             continue
         if key == "weights" and names[seats[0]] == "heuristic":  # a whole row from a weights file
             row, sha = read_weights(value, "heuristic")
@@ -244,7 +254,7 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
                 base, base_row = _rollout_base(value, names, labels, rows)
                 for s in seats:
                     rows[s] = list(rollout_row(rows[s][R_PLAYOUTS], base, base_row))
-    return tuple(tuple(r) for r in rows), tuple(files)
+    return tuple(tuple(r) for r in rows), tuple(files), model
 
 
 def _rollout_base(value: str, names: tuple, labels: tuple, rows: list) -> tuple:
@@ -291,7 +301,7 @@ def _params(value, players: int) -> tuple:
 
 def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, wonders="random",
                    sides="random", manneken_pis=False, chunk_size=100_000, params=None,
-                   policy_params=(), weights_files=None) -> Settings:
+                   policy_params=(), weights_files=None, model=None) -> Settings:
     """Check every run setting, as the CLI and dataset metadata give them; returns the Settings.
 
     The same checks serve options typed by a user and metadata read from a dataset someone
@@ -312,14 +322,37 @@ def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, 
         raise SettingsError("--policy-param: not with recorded parameters")
     if params is not None:
         rows, files = _params(params, players), _weights_files(weights_files, players)
+        model = ("shipped" if "learned" in names else "") if model is None else text(model, "model", "a model file",
+                                                                                    SettingsError)
     else:
-        rows, files = apply_policy_params(policy_params, names, labels)
+        rows, files, model = apply_policy_params(policy_params, names, labels)
+    files = _model_digests(tables, names, files, model)
     settings = Settings(players=players, seed=seed, games=games, policies=names, wonders=wonders, sides=sides,
                         manneken_pis=in_play, chunk_size=chunk_size, params=rows, labels=labels,
-                        weights_files=files)
+                        weights_files=files, model=model)
     boards, _ = settings.board_spec(tables)
     check_board_pool(tables, boards, in_play)
     return settings
+
+
+def _model_digests(tables: Tables, names: tuple, files: tuple, model: str) -> tuple:
+    """files with each learned seat's model sha256: the model file is read and checked here (a
+    recorded digest that differs from the file's is refused: another model played those games)."""
+    if "learned" not in names:
+        return files
+    from wsim.run.model import ModelError, read_model
+    try:
+        sha = read_model(model, tables).sha256
+    except ModelError as e:
+        raise SettingsError(str(e)) from None
+    out = list(files)
+    for s, name in enumerate(names):
+        if name == "learned":
+            if out[s] and out[s] != sha:
+                raise SettingsError(f"model {brief(model)}: its sha256 is not the {out[s][:12]}... these games were "
+                                    f"played with")
+            out[s] = sha
+    return tuple(out)
 
 
 _RECORDED = ("players", "policies", "seed", "games", "wonders", "sides", "manneken_pis", "chunk_size")
@@ -332,7 +365,7 @@ def settings_from_metadata(meta: dict, tables: Tables) -> Settings:
         raise SettingsError(f"missing {', '.join(missing)}")
     policies = meta["policies"]
     if not isinstance(policies, list) or not all(isinstance(p, dict) and {"name", "params"} <= set(p)
-                                                 and set(p) <= {"name", "label", "params", "weights_sha256"}
+                                                 and set(p) <= {"name", "label", "params", "weights_sha256", "model"}
                                                  and all(isinstance(p[k], str) for k in p if k != "params")
                                                  for p in policies):
         raise SettingsError(f"policies: expected a list of {{name, params}} (and optionally label, "
@@ -342,7 +375,8 @@ def settings_from_metadata(meta: dict, tables: Tables) -> Settings:
                           seed=meta["seed"], games=meta["games"], wonders=meta["wonders"], sides=meta["sides"],
                           manneken_pis=meta["manneken_pis"], chunk_size=meta["chunk_size"],
                           params=[p["params"] for p in policies],
-                          weights_files=[p.get("weights_sha256", "") for p in policies])
+                          weights_files=[p.get("weights_sha256", "") for p in policies],
+                          model=next((p["model"] for p in policies if "model" in p), None))
 
 
 def check_board_pool(tables: Tables, boards, promo_in_pool: bool):

@@ -25,7 +25,8 @@ from wsim.kernels.layout import (C_COUNT, C_ON, F_CHOSEN, F_COINS, F_COPY3, F_CO
                                  G_NTOOK, G_OPEN, G_PHASE, G_TURN, MAX_CITY,
                                  MAX_EVENTS, MAX_HAND, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER, RES_COUNT, kernel_tables)
 from wsim.kernels.loop import play_out
-from wsim.kernels.policy import POLICY_NAMES, POLICY_ROLLOUT
+from wsim.kernels.learned import empty_tape
+from wsim.kernels.policy import POLICY_LEARNED, POLICY_NAMES, POLICY_ROLLOUT, R_BASE_ID
 from wsim.kernels.step import decider, end_age, final
 from wsim.kernels.turn import reset_state
 from wsim.movelog import EVENT_COLUMNS
@@ -95,8 +96,10 @@ class KernelGame:
     """
 
     def __init__(self, tables: Tables, players: int, seed: int = 0, game: int = 0, policy: str = "random",
-                 board_spec=None, side_spec=None, promo: bool = False, _state=None):
+                 board_spec=None, side_spec=None, promo: bool = False, _state=None, model: str = "shipped"):
         self.tables = tables
+        self.model_file = model  # the learned seats' model file (read when a learned seat first decides)
+        self._model = None
         self.n = codes.FC_CITIES if players == codes.FC_PLAYERS else players  # cities
         self.ent, self.board, self.n_cards = kernel_tables(tables)
         pid = POLICY_NAMES.index(policy)
@@ -193,7 +196,19 @@ class KernelGame:
         # only games with a searching seat compile the search
         among = driven.search_among if self.policies[who] == POLICY_ROLLOUT else driven.decide_among
         return int(among(self.ent, self.board, self.state[0], self.scratch[0], seat, who, kind, len(options),
-                         self.run[0]))
+                         self.run[0], self._kernel_model()))
+
+    def _kernel_model(self):
+        """The learned model's kernel tuple when a seat plays learned (or bases a rollout on it),
+        else None (no learned code is compiled)."""
+        p = self.policies
+        if not ((p == POLICY_LEARNED).any() or ((p == POLICY_ROLLOUT) & (self.params[:, R_BASE_ID] == POLICY_LEARNED)).any()):
+            return None
+        if self._model is None:
+            from wsim.run.model import read_model
+
+            self._model = read_model(self.model_file, self.tables).kernel_model(self.tables)
+        return self._model
 
     def apply(self, seat: int, kind: int, options: np.ndarray, index: int):
         """Play option `index` of `options` for the seat's decision."""
@@ -291,8 +306,10 @@ class KernelGame:
         """Every remaining decision by the seats' policies: the game loop of `wsim simulate`
         (kernels/loop.py), from this state on."""
         search = True if (self.policies == POLICY_ROLLOUT).any() else None
+        model = self._kernel_model()
+        tape = None if model is None else empty_tape(model[0])  # the learned family's types (kernels/game.py)
         play_out(self.ent, self.board, self.run[0], self.state[0], self.scratch[0], self.log, 0, self.n_log, search,
-                 None)
+                 None, model, tape)
 
     def results(self) -> tuple:
         """(res[n, RES_COUNT], cards[n, MAX_CITY]) of a finished game."""

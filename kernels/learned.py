@@ -1,0 +1,329 @@
+"""POLICY_LEARNED: the option whose position a learned evaluation values most (`choice`), and the
+tape that records those positions for training (`record`; wsim/agents/learn.py fits the model).
+
+The model's input x is the deciding seat's observation (kernels/observe.py: only what that seat
+sees) followed by each city's points now (score.score_seat on the cities as they stand, military
+tokens so far included; ring order from the observer, zeros past the last city). The model is
+one hidden layer of rectified units:
+
+    value(x) = b2 + w2 . relu(b1 + x W1)
+
+fitted to the seat's final margin in points over the best other player. An option is valued on
+its afterstate: the position right after the option is resolved alone, before any military
+resolution (the other seats' choices of the turn are hidden from the seat, so they are left out;
+at 2 players the controller's own move, chosen before the Free City's, is resolved with it). The
+afterstate is made by the rules' own functions (turn.resolve, city.add_card) on a copy of the
+cities (sc.after), never by a second copy of the rules.
+
+The first layer is updated, not recomputed: x's hidden layer is computed once a decision (sc.h0),
+and an option changes only the blocks of the cities it touches (the seat's and its neighbours';
+every city at 2 players), the observer's hand, the pile's count and those cities' points.
+`_changes` lists the changed entries (sc.d_at, sc.d_by); an option's hidden layer is h0 plus
+those rows of W1. The tape writes x plus the same changes, so that training and play see one
+vector.
+
+A model is the tuple (lay, w1, b1, w2, b2): lay the input's offsets (`input_layout`: the
+observation's, then L_POINTS and L_INPUT), w1 float32[L_INPUT, H], b1 float32[H], w2 float32[H],
+b2 float32[1] (H <= schema.MAX_HIDDEN). A tape is (lay, rows float32[R, L_INPUT],
+meta int32[R, TAPE_META], count int64[1], sample uint64[4]): the recorded inputs, each row's
+T_* facts, how many rows are written (R + 1 once a row did not fit), and the sampling's stream
+key, threshold (a decision is recorded when its draw is below it), draw counter and exploration
+threshold: a recorded decision whose next draw is below it plays a uniform legal option instead of
+the teacher's (`explore`), so that the data also value the options a teacher never plays (the
+outcome that follows is then the teacher's play after that option).
+
+Every decision kind is valued: turn moves, 7th cards and discard builds with their declines (a
+decline's afterstate is the position as it is), a stage-3 neighbour by the copy's afterstate; a
+stage move that still needs its neighbour is worth the better of the two copies.
+"""
+
+import numpy as np
+from numba import njit
+
+from wsim.codes import ACT_DISCARD, COPY_LEFT, COPY_RIGHT
+from wsim.kernels.city import add_card, coins_when_built, left_of, right_of
+from wsim.kernels.layout import (C_ACTION, C_CARD, C_COPY3, C_ON, DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH,
+                                 DECLINE, DEAL_POOL, E_AGE, F_CHOSEN, F_COINS, F_COUNT, G_AGE, G_COUNT, G_FC, G_N, G_TURN,
+                                 MAX_BLOCK, MAX_INPUT, MAX_NAMES, MAX_SEATS, M_ACTION, M_CARD, M_COPY3, RES_TOTAL)
+from wsim.kernels.observe import (O_CITY, O_CITY_SIZE, O_HAND, O_LENGTH, O_N_NAMES, O_PILE, city_block, encode,
+                                  hand_block, layout)
+from wsim.kernels.rng import draw_u64
+from wsim.kernels.score import score_seat
+from wsim.kernels.step import set_choice
+from wsim.kernels.turn import resolve
+
+L_POINTS, L_INPUT = O_LENGTH + 1, O_LENGTH + 2  # the input layout's entries past the observation's
+# a tape row's facts: its game (index in the call's block), the deciding seat, the decision kind,
+# age and turn; then, once the game is over, the seat's total, its margin over the best other
+# player and whether it won (rank 1)
+TAPE_META = 8
+T_GAME, T_WHO, T_KIND, T_AGE, T_TURN, T_TOTAL, T_MARGIN, T_WIN = range(TAPE_META)
+_WIDEST = layout(MAX_NAMES, DEAL_POOL)
+assert _WIDEST[O_LENGTH] + MAX_SEATS <= MAX_INPUT and max(_WIDEST[O_CITY_SIZE], MAX_NAMES) <= MAX_BLOCK
+
+
+def input_layout(olay: np.ndarray) -> np.ndarray:
+    """The model input's offsets: the observation layout olay (observe.layout), then L_POINTS
+    (the cities' points) and L_INPUT (the input's length)."""
+    out = np.zeros(L_INPUT + 1, np.int64)
+    out[:O_LENGTH + 1] = olay
+    out[L_POINTS] = olay[O_LENGTH]
+    out[L_INPUT] = olay[O_LENGTH] + MAX_SEATS
+    return out
+
+
+def new_tape(lay: np.ndarray, capacity: int, rate: float, explore: float) -> tuple:
+    """A tape of `capacity` rows recording each decision with probability `rate`, a recorded one
+    explored with probability `explore` (module docstring; its stream key is set per game)."""
+    def threshold(p):
+        return min(2**64 - 1, int(p * 2**64))
+    return (lay, np.zeros((capacity, int(lay[L_INPUT])), np.float32), np.zeros((capacity, TAPE_META), np.int32),
+            np.zeros(1, np.int64), np.array([0, threshold(rate), 0, threshold(explore)], np.uint64))
+
+
+def empty_tape(lay: np.ndarray) -> tuple:
+    """The tape of a run that records nothing (the learned family takes one: kernels/game.py)."""
+    return new_tape(lay, 0, 0.0, 0.0)
+
+
+def no_model(lay: np.ndarray) -> tuple:
+    """A model for training games without a learned seat (the learned family takes one): one
+    hidden unit, every weight zero."""
+    width = int(lay[L_INPUT])
+    return (lay, np.zeros((width, 1), np.float32), np.zeros(1, np.float32), np.zeros(1, np.float32),
+            np.zeros(1, np.float32))
+
+
+@njit(cache=True, _nrt=False)
+def _points(ent, seat, n, t, sc):
+    """City t's points now."""
+    score_seat(ent, seat, n, t, sc.points[0], sc.points[1])
+    return sc.points[0, RES_TOTAL]
+
+
+@njit(cache=True, _nrt=False)
+def _input(ent, st, sc, who, s, lay):
+    """x (sc.x) for seat who's decision for city s."""
+    x = sc.x
+    encode(ent, st, who, s, lay, x)
+    n = st.gs[G_N]
+    for k in range(MAX_SEATS):
+        x[lay[L_POINTS] + k] = _points(ent, st.seat, n, (who + k) % n, sc) if k < n else 0
+
+
+@njit(cache=True, inline="always")
+def _touched(n, fc, s, t):
+    """Whether resolving a choice of city s alone may change city t."""
+    return fc >= 0 or t == s or t == left_of(n, s) or t == right_of(n, s)
+
+
+@njit(cache=True, _nrt=False)
+def _resolve_alone(ent, board, st, sc, s, who, kind, j, copy3):
+    """Resolve option j of sc.moves in sc.after (which holds st.seat): returns whether it changes
+    anything (a decline does not). copy3: the stage-3 neighbour of a stage move that needs one."""
+    after, moves, gs = sc.after, sc.moves, st.gs
+    n = gs[G_N]
+    if kind == DEC_DISCARD:
+        c = moves[j, M_CARD]
+        if c < 0:
+            return False
+        add_card(ent, after, s, c)
+        after[s, F_COINS] += coins_when_built(ent, after, n, s, c)
+        return True
+    if kind != DEC_COPY3 and moves[j, M_ACTION] == DECLINE:
+        return False
+    fc = gs[G_FC]
+    for t in range(n):  # the other seats' choices are hidden (the controller's own is not)
+        if t != s and not (s == fc and t == who):
+            after[t, F_CHOSEN + C_ON] = -1
+    if kind == DEC_COPY3:
+        after[s, F_CHOSEN + C_COPY3] = moves[j, M_COPY3]
+    else:
+        set_choice(after, s, moves, j)
+        if moves[j, M_COPY3] == 1:
+            after[s, F_CHOSEN + C_COPY3] = copy3
+    for i in range(G_COUNT):
+        sc.after_gs[i] = gs[i]
+    resolve(ent, board, after, sc.after_pile, sc.after_gs, n, gs[G_AGE])
+    return True
+
+
+@njit(cache=True, inline="always")
+def _diff(x, at, block, width, sc, m):
+    """Append to the change list the entries of x[at:at + width] that block[:width] differs from."""
+    for i in range(width):
+        d = block[i] - x[at + i]
+        if d != 0:
+            sc.d_at[m] = at + i
+            sc.d_by[m] = d
+            m += 1
+    return m
+
+
+@njit(cache=True, inline="always")
+def _change(sc, m, at, by):
+    sc.d_at[m] = at
+    sc.d_by[m] = by
+    return m + 1
+
+
+@njit(cache=True, _nrt=False)
+def _changes(ent, st, sc, s, who, kind, j, lay):
+    """The entries of x that the option resolved in sc.after changes (sc.d_at, sc.d_by); returns
+    how many. Resets what resolving it wrote beyond the cities (sc.after_pile)."""
+    x, after, block = sc.x, sc.after, sc.block
+    gs = st.gs
+    n = gs[G_N]
+    fc = gs[G_FC]
+    m = 0
+    size = lay[O_CITY_SIZE]
+    for t in range(n):
+        if _touched(n, fc, s, t):
+            k = (t - who + n) % n
+            city_block(after, t, lay, block, 0)
+            m = _diff(x, lay[O_CITY] + k * size, block, size, sc, m)
+            p = _points(ent, after, n, t, sc)
+            if p != x[lay[L_POINTS] + k]:
+                m = _change(sc, m, lay[L_POINTS] + k, p - x[lay[L_POINTS] + k])
+    if kind == DEC_DISCARD:
+        if sc.moves[j, M_CARD] >= 0:
+            m = _change(sc, m, lay[O_PILE] + ent[sc.moves[j, M_CARD], E_AGE] - 1, -1)
+        return m
+    hand_block(ent, after, who, lay, block, 0)
+    m = _diff(x, lay[O_HAND], block, lay[O_N_NAMES], sc, m)
+    for t in range(n):  # what went to the pile (resolve put it in sc.after_pile)
+        if after[t, F_CHOSEN + C_ON] == 1 and after[t, F_CHOSEN + C_ACTION] == ACT_DISCARD:
+            card = after[t, F_CHOSEN + C_CARD]
+            sc.after_pile[card] = 0
+            m = _change(sc, m, lay[O_PILE] + ent[card, E_AGE] - 1, 1)
+    return m
+
+
+@njit(cache=True, inline="always")
+def _restore(st, sc, s):
+    """sc.after holds st.seat again."""
+    n = st.gs[G_N]
+    fc = st.gs[G_FC]
+    for t in range(n):
+        if _touched(n, fc, s, t):
+            for f in range(F_COUNT):
+                sc.after[t, f] = st.seat[t, f]
+
+
+@njit(cache=True, _nrt=False)
+def _hidden0(model, sc):
+    """sc.h0: the hidden layer of x, before its activation."""
+    lay, w1, b1 = model[0], model[1], model[2]
+    h0, x = sc.h0, sc.x
+    units = b1.shape[0]
+    for u in range(units):
+        h0[u] = b1[u]
+    for i in range(lay[L_INPUT]):
+        xi = x[i]
+        if xi != 0:
+            for u in range(units):
+                h0[u] += xi * w1[i, u]
+
+
+@njit(cache=True, _nrt=False)
+def _value(model, sc, m):
+    """The model's value of x plus the m changes listed."""
+    w1, b1, w2, b2 = model[1], model[2], model[3], model[4]
+    h = sc.h
+    units = b1.shape[0]
+    for u in range(units):
+        h[u] = sc.h0[u]
+    for i in range(m):
+        r = sc.d_at[i]
+        d = sc.d_by[i]
+        for u in range(units):
+            h[u] += d * w1[r, u]
+    v = b2[0]
+    for u in range(units):
+        if h[u] > 0:
+            v += w2[u] * h[u]
+    return v
+
+
+@njit(cache=True, _nrt=False)
+def _option_value(ent, board, st, sc, s, who, kind, j, model, copy3):
+    """The model's value of option j's afterstate."""
+    m = 0
+    if _resolve_alone(ent, board, st, sc, s, who, kind, j, copy3):
+        m = _changes(ent, st, sc, s, who, kind, j, model[0])
+        _restore(st, sc, s)
+    return _value(model, sc, m)
+
+
+@njit(cache=True, _nrt=False)
+def choice(ent, board, st, sc, s, who, kind, n_moves, model):
+    """The option (of the first n_moves of sc.moves) whose afterstate seat who's model values
+    most, for city s's decision `kind`; the first of them on a tie."""
+    _input(ent, st, sc, who, s, model[0])
+    _hidden0(model, sc)
+    n = st.gs[G_N]
+    for t in range(n):
+        for f in range(F_COUNT):
+            sc.after[t, f] = st.seat[t, f]
+    best_i = -1
+    best = np.float32(0)
+    for j in range(n_moves):
+        v = _option_value(ent, board, st, sc, s, who, kind, j, model, np.int64(COPY_LEFT))
+        if kind != DEC_COPY3 and sc.moves[j, M_COPY3] == 1:
+            v = max(v, _option_value(ent, board, st, sc, s, who, kind, j, model, np.int64(COPY_RIGHT)))
+        if best_i < 0 or v > best:
+            best_i, best = j, v
+    return best_i
+
+
+@njit(cache=True, _nrt=False)
+def explore(sc, kind, j, n_moves, tape):
+    """The option the decision plays (the teacher's j, or on an explored decision a uniform one
+    of the n_moves), and whether the decision is to be recorded (module docstring)."""
+    sample = tape[4]
+    if tape[1].shape[0] == 0:  # a run that records nothing (kernels/game.py)
+        return j, False
+    if (kind == DEC_MOVE or kind == DEC_SEVENTH) and sc.moves[j, M_COPY3] == 1:
+        return j, False  # recorded at its stage-3 neighbour's decision instead
+    draw = draw_u64(sample[0], sample[2])
+    sample[2] += 1
+    if draw >= sample[1]:
+        return j, False
+    draw = draw_u64(sample[0], sample[2])
+    sample[2] += 1
+    if draw < sample[3]:
+        j = np.int64(draw_u64(sample[0], sample[2]) % np.uint64(n_moves))
+        sample[2] += 1
+        if (kind == DEC_MOVE or kind == DEC_SEVENTH) and sc.moves[j, M_COPY3] == 1:
+            return j, False
+    return j, True
+
+
+@njit(cache=True, _nrt=False)
+def record(ent, board, st, sc, s, who, kind, j, tape, g):
+    """Write option j's afterstate input (x plus its changes) and its facts into the next row of
+    the tape (module docstring); game g's row facts T_TOTAL.. are written once it is over
+    (kernels/tape.py)."""
+    lay, rows, meta, count = tape[0], tape[1], tape[2], tape[3]
+    r = count[0]
+    if r >= rows.shape[0]:
+        count[0] = rows.shape[0] + 1
+        return
+    _input(ent, st, sc, who, s, lay)
+    n = st.gs[G_N]
+    for t in range(n):
+        for f in range(F_COUNT):
+            sc.after[t, f] = st.seat[t, f]
+    m = 0
+    if _resolve_alone(ent, board, st, sc, s, who, kind, j, np.int64(COPY_LEFT)):
+        m = _changes(ent, st, sc, s, who, kind, j, lay)
+    for i in range(lay[L_INPUT]):
+        rows[r, i] = sc.x[i]
+    for i in range(m):
+        rows[r, sc.d_at[i]] += sc.d_by[i]
+    meta[r, T_GAME] = g
+    meta[r, T_WHO] = who
+    meta[r, T_KIND] = kind
+    meta[r, T_AGE] = st.gs[G_AGE]
+    meta[r, T_TURN] = st.gs[G_TURN]
+    count[0] = r + 1

@@ -1,0 +1,194 @@
+"""The learned player (kernels/learned.py, wsim/agents/learn.py): an option's afterstate input is the full
+encoding of the position the rules make of it, a recorded game is the simulated game, the model
+file is checked before it plays, and `wsim learn` trains, goes on and repeats itself."""
+
+import json
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.slow  # the learned family's kernels (make test compiles them; make check does not)
+
+from clikit import last_error_line, run_cli
+from wsim import RULES_VERSION
+from wsim.codes import ACT_DISCARD, COPY_LEFT
+from wsim.kernels import learned
+from wsim.kernels.layout import C_ACTION, C_CARD, C_ON, DEC_DISCARD, DEC_MOVE, F_CHOSEN, M_CARD, RES_TOTAL
+from wsim.kernels.learned import (L_INPUT, T_GAME, T_TOTAL, T_WHO, input_layout)
+from wsim.kernels.observe import tables_layout
+from wsim.kernels.step import decider
+from wsim.run.model import FORMAT, Model, ModelError, feature_names, features_header, read_model
+from wsim.run.tape import record
+from wsim.run.runner import Runner
+from wsim.run.settings import Settings
+from wsim.run.stepgame import KernelGame
+
+
+def _model(tables, hidden=8, seed=0) -> Model:
+    rng = np.random.default_rng(seed)
+    inputs = len(feature_names(tables))
+    header = {"format": FORMAT, "features": features_header(tables), "rules": RULES_VERSION, "target": "margin",
+              "hidden": hidden, "provenance": {}}
+    return Model(rng.normal(0, 0.1, (inputs, hidden)), rng.normal(0, 0.1, hidden), rng.normal(0, 1, hidden),
+                 [0.0], header)
+
+
+def _full_afterstate(g, seat, who, kind, options, j, lay):
+    """(x plus option j's changes, the input encoded afresh on the position its resolution makes):
+    the cities of sc.after, the pile with what went to it."""
+    st, sc = g.state[0], g.scratch[0]
+    g.moves[:len(options)] = options
+    learned._input(g.ent, st, sc, who, seat, lay)
+    x = sc["x"][:lay[L_INPUT]].copy()
+    sc["after"][:] = st["seat"]
+    m = 0
+    if learned._resolve_alone(g.ent, g.board, st, sc, seat, who, kind, j, COPY_LEFT):
+        after = sc["after"].copy()
+        m = learned._changes(g.ent, st, sc, seat, who, kind, j, lay)
+    else:
+        after = st["seat"].copy()
+    np.add.at(x, sc["d_at"][:m], sc["d_by"][:m])
+    full = g.clone()
+    full.state[0]["seat"][:] = after
+    pile = full.state[0]["pile"]
+    if kind == DEC_DISCARD:
+        if options[j, M_CARD] >= 0:
+            pile[options[j, M_CARD]] -= 1
+    else:
+        for t in range(g.n):
+            if m and after[t, F_CHOSEN + C_ON] == 1 and after[t, F_CHOSEN + C_ACTION] == ACT_DISCARD:
+                pile[after[t, F_CHOSEN + C_CARD]] += 1
+    learned._input(g.ent, full.state[0], full.scratch[0], who, seat, lay)
+    return x, full.scratch[0]["x"][:lay[L_INPUT]].copy()
+
+
+def test_an_options_changes_are_the_full_encoding_of_its_afterstate(tables):
+    """Every option of every decision of a few games (2, 3, 5 and 7 players, Manneken Pis in the
+    pool): x plus the listed changes equals the input encoded afresh on the cities after the
+    option's resolution, entry for entry."""
+    lay = input_layout(tables_layout(tables))
+    checked = set()
+    for players in (2, 3, 5, 7):
+        g = KernelGame(tables, players, seed=5, game=players, policy="heuristic", promo=True)
+        for pending in g.rounds():
+            for seat, kind in pending:
+                options = g.legal(seat, kind, all_purchases=False)
+                who = decider(g.gs, seat)
+                for j in range(len(options)):
+                    incremental, full = _full_afterstate(g, seat, who, kind, options, j, lay)
+                    assert (incremental == full).all(), (players, g.age, g.turn, seat, kind, j,
+                                                         np.flatnonzero(incremental != full))
+                    checked.add(kind)
+                g.apply(seat, kind, options, g.decide(seat, kind, options))
+    assert len(checked) >= 2
+
+
+def test_a_recorded_game_is_the_simulated_game(tables):
+    """Recording without exploration changes no game: each recorded seat's total is the one
+    `wsim simulate` gives that seat in that game (mixed policies, 3 and 5 players)."""
+    for players in (3, 5):
+        policies = ("heuristic", "greedy", "random", "heuristic", "greedy")[:players]
+        settings = Settings(players=players, policies=policies, seed=8)
+        _, facts = record(tables, settings, 0, 12, 0.3, 0.0, 99)
+        res = Runner(tables, settings).play(0, 12).res
+        assert len(facts) > 12 * players
+        assert (facts[:, T_TOTAL] == res[facts[:, T_GAME], facts[:, T_WHO], RES_TOTAL]).all()
+
+
+def test_a_model_file_round_trips_and_a_mismatch_is_refused(tables, tmp_path):
+    m = _model(tables)
+    path = tmp_path / "m.npz"
+    sha = m.write(path)
+    back = read_model(path, tables)
+    assert back.sha256 == sha and (back.w1 == m.w1).all() and back.header == m.header
+    assert m.to_bytes() == path.read_bytes()  # the same weights, the same bytes
+    for keys, value, words in ((("features", "version"), 99, "features version"), (("rules",), 0, "rules version"),
+                               (("features", "names_sha256"), "0" * 64, "other buildings"),
+                               (("format",), "x", "not a wsim-learned-1 model")):
+        header = json.loads(json.dumps(m.header))
+        node = header
+        for key in keys[:-1]:
+            node = node[key]
+        node[keys[-1]] = value
+        Model(m.w1, m.b1, m.w2, m.b2, header).write(path)
+        with pytest.raises(ModelError, match=words):
+            read_model(path, tables)
+    Model(m.w1[:-1], m.b1, m.w2, m.b2, m.header).write(path)
+    with pytest.raises(ModelError, match="wrong shape"):
+        read_model(path, tables)
+    path.write_bytes(b"not a zip")
+    with pytest.raises(ModelError, match="not a model file"):
+        read_model(path, tables)
+
+
+def test_a_bad_model_file_is_an_error_line_and_exit_2(tmp_path):
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"junk")
+    out = tmp_path / "run"
+    result = run_cli("simulate", "--games", "4", "--players", "3", "--policies", "learned,heuristic,heuristic",
+                     "--policy-param", f"learned.model={bad}", "--out", str(out))
+    assert result.exit_code == 2
+    assert last_error_line(result).startswith("Error: ") and "bad.npz" in last_error_line(result)
+    assert not out.exists()
+
+
+def test_wsim_learn_trains_goes_on_and_repeats_itself(tables, tmp_path):
+    """A tiny run (two iterations of 30 games): it writes a model that plays, the same command
+    goes on from its work folder and writes the same file, another folder with the same options
+    gives the same weights, and other options on the same folder are refused."""
+    options = ["--iterations", "2", "--games", "30", "--players", "3,4", "--rate", "0.5", "--hidden", "4",
+               "--epochs", "3", "--eval-games", "8", "--threads", "1", "--seed", "3"]
+    first = tmp_path / "a.npz"
+    result = run_cli("learn", "--out", str(first), *options)
+    assert result.exit_code == 0, result.output
+    assert "iteration 1: against 3 heuristic seats" in result.output
+    model = read_model(first, tables)
+    iterations = model.header["provenance"]["iterations"]
+    assert [i["iteration"] for i in iterations] == [0, 1] and iterations[1]["teacher"] == "learned (iteration 0)"
+    written = first.read_bytes()
+    again = run_cli("learn", "--out", str(first), *options)
+    assert again.exit_code == 0 and "teacher games" not in again.output and first.read_bytes() == written
+    other = run_cli("learn", "--out", str(tmp_path / "b.npz"), *options)
+    assert other.exit_code == 0
+    twin = read_model(tmp_path / "b.npz", tables)
+    assert all((getattr(twin, k) == getattr(model, k)).all() for k in ("w1", "b1", "w2", "b2"))
+    refused = run_cli("learn", "--out", str(first), "--work", str(tmp_path / "a.npz.work"),
+                      *options[:-2], "--seed", "4")
+    assert refused.exit_code == 2 and "other options" in last_error_line(refused)
+    played = Runner(tables, Settings(players=3, policies=("learned", "heuristic", "heuristic"), model=str(first)))
+    assert (played.play(0, 4).res[:, :, RES_TOTAL] > 0).all()
+
+
+def test_the_learned_policy_sees_only_its_observation(tables):
+    """At every decision of games at 2, 3, 5 and 7 players (the shipped model), the learned seat
+    decides the same when everything hidden from it is changed: other hands, the later ages'
+    deals, other seats' choices this turn and their streams; and at every turn move, in another
+    world the seat cannot tell from this one (every unseen card of this age and the pile dealt
+    again consistently with what it saw, hidden.resample_hidden). Every decision kind included."""
+    from test_step_api import _another_world, _perturb_hidden
+
+    rng = np.random.default_rng(12)
+    kinds = set()
+    for players in (2, 3, 5, 7):
+        for game in range(2):
+            g = KernelGame(tables, players, seed=22, game=game, policy="learned", promo=True)
+            for pending in g.rounds():
+                for seat, kind in pending:
+                    options = g.legal(seat, kind)
+                    who = decider(g.gs, seat)
+                    choice = g.clone().decide(seat, kind, options)
+                    changed = g.clone()
+                    st = changed.state[0]
+                    # what the seat saw of this age stays: the pile's size by age, its earlier hands
+                    # (this age's deal, followed through the plays); _another_world re-deals the rest
+                    kept = st["pile"].copy(), st["dealt"][g.age - 1].copy(), st["hist"].copy()
+                    _perturb_hidden(changed, who, rng)
+                    st["pile"][:], st["dealt"][g.age - 1], st["hist"][:] = kept
+                    assert changed.decide(seat, kind, options) == choice, (players, game, seat, kind)
+                    if kind == DEC_MOVE:
+                        other = g.clone()
+                        _another_world(other, who, rng)
+                        assert other.decide(seat, kind, options) == choice, (players, game, seat, kind)
+                    kinds.add(kind)
+                    g.apply(seat, kind, options, g.decide(seat, kind, options))
+    assert {DEC_MOVE, DEC_DISCARD} <= kinds

@@ -1,0 +1,141 @@
+"""The learned policy's model file: weights and a header, one .npz (numpy's zip of arrays).
+
+Arrays: w1 float32[inputs, H], b1 float32[H], w2 float32[H], b2 float32[1] (kernels/learned.py:
+value = b2 + w2 . relu(b1 + x w1)), and `header`, a JSON text:
+
+    {"format": "wsim-learned-1",
+     "features": {"version": FEATURES_VERSION, "inputs": ..., "names_sha256": ...},
+     "rules": wsim.RULES_VERSION, "target": "margin", "hidden": H,
+     "provenance": {"data_sha256": ..., "teacher": ..., "games": ..., "seed": ..., "command": ...,
+                    "iterations": [...]}}
+
+The features' names (kernels/observe.names, then each city's points) depend on the data file's
+building names and boards: a model is refused, with the reason, when its format, features or rules
+version differ from this engine's, or its names from the data file's. The data file it was trained
+on is provenance only (an edited file with the same names, as `rebalance` plays, may use it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from wsim import RULES_VERSION
+from wsim.errors import WsimError, brief
+from wsim.kernels.layout import MAX_HIDDEN, MAX_SEATS
+from wsim.kernels.learned import input_layout
+from wsim.kernels.observe import names as observation_names, tables_layout
+from wsim.tables import Tables
+
+FORMAT = "wsim-learned-1"
+FEATURES_VERSION = 1  # bumped whenever the input vector's meaning changes (kernels/learned.py)
+SHIPPED = Path(__file__).resolve().parents[1] / "data" / "learned.npz"
+ARRAYS = ("w1", "b1", "w2", "b2")
+
+
+class ModelError(WsimError):
+    """A model file that cannot be used; the message names the file and the problem."""
+
+
+def feature_names(tables: Tables) -> list:
+    """The name of every entry of the model's input, for the tables' data file."""
+    return observation_names(tables) + [f"city{k}:points" for k in range(MAX_SEATS)]
+
+
+def names_digest(tables: Tables) -> str:
+    return hashlib.sha256("\n".join(feature_names(tables)).encode()).hexdigest()
+
+
+def features_header(tables: Tables) -> dict:
+    return {"version": FEATURES_VERSION, "inputs": len(feature_names(tables)), "names_sha256": names_digest(tables)}
+
+
+class Model:
+    """A model's weights (float32 arrays), its header and the file's sha256 ("" until written)."""
+
+    def __init__(self, w1, b1, w2, b2, header: dict, sha256: str = ""):
+        self.w1 = np.ascontiguousarray(w1, np.float32)
+        self.b1 = np.ascontiguousarray(b1, np.float32)
+        self.w2 = np.ascontiguousarray(w2, np.float32)
+        self.b2 = np.ascontiguousarray(np.reshape(b2, 1), np.float32)
+        self.header = header
+        self.sha256 = sha256
+
+    def kernel_model(self, tables: Tables) -> tuple:
+        """The tuple the kernels take (kernels/learned.py), for the tables' data file."""
+        check_header(self.header, tables, "model")
+        return input_layout(tables_layout(tables)), self.w1, self.b1, self.w2, self.b2
+
+    def to_bytes(self) -> bytes:
+        buf = io.BytesIO()
+        np.savez(buf, header=np.array(json.dumps(self.header, sort_keys=True)),
+                 **{k: getattr(self, k) for k in ARRAYS})
+        return _canonical_zip(buf.getvalue())
+
+    def write(self, path) -> str:
+        """Write the file atomically; returns its sha256."""
+        raw = self.to_bytes()
+        path = Path(path)
+        tmp = path.with_name(path.name + ".partial")
+        tmp.write_bytes(raw)
+        tmp.replace(path)
+        self.sha256 = hashlib.sha256(raw).hexdigest()
+        return self.sha256
+
+
+def _canonical_zip(raw: bytes) -> bytes:
+    """The same archive with fixed member dates, so that equal weights give equal bytes."""
+    src = zipfile.ZipFile(io.BytesIO(raw))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            fixed = zipfile.ZipInfo(info.filename, date_time=(1980, 1, 1, 0, 0, 0))
+            dst.writestr(fixed, src.read(info.filename))
+    return out.getvalue()
+
+
+def check_header(header: dict, tables: Tables, where: str):
+    """ModelError unless the header's format, features and rules fit this engine and data file."""
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ModelError(f"{where}: not a {FORMAT} model (its header says format {brief(header.get('format') if isinstance(header, dict) else header)})")
+    features = header.get("features") or {}
+    if features.get("version") != FEATURES_VERSION:
+        raise ModelError(f"{where}: made for features version {brief(features.get('version'))}, this wsim computes "
+                         f"version {FEATURES_VERSION}: train it again with wsim learn")
+    if header.get("rules") != RULES_VERSION:
+        raise ModelError(f"{where}: made for rules version {brief(header.get('rules'))}, this wsim plays version "
+                         f"{RULES_VERSION}: train it again with wsim learn")
+    if features.get("names_sha256") != names_digest(tables):
+        raise ModelError(f"{where}: its features name other buildings or boards than the data file "
+                         f"{tables.source} (a model fits the names it was trained on)")
+
+
+def read_model(path, tables: Tables) -> Model:
+    """The model in file `path` (the shipped model for "shipped"), checked against the tables."""
+    path = SHIPPED if str(path) == "shipped" else Path(path)
+    where = f"model file {brief(str(path))}"
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise ModelError(f"{where}: cannot be read ({e.strerror or e})") from None
+    try:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as z:
+            header = json.loads(str(z["header"]))
+            arrays = {k: np.array(z[k]) for k in ARRAYS}
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
+        raise ModelError(f"{where}: not a model file ({brief(str(e))})") from None
+    check_header(header, tables, where)
+    w1, b1, w2, b2 = (arrays[k] for k in ARRAYS)
+    inputs = len(feature_names(tables))
+    hidden = b1.shape[0] if b1.ndim == 1 else -1
+    if (w1.shape != (inputs, hidden) or w2.shape != (hidden,) or b2.size != 1 or not 1 <= hidden <= MAX_HIDDEN
+            or not all(np.isfinite(a).all() for a in arrays.values())):
+        raise ModelError(f"{where}: weights of the wrong shape or not finite (expected w1 {inputs} x H, b1 and w2 H, "
+                         f"b2 1, with 1 <= H <= {MAX_HIDDEN})")
+    return Model(w1, b1, w2, b2, header, hashlib.sha256(raw).hexdigest())
+

@@ -1,0 +1,68 @@
+"""Teacher games: games of given seats, each sampled decision's afterstate input recorded with
+the deciding seat's outcome (kernels/tape.py), as arrays (wsim/agents/learn.py writes them).
+
+A recorded game is the very game `wsim simulate` plays with the same settings (the sampling has
+a stream of its own), so a teacher's data can be checked against its dataset. Games are played in
+blocks, one block per thread call, each with its own tape; blocks are joined in game order, so
+the data do not depend on the threads.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from wsim.codes import N_AGES, TURNS_PER_AGE
+from wsim.kernels.game import new_scratch, new_state
+from wsim.kernels.layout import MAX_CITY, MAX_STAGES, RES_COUNT
+from wsim.kernels.learned import T_GAME, TAPE_META, input_layout, new_tape, no_model
+from wsim.kernels.observe import tables_layout
+from wsim.kernels.tape import record_games
+from wsim.movelog import EVENT_COLUMNS
+from wsim.run.runner import Runner
+from wsim.run.settings import Settings
+from wsim.tables import Tables
+
+META_COLUMNS = ("game", "seat", "kind", "age", "turn", "total", "margin", "win")
+assert len(META_COLUMNS) == TAPE_META
+DECISIONS_PER_SEAT = N_AGES * (TURNS_PER_AGE + 1 + MAX_STAGES)  # at most, a game
+
+
+def record(tables: Tables, settings: Settings, first_game: int, games: int, rate: float, explore: float,
+           tape_seed: int, threads: int = 1) -> tuple:
+    """(inputs float32[R, L], facts int32[R, TAPE_META]) of games first_game .. + games - 1 of the
+    settings, each decision recorded with probability `rate`, and a recorded one played by a
+    uniform legal option with probability `explore` (T_GAME: the game's index)."""
+    runner = Runner(tables, settings)
+    lay = input_layout(tables_layout(tables))
+    model = runner.model if runner.model is not None else no_model(lay)  # one family for every teacher
+    edges = [first_game + games * k // threads for k in range(threads + 1)]
+
+    def block(lo: int, hi: int) -> tuple:
+        count = hi - lo
+        # room for the expected rows and six standard deviations more; a tape that overflows says so
+        expected = count * settings.cities * (TURNS_PER_AGE + 1) * N_AGES * rate
+        capacity = int(expected + 6 * expected ** 0.5 + 64)
+        tape = new_tape(lay, capacity, rate, explore)
+        n = tape[3]
+        res = np.zeros((settings.cities, RES_COUNT), np.int16)
+        cards = np.zeros((settings.cities, MAX_CITY), np.int16)
+        log = np.zeros((0, 1, len(EVENT_COLUMNS)), np.int16)
+        n_log = np.zeros(0, np.int32)
+        st, sc = new_state(), new_scratch()
+        record_games(runner.ent, runner.board, runner.run[0], lo, count, res, cards, log, n_log, st[0], sc[0],
+                     runner.search, model, tape, np.uint64(tape_seed))
+        if n[0] > capacity:
+            raise RuntimeError(f"teacher games {lo}..{hi - 1}: more sampled decisions than the tape's {capacity:,} rows")
+        rows, meta = tape[1][:n[0]], tape[2][:n[0]]
+        meta[:, T_GAME] += lo
+        return rows, meta
+
+    bounds = list(zip(edges, edges[1:]))
+    if threads == 1:
+        parts = [block(lo, hi) for lo, hi in bounds]
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            parts = list(pool.map(lambda b: block(*b), bounds))
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
