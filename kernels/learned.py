@@ -43,7 +43,7 @@ from numba import njit
 from wsim.codes import ACT_DISCARD, COPY_LEFT, COPY_RIGHT
 from wsim.kernels.city import add_card, coins_when_built, left_of, right_of
 from wsim.kernels.layout import (C_ACTION, C_CARD, C_COPY3, C_ON, DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH,
-                                 DECLINE, DEAL_POOL, E_AGE, F_CHOSEN, F_COINS, F_COUNT, G_AGE, G_COUNT, G_FC, G_N, G_TURN,
+                                 DECLINE, DEAL_POOL, E_AGE, E_NAME_ID, F_CHOSEN, F_COINS, F_COUNT, G_AGE, G_COUNT, G_FC, G_N, G_TURN,
                                  MAX_BLOCK, MAX_INPUT, MAX_NAMES, MAX_SEATS, M_ACTION, M_CARD, M_COPY3, RES_TOTAL)
 from wsim.kernels.observe import (O_CITY, O_CITY_SIZE, O_HAND, O_LENGTH, O_N_NAMES, O_PILE, city_block, encode,
                                   hand_block, layout)
@@ -180,8 +180,11 @@ def _changes(ent, st, sc, s, who, kind, j, lay):
     for t in range(n):
         if _touched(n, fc, s, t):
             k = (t - who + n) % n
-            city_block(after, t, lay, block, 0)
-            m = _diff(x, lay[O_CITY] + k * size, block, size, sc, m)
+            # a neighbour's block changes only by the coins it is paid (turn.resolve); its points
+            # may change by this city's cards too (a guild counts them)
+            if fc >= 0 or t == s or after[t, F_COINS] != st.seat[t, F_COINS]:
+                city_block(after, t, lay, block, 0)
+                m = _diff(x, lay[O_CITY] + k * size, block, size, sc, m)
             p = _points(ent, after, n, t, sc)
             if p != x[lay[L_POINTS] + k]:
                 m = _change(sc, m, lay[L_POINTS] + k, p - x[lay[L_POINTS] + k])
@@ -189,8 +192,11 @@ def _changes(ent, st, sc, s, who, kind, j, lay):
         if sc.moves[j, M_CARD] >= 0:
             m = _change(sc, m, lay[O_PILE] + ent[sc.moves[j, M_CARD], E_AGE] - 1, -1)
         return m
-    hand_block(ent, after, who, lay, block, 0)
-    m = _diff(x, lay[O_HAND], block, lay[O_N_NAMES], sc, m)
+    if s == fc:  # the controller's hand gives two cards: its own and the Free City's
+        hand_block(ent, after, who, lay, block, 0)
+        m = _diff(x, lay[O_HAND], block, lay[O_N_NAMES], sc, m)
+    else:  # the seat's own card leaves its hand
+        m = _change(sc, m, lay[O_HAND] + ent[after[s, F_CHOSEN + C_CARD], E_NAME_ID], -1)
     for t in range(n):  # what went to the pile (resolve put it in sc.after_pile)
         if after[t, F_CHOSEN + C_ON] == 1 and after[t, F_CHOSEN + C_ACTION] == ACT_DISCARD:
             card = after[t, F_CHOSEN + C_CARD]
