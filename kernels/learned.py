@@ -206,12 +206,13 @@ def _changes(ent, st, sc, s, who, kind, j, lay):
 
 
 @njit(cache=True, inline="always")
-def _restore(st, sc, s):
-    """sc.after holds st.seat again."""
+def _copy_cities(st, sc, s, every):
+    """sc.after holds st.seat again: every city, or (every False) those an option of city s may
+    have changed."""
     n = st.gs[G_N]
     fc = st.gs[G_FC]
     for t in range(n):
-        if _touched(n, fc, s, t):
+        if every or _touched(n, fc, s, t):
             for f in range(F_COUNT):
                 sc.after[t, f] = st.seat[t, f]
 
@@ -257,7 +258,7 @@ def _option_value(ent, board, st, sc, s, who, kind, j, model, copy3):
     m = 0
     if _resolve_alone(ent, board, st, sc, s, who, kind, j, copy3):
         m = _changes(ent, st, sc, s, who, kind, j, model[0])
-        _restore(st, sc, s)
+        _copy_cities(st, sc, s, False)
     return _value(model, sc, m)
 
 
@@ -267,10 +268,7 @@ def choice(ent, board, st, sc, s, who, kind, n_moves, model):
     most, for city s's decision `kind`; the first of them on a tie."""
     _input(ent, st, sc, who, s, model[0])
     _hidden0(model, sc)
-    n = st.gs[G_N]
-    for t in range(n):
-        for f in range(F_COUNT):
-            sc.after[t, f] = st.seat[t, f]
+    _copy_cities(st, sc, s, True)
     best_i = -1
     best = np.float32(0)
     for j in range(n_moves):
@@ -316,10 +314,7 @@ def record(ent, board, st, sc, s, who, kind, j, tape, g):
         count[0] = rows.shape[0] + 1
         return
     _input(ent, st, sc, who, s, lay)
-    n = st.gs[G_N]
-    for t in range(n):
-        for f in range(F_COUNT):
-            sc.after[t, f] = st.seat[t, f]
+    _copy_cities(st, sc, s, True)
     m = 0
     if _resolve_alone(ent, board, st, sc, s, who, kind, j, np.int64(COPY_LEFT)):
         m = _changes(ent, st, sc, s, who, kind, j, lay)

@@ -192,3 +192,23 @@ def test_the_learned_policy_sees_only_its_observation(tables):
                     kinds.add(kind)
                     g.apply(seat, kind, options, g.decide(seat, kind, options))
     assert {DEC_MOVE, DEC_DISCARD} <= kinds
+
+
+def test_learn_refuses_bad_options_and_a_missing_extra(tmp_path, monkeypatch):
+    """Each is an `Error:` line and exit 2, nothing written: a bad player count, a rate of 0
+    (from Python), two model files for one run's learned seats, and scikit-learn missing."""
+    import wsim
+    from wsim.api import learning
+
+    out = tmp_path / "m.npz"
+    bad = run_cli("learn", "--out", str(out), "--players", "4,9")
+    assert bad.exit_code == 2 and "players: each count from 2 to 7" in last_error_line(bad)
+    with pytest.raises(wsim.WsimError, match="rate: must be above 0"):
+        wsim.learn(out=out, rate=0)
+    two = run_cli("simulate", "--games", "4", "--players", "3", "--policies", "learned:a,learned:b,heuristic",
+                  "--policy-param", "a.model=x.npz", "--policy-param", "b.model=y.npz", "--out", str(tmp_path / "r"))
+    assert two.exit_code == 2 and "one model file for every learned seat" in last_error_line(two)
+    monkeypatch.setattr(learning, "find_spec", lambda name: None)
+    missing = run_cli("learn", "--out", str(out))
+    assert missing.exit_code == 2 and "pip install 'wsim[learn]'" in last_error_line(missing)
+    assert not out.exists() and not (tmp_path / "r").exists()

@@ -115,6 +115,31 @@ def check_header(header: dict, tables: Tables, where: str):
                          f"{tables.source} (a model fits the names it was trained on)")
 
 
+def uses_learned(policies, params) -> bool:
+    """Whether a seat plays learned or bases a rollout on it (policies: the seats' ids, params:
+    their rows)."""
+    from wsim.kernels.policy import POLICY_LEARNED, POLICY_ROLLOUT, R_BASE_ID
+
+    policies, params = np.asarray(policies), np.asarray(params)
+    return bool(((policies == POLICY_LEARNED)
+                 | ((policies == POLICY_ROLLOUT) & (params[:, R_BASE_ID] == POLICY_LEARNED))).any())
+
+
+def seats_model(tables: Tables, model_file: str, policies, params, digests=()):
+    """The kernels' model tuple when the seats use learned (uses_learned), else None (the family
+    then compiles no learned code); digests: the sha256 recorded for each seat ("" none), which
+    the file must have."""
+    from wsim.kernels.policy import POLICY_LEARNED
+
+    if not uses_learned(policies, params):
+        return None
+    model = read_model(model_file or "shipped", tables)
+    if any(d and d != model.sha256 for s, d in enumerate(digests) if policies[s] == POLICY_LEARNED):
+        raise ModelError(f"model file {brief(model_file)}: its sha256 is not the one these seats were set to play "
+                         "(the file changed)")
+    return model.kernel_model(tables)
+
+
 def read_model(path, tables: Tables) -> Model:
     """The model in file `path` (the shipped model for "shipped"), checked against the tables."""
     path = SHIPPED if str(path) == "shipped" else Path(path)

@@ -26,7 +26,7 @@ from wsim.kernels.game import new_run, new_scratch, new_state, play_games
 from wsim.kernels.learned import empty_tape
 from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_COINS, RES_COUNT, RES_GUILD, RES_MILITARY, RES_RANK,
                                  RES_TOTAL, kernel_tables)
-from wsim.kernels.policy import P_COUNT, POLICY_LEARNED, POLICY_ROLLOUT, R_BASE_ID
+from wsim.kernels.policy import P_COUNT, POLICY_ROLLOUT
 from wsim.movelog import EVENT_COLUMNS
 from wsim.run.chunk import Chunk
 from wsim.run.settings import MAX_CHUNK, Settings, SettingsError, check_board_pool
@@ -49,7 +49,7 @@ class Runner:
         assert self.params.shape == (settings.players, P_COUNT)
         # the policy family (kernels/game.py): only a run with a rollout seat compiles the search
         self.search = True if (self.policies == POLICY_ROLLOUT).any() else None
-        self.model = _learned_model(tables, settings, self.policies, self.params)
+        self.model = _learned_model(tables, settings, self.policies, self.params)  # None: no learned seat
         self.tape = None if self.model is None else empty_tape(self.model[0])
         self.run = new_run(settings.players, settings.seed, self.n_cards, settings.promo_in_pool(), self.board_spec,
                            self.side_spec, self.policies, self.params)
@@ -84,15 +84,10 @@ class Runner:
 
 
 def _learned_model(tables: Tables, settings: Settings, policies, params):
-    """The kernels' model tuple when a seat plays learned (or a rollout seat's base is learned),
-    else None (the family then compiles no learned policy)."""
-    uses = (policies == POLICY_LEARNED).any() or any(
-        policies[s] == POLICY_ROLLOUT and params[s, R_BASE_ID] == POLICY_LEARNED for s in range(len(policies)))
-    if not uses:
-        return None
-    from wsim.run.model import ModelError, read_model
+    """wsim.run.model.seats_model for the run's seats, its errors a SettingsError."""
+    from wsim.run.model import ModelError, seats_model
     try:
-        return read_model(settings.model or "shipped", tables).kernel_model(tables)
+        return seats_model(tables, settings.model, policies, params, settings.weights_files)
     except ModelError as e:
         raise SettingsError(str(e)) from None
 

@@ -221,7 +221,7 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
             bases.append((by_label, seats, value))
             continue
         if key == "model" and names[seats[0]] == "learned":
-            if value in ("", ) or (model not in ("shipped", value) and model):
+            if not value or model not in ("shipped", value):
                 raise SettingsError(f"--policy-param: one model file for every learned seat of a run, got "
                                     f"{brief(model)} and {brief(value)}")
             model = value

@@ -26,7 +26,7 @@ from wsim.kernels.layout import (C_COUNT, C_ON, F_CHOSEN, F_COINS, F_COPY3, F_CO
                                  MAX_EVENTS, MAX_HAND, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER, RES_COUNT, kernel_tables)
 from wsim.kernels.loop import play_out
 from wsim.kernels.learned import empty_tape
-from wsim.kernels.policy import POLICY_LEARNED, POLICY_NAMES, POLICY_ROLLOUT, R_BASE_ID
+from wsim.kernels.policy import POLICY_NAMES, POLICY_ROLLOUT
 from wsim.kernels.step import decider, end_age, final
 from wsim.kernels.turn import reset_state
 from wsim.movelog import EVENT_COLUMNS
@@ -201,12 +201,11 @@ class KernelGame:
     def _kernel_model(self):
         """The learned model's kernel tuple when a seat plays learned (or bases a rollout on it),
         else None (no learned code is compiled)."""
-        p = self.policies
-        if not ((p == POLICY_LEARNED).any() or ((p == POLICY_ROLLOUT) & (self.params[:, R_BASE_ID] == POLICY_LEARNED)).any()):
+        from wsim.run.model import read_model, uses_learned
+
+        if not uses_learned(self.policies, self.params):  # asked each time: policies may be set later
             return None
         if self._model is None:
-            from wsim.run.model import read_model
-
             self._model = read_model(self.model_file, self.tables).kernel_model(self.tables)
         return self._model
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from wsim.codes import N_AGES, TURNS_PER_AGE
 from wsim.kernels.game import new_scratch, new_state
-from wsim.kernels.layout import MAX_CITY, MAX_STAGES, RES_COUNT
+from wsim.kernels.layout import MAX_CITY, RES_COUNT
 from wsim.kernels.learned import T_GAME, TAPE_META, input_layout, new_tape, no_model
 from wsim.kernels.observe import tables_layout
 from wsim.kernels.tape import record_games
@@ -26,7 +26,6 @@ from wsim.tables import Tables
 
 META_COLUMNS = ("game", "seat", "kind", "age", "turn", "total", "margin", "win")
 assert len(META_COLUMNS) == TAPE_META
-DECISIONS_PER_SEAT = N_AGES * (TURNS_PER_AGE + 1 + MAX_STAGES)  # at most, a game
 
 
 def record(tables: Tables, settings: Settings, first_game: int, games: int, rate: float, explore: float,
