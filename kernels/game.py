@@ -64,7 +64,7 @@ def play_game(ent, board, run, st, sc, game, res, cards, log, g, n_log, search, 
     init_game(ent, board, run.n_cards, run.n, run.seed, game, run.board_spec, run.side_spec, run.promo, st, sc)
     if log.shape[0] > 0:
         n_log[g] = 0
-    play_out(ent, board, run, st, sc, log, g, n_log, search, None, model, tape)
+    play_out(ent, board, run, st, sc, log, g, n_log, search, None, model, tape, None)
     final(ent, st, res, cards)
 
 

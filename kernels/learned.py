@@ -40,11 +40,12 @@ stage move that still needs its neighbour is worth the better of the two copies.
 import numpy as np
 from numba import njit
 
-from wsim.codes import ACT_DISCARD, COPY_LEFT, COPY_RIGHT
+from wsim.codes import ACT_DISCARD, COINS_PER_POINT, COPY_LEFT, COPY_RIGHT, SCOPE_LEFT, SCOPE_RIGHT
 from wsim.kernels.city import add_card, coins_when_built, left_of, right_of
 from wsim.kernels.layout import (C_ACTION, C_CARD, C_COPY3, C_ON, DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH,
-                                 DECLINE, DEAL_POOL, E_AGE, E_NAME_ID, F_CHOSEN, F_COINS, F_COUNT, G_AGE, G_COUNT, G_FC, G_N, G_TURN,
-                                 MAX_BLOCK, MAX_INPUT, MAX_NAMES, MAX_SEATS, M_ACTION, M_CARD, M_COPY3, RES_TOTAL)
+                                 DECLINE, DEAL_POOL, E_AGE, E_NAME_ID, E_POINTS_PER, F_CARDS, F_CHOSEN, F_COINS,
+                                 F_COPY_GUILD, F_COUNT, F_NCARDS, G_AGE, G_COUNT, G_FC, G_N, G_TURN, MAX_BLOCK,
+                                 MAX_INPUT, MAX_NAMES, MAX_SEATS, M_ACTION, M_CARD, M_COPY3, RES_TOTAL)
 from wsim.kernels.observe import (O_CITY, O_CITY_SIZE, O_HAND, O_LENGTH, O_N_NAMES, O_PILE, city_block, encode,
                                   hand_block, layout)
 from wsim.kernels.rng import draw_u64
@@ -148,6 +149,19 @@ def _resolve_alone(ent, board, st, sc, s, who, kind, j, copy3):
     return True
 
 
+@njit(cache=True, _nrt=False)
+def _reads_neighbours(ent, seat, t):
+    """Whether city t's points may count its neighbours' cities (a guild copy, or a building
+    whose points count a neighbour's cards, stages or tokens: kernels/score.py)."""
+    if seat[t, F_COPY_GUILD] != 0:
+        return True
+    for i in range(seat[t, F_NCARDS]):
+        c = seat[t, F_CARDS + i]
+        if ent[c, E_POINTS_PER] != 0 and ent[c, E_POINTS_PER + 2] & (SCOPE_LEFT | SCOPE_RIGHT) != 0:
+            return True
+    return False
+
+
 @njit(cache=True, inline="always")
 def _diff(x, at, block, width, sc, m):
     """Append to the change list the entries of x[at:at + width] that block[:width] differs from."""
@@ -185,6 +199,12 @@ def _changes(ent, st, sc, s, who, kind, j, lay):
             if fc >= 0 or t == s or after[t, F_COINS] != st.seat[t, F_COINS]:
                 city_block(after, t, lay, block, 0)
                 m = _diff(x, lay[O_CITY] + k * size, block, size, sc, m)
+            if fc < 0 and t != s and not _reads_neighbours(ent, after, t):
+                # its points change only by the treasury's share of the coins it is paid
+                by = after[t, F_COINS] // COINS_PER_POINT - st.seat[t, F_COINS] // COINS_PER_POINT
+                if by != 0:
+                    m = _change(sc, m, lay[L_POINTS] + k, by)
+                continue
             p = _points(ent, after, n, t, sc)
             if p != x[lay[L_POINTS] + k]:
                 m = _change(sc, m, lay[L_POINTS] + k, p - x[lay[L_POINTS] + k])
@@ -207,14 +227,17 @@ def _changes(ent, st, sc, s, who, kind, j, lay):
 
 @njit(cache=True, inline="always")
 def _copy_cities(st, sc, s, every):
-    """sc.after holds st.seat again: every city, or (every False) those an option of city s may
-    have changed."""
+    """sc.after holds st.seat again: every city, or (every False) what an option of city s may
+    have changed: its city, and of a neighbour's only the coins it was paid (turn.resolve
+    changes nothing else of another city; tests/test_learned.py checks it option by option)."""
     n = st.gs[G_N]
     fc = st.gs[G_FC]
     for t in range(n):
-        if every or _touched(n, fc, s, t):
+        if every or t == s or fc >= 0:
             for f in range(F_COUNT):
                 sc.after[t, f] = st.seat[t, f]
+        elif _touched(n, fc, s, t):
+            sc.after[t, F_COINS] = st.seat[t, F_COINS]
 
 
 @njit(cache=True, _nrt=False)
@@ -232,23 +255,36 @@ def _hidden0(model, sc):
                 h0[u] += xi * w1[i, u]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, fastmath={"nnan", "ninf", "nsz", "arcp", "afn"})
 def _value(model, sc, m):
     """The model's value of x plus the m changes listed."""
     w1, b1, w2, b2 = model[1], model[2], model[3], model[4]
-    h = sc.h
+    h, h0 = sc.h, sc.h0
     units = b1.shape[0]
     for u in range(units):
-        h[u] = sc.h0[u]
+        h[u] = h0[u]
     for i in range(m):
         r = sc.d_at[i]
         d = sc.d_by[i]
         for u in range(units):
             h[u] += d * w1[r, u]
-    v = b2[0]
-    for u in range(units):
-        if h[u] > 0:
-            v += w2[u] * h[u]
+    # the output's sum in eight partial sums of fixed order, which the compiler may vectorise
+    # without reordering a sum, so that a value is the same on every machine
+    zero = np.float32(0)
+    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = zero
+    whole = units - units % 8
+    for u in range(0, whole, 8):
+        a0 += w2[u] * max(h[u], zero)
+        a1 += w2[u + 1] * max(h[u + 1], zero)
+        a2 += w2[u + 2] * max(h[u + 2], zero)
+        a3 += w2[u + 3] * max(h[u + 3], zero)
+        a4 += w2[u + 4] * max(h[u + 4], zero)
+        a5 += w2[u + 5] * max(h[u + 5], zero)
+        a6 += w2[u + 6] * max(h[u + 6], zero)
+        a7 += w2[u + 7] * max(h[u + 7], zero)
+    for u in range(whole, units):
+        a0 += w2[u] * max(h[u], zero)
+    v = b2[0] + (((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)))
     return v
 
 
@@ -263,9 +299,10 @@ def _option_value(ent, board, st, sc, s, who, kind, j, model, copy3):
 
 
 @njit(cache=True, _nrt=False)
-def choice(ent, board, st, sc, s, who, kind, n_moves, model):
-    """The option (of the first n_moves of sc.moves) whose afterstate seat who's model values
-    most, for city s's decision `kind`; the first of them on a tie."""
+def best_option(ent, board, st, sc, s, who, kind, n_moves, model):
+    """(option, value): the option (of the first n_moves of sc.moves) whose afterstate seat who's
+    model values most, for city s's decision `kind` (the first of them on a tie), and that value
+    (seat who's expected final margin over the best other player, in points)."""
     _input(ent, st, sc, who, s, model[0])
     _hidden0(model, sc)
     _copy_cities(st, sc, s, True)
@@ -277,7 +314,13 @@ def choice(ent, board, st, sc, s, who, kind, n_moves, model):
             v = max(v, _option_value(ent, board, st, sc, s, who, kind, j, model, np.int64(COPY_RIGHT)))
         if best_i < 0 or v > best:
             best_i, best = j, v
-    return best_i
+    return best_i, best
+
+
+@njit(cache=True, inline="always")
+def choice(ent, board, st, sc, s, who, kind, n_moves, model):
+    """POLICY_LEARNED's option for city s's decision `kind` (best_option)."""
+    return best_option(ent, board, st, sc, s, who, kind, n_moves, model)[0]
 
 
 @njit(cache=True, _nrt=False)

@@ -15,22 +15,37 @@ import numpy as np
 from numba import njit
 
 from wsim.kernels import rollout  # a module, not its names: rollout's playouts call this loop back
-from wsim.kernels.layout import G_PHASE, PH_AGE_END
+from wsim.kernels.layout import DEC_MOVE, G_PHASE, PH_AGE_END
 from wsim.kernels.decide import take_decision
 from wsim.kernels.policy import POLICY_ROLLOUT
 from wsim.kernels.step import end_age, pending
 from wsim.kernels.timing import RESOLUTION, cycles
 
 
+@njit(cache=True, inline="always")
+def _reached(todo, k, stop):
+    """Whether the round's decisions include seat stop[0]'s turn move for the stop[1]-th time
+    since the count began (stop[1] counts down)."""
+    for i in range(k):
+        if todo[i, 0] == stop[0] and todo[i, 1] == DEC_MOVE:
+            stop[1] -= 1
+            return stop[1] == 0
+    return False
+
+
 @njit(cache=True, _nrt=False)
-def play_out(ent, board, run, st, sc, log, g, n_log, search, clock, model, tape):
+def play_out(ent, board, run, st, sc, log, g, n_log, search, clock, model, tape, stop):
     """Play state st on to the end of the game: every decision by the run's policies (module
     docstring). Writes the log's game g when the log has rows. clock: None, or the profile
     twin's timing array (a family of its own: production code holds no timing). model and
-    tape: None, or the learned policy's model and a training tape (decide.take_decision)."""
+    tape: None, or the learned policy's model and a training tape (decide.take_decision).
+    stop: None, or int64[2] (seat, moves): stop before seat's moves-th turn move from here (a
+    truncated playout, kernels/rollout.py; stop[1] is 0 then, else the game is over)."""
     todo = sc.todo
     while True:
         k = pending(st, todo)
+        if stop is not None and _reached(todo, k, stop):
+            return
         if k == 0:
             if st.gs[G_PHASE] != PH_AGE_END:
                 return

@@ -27,10 +27,15 @@ POLICY_NAMES = ("random", "greedy", "heuristic", "rollout", "learned")
 
 # The parameters a user may set (--policy-param NAME.KEY=VALUE), in parameter-row order; a row
 # holds P_COUNT values (the longest list; the rest are zeros). Defaults: wsim/run/weights.py.
-PARAM_KEYS = {"random": (), "greedy": GREEDY_KEYS, "heuristic": HEURISTIC_KEYS, "rollout": ("playouts", "base"),
-              "learned": ()}
-# a rollout row: its playouts, its base policy's id, then the base policy's own row
+PARAM_KEYS = {"random": (), "greedy": GREEDY_KEYS, "heuristic": HEURISTIC_KEYS,
+              "rollout": ("playouts", "base", "depth"), "learned": ()}
+# a rollout row: its playouts, its base policy's id, then the base policy's own row. Over a
+# learned base (a policy of no parameters) the row's R_DEPTH, the base row's first entry, holds
+# the playouts' depth: the deciding seat's turn moves a playout plays before the model values the
+# position (kernels/rollout.py; 0: to the game's end)
 R_PLAYOUTS, R_BASE_ID, R_BASE = range(3)
+R_DEPTH = R_BASE
+assert not PARAM_KEYS["learned"], "a learned base's row holds the rollout's depth"
 P_COUNT = R_BASE + max(len(k) for k in PARAM_KEYS.values())
 assert P_COUNT == schema.PARAMS, "a parameter row's width is declared in kernels/schema.py (PARAMS)"
 

@@ -41,7 +41,7 @@ def profile_games(ent, board, run, games, res, cards, acc, st, sc, log, n_log):
         t0 = cycles()
         init_game(ent, board, run.n_cards, run.n, run.seed, game, run.board_spec, run.side_spec, run.promo, st, sc)
         timing[DEAL] += cycles() - t0
-        play_out(ent, board, run, st, sc, log, NO_GAME, n_log, None, timing, None, None)
+        play_out(ent, board, run, st, sc, log, NO_GAME, n_log, None, timing, None, None, None)
         t0 = cycles()
         final(ent, st, res, cards)
         timing[SCORING] += cycles() - t0

@@ -19,8 +19,15 @@ of the turn undone (the playouts decide them again), and their random streams ke
 deciding seat's own (a random base policy never draws the numbers the real opponents will).
 Every draw comes from the deciding seat's own stream, so results do not depend on threads.
 
+Over the learned base a playout may be truncated (R_DEPTH = D > 0, the default 1): it plays on
+until the deciding seat's D-th next turn move and takes as its outcome the model's value there
+(learned.best_option: the seat's expected margin over the best other player, the value of its
+best option), so that a playout costs D turns of learned play instead of a whole game. Every
+playout of a decision has the same length (a seat has one turn move a turn), so the outcomes of
+one decision are all values or, near the game's end, all results.
+
 The rollout's parameter row (kernels/policy.py): R_PLAYOUTS, R_BASE_ID (the base policy, any
-but rollout) and from R_BASE on the base policy's own row.
+but rollout) and from R_BASE on the base policy's own row (over the learned base: R_DEPTH).
 """
 
 import numpy as np
@@ -30,10 +37,10 @@ from wsim.codes import EVENT_COLUMNS, N_AGES, TURNS_PER_AGE
 from wsim.kernels import loop  # a module, not its names: the loop calls the search, the search the loop
 from wsim.kernels.hidden import resample_hidden
 from wsim.kernels.decide import decide, take_decision
-from wsim.kernels.learned import explore, record
+from wsim.kernels.learned import best_option, explore, record
 from wsim.kernels.layout import (DEC_MOVE, F_CTR, G_FC, G_N, LIST_PRICED, MAX_CITY, MAX_SEATS, MAX_STAGES, M_DEFAULT,
                                  RES_COUNT, RES_RANK, RES_TOTAL, RUN, SCRATCH, STATE)
-from wsim.kernels.policy import R_BASE, R_BASE_ID, R_PLAYOUTS
+from wsim.kernels.policy import POLICY_LEARNED, R_BASE, R_BASE_ID, R_DEPTH, R_PLAYOUTS
 from wsim.kernels.rng import stream_key
 from wsim.kernels.step import apply, clone_state, final, legal, pending
 
@@ -79,6 +86,21 @@ def _base_of(run, who):
 
 
 @njit(cache=True, _nrt=False)
+def _truncated(ent, board, base, st, sc, log, n_log, model, who, stop, res, cards, fc):
+    """A truncated playout's outcome for seat who from state st (module docstring): the model's
+    value at the seat's stop[1]-th next turn move, or the result if the game ends first."""
+    n = st.gs[G_N]
+    stop[0] = who
+    loop.play_out(ent, board, base, st, sc, log, NO_GAME, n_log, None, None, model, None, stop)
+    if stop[1] == 0:
+        listing = (np.int64(LIST_PRICED), np.int64(1), np.int64(1))  # the learned policy's (decide.listing)
+        m = legal(ent, board, st, sc, who, DEC_MOVE, listing, None)
+        return np.float64(best_option(ent, board, st, sc, who, who, DEC_MOVE, m, model)[1])
+    final(ent, st, res, cards)
+    return np.float64(_outcome(res, n, fc, who))
+
+
+@njit(cache=True, _nrt=False)
 def _decide_others(ent, board, base, w, sc, s, log, n_log, model):
     """Take, in world w, the decisions pending now of every seat but s, by the base policies.
     Every pair's playout would take them the same way (a policy reads no other seat's choice of
@@ -98,6 +120,7 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run, model):
     seat, gs = st.seat, st.gs
     n = gs[G_N]
     playouts = max(1, run.params[who, R_PLAYOUTS])
+    depth = run.params[who, R_DEPTH] if run.params[who, R_BASE_ID] == POLICY_LEARNED else 0
     base = _base_of(run, who)
     world = np.zeros(1, STATE)
     copy = np.zeros(1, STATE)
@@ -106,7 +129,8 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run, model):
     cards = np.zeros((n, MAX_CITY), np.int16)
     log = np.zeros((0, 1, EVENT_WIDTH), np.int16)
     n_log = np.zeros(1, np.int32)
-    totals = np.zeros(n_moves, np.int64)
+    totals = np.zeros(n_moves, np.float64)  # sums of whole numbers are exact: ties stay ties
+    stop = np.zeros(2, np.int64)
     start = seat[who, F_CTR]
     for k in range(playouts):
         # playout k's world, the same for every pair (common random numbers), drawn from a
@@ -123,7 +147,13 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run, model):
             clone_state(w, copy)
             st2 = copy[0]
             apply(ent, board, st2, s, DEC_MOVE, moves, i, log, NO_GAME, n_log)
-            loop.play_out(ent, board, base[0], st2, scratch[0], log, NO_GAME, n_log, None, None, model, None)
+            if model is not None:  # numba compiles this only for a run with a model
+                if depth > 0:
+                    stop[1] = depth
+                    totals[i] += _truncated(ent, board, base[0], st2, scratch[0], log, n_log, model, who, stop, res,
+                                            cards, gs[G_FC])
+                    continue
+            loop.play_out(ent, board, base[0], st2, scratch[0], log, NO_GAME, n_log, None, None, model, None, None)
             final(ent, st2, res, cards)
             totals[i] += _outcome(res, n, gs[G_FC], who)
     seat[who, F_CTR] = start + PLAYOUT_STRIDE * playouts

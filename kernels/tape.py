@@ -42,6 +42,6 @@ def record_games(ent, board, run, first_game, games, res, cards, log, n_log, st,
         sample[0] = stream_key(tape_seed, game, 0)
         sample[2] = 0
         lo = min(count[0], meta.shape[0])
-        play_out(ent, board, run, st, sc, log, i, n_log, search, None, model, tape)
+        play_out(ent, board, run, st, sc, log, i, n_log, search, None, model, tape, None)
         final(ent, st, res, cards)
         _outcomes(st, res, meta, lo, min(count[0], meta.shape[0]))

@@ -238,6 +238,29 @@ def test_ladder_ablate_and_rebalance_on_the_cluster_equal_local_runs(tmp_path, c
             shutil.rmtree(tmp_path / name)
 
 
+def test_learn_on_the_cluster_records_the_local_data_and_fits_the_local_model(tmp_path, cluster):
+    """`wsim learn --dask`: the teacher games of both iterations (the second's teacher a model
+    file the workers get as bytes) give the local run's data files byte for byte, and so the
+    same weights."""
+    import numpy as np
+
+    from wsim import tables as tables_mod
+    from wsim.run.model import read_model
+
+    lc, _ = cluster
+    options = ["--iterations", "2", "--games", "30", "--players", "3,4", "--rate", "0.5", "--hidden", "4",
+               "--epochs", "3", "--eval-games", "8", "--seed", "5"]
+    here = run_cli("learn", "--out", str(tmp_path / "here.npz"), "--threads", "1", *options)
+    there = run_cli("learn", "--out", str(tmp_path / "there.npz"), "--dask", lc.scheduler_address, *options)
+    assert here.exit_code == 0 and there.exit_code == 0, there.output
+    for k in (0, 1):
+        name = f"data-{k}.parquet"
+        assert (tmp_path / "here.npz.work" / name).read_bytes() == (tmp_path / "there.npz.work" / name).read_bytes()
+    t = tables_mod.load()
+    a, b = read_model(tmp_path / "here.npz", t), read_model(tmp_path / "there.npz", t)
+    assert all(np.array_equal(getattr(a, k), getattr(b, k)) for k in ("w1", "b1", "w2", "b2"))
+
+
 def test_sigterm_ends_a_cluster_run_quickly_with_whole_parts(tmp_path, cluster):
     lc, _ = cluster
     proc, out, _ = _run_under_way(tmp_path, lc.scheduler_address, 9)

@@ -45,6 +45,12 @@ def _full_afterstate(g, seat, who, kind, options, j, lay):
     if learned._resolve_alone(g.ent, g.board, st, sc, seat, who, kind, j, COPY_LEFT):
         after = sc["after"].copy()
         m = learned._changes(g.ent, st, sc, seat, who, kind, j, lay)
+        # what the next option starts from: the cities as they were (the others' choices hidden)
+        learned._copy_cities(st, sc, seat, False)
+        restored = sc["after"].copy()
+        hidden = np.arange(len(restored)) != seat
+        restored[hidden, F_CHOSEN + C_ON] = st["seat"][hidden, F_CHOSEN + C_ON]
+        assert (restored == st["seat"]).all(), np.argwhere(restored != st["seat"])
     else:
         after = st["seat"].copy()
     np.add.at(x, sc["d_at"][:m], sc["d_by"][:m])
@@ -159,6 +165,21 @@ def test_wsim_learn_trains_goes_on_and_repeats_itself(tables, tmp_path):
     assert (played.play(0, 4).res[:, :, RES_TOTAL] > 0).all()
 
 
+def test_learn_shows_the_teacher_games_progress(tmp_path):
+    """wsim.learn(progress=f): f gets each iteration's teacher games, counted up to --games."""
+    import wsim
+
+    updates = []
+    wsim.learn(out=tmp_path / "m.npz", iterations=2, games=2500, players="3", rate=0.01, hidden=2, epochs=1,
+               eval_games=4, threads=1, seed=1, progress=updates.append)
+    by_label = {}
+    for u in updates:
+        by_label.setdefault(u.label, []).append(u.done)
+        assert u.total == 2500 and u.step == "teacher games"
+    assert sorted(by_label) == ["learn, iteration 0", "learn, iteration 1"]
+    assert all(done == sorted(done) and done[-1] == 2500 and len(done) >= 3 for done in by_label.values())
+
+
 def test_the_learned_policy_sees_only_its_observation(tables):
     """At every decision of games at 2, 3, 5 and 7 players (the shipped model), the learned seat
     decides the same when everything hidden from it is changed: other hands, the later ages'
@@ -212,3 +233,74 @@ def test_learn_refuses_bad_options_and_a_missing_extra(tmp_path, monkeypatch):
     missing = run_cli("learn", "--out", str(out))
     assert missing.exit_code == 2 and "pip install 'wsim[learn]'" in last_error_line(missing)
     assert not out.exists() and not (tmp_path / "r").exists()
+
+
+def test_a_truncated_playout_stops_before_the_seats_kth_turn_move(tables):
+    """KernelGame.play_out(until=(seat, k)), the kernel loop of a truncated playout, leaves the
+    game just before seat's k-th turn move from here: the state the same game stepped from Python
+    reaches there, seat's move pending; past the game's last turn it plays to the end."""
+    g = KernelGame(tables, 4, seed=3, game=1, policy="learned")
+    for seat, k, where in ((1, 3, (1, 3)), (2, 8, (2, 2)), (0, 1, (1, 1))):
+        kernel = g.clone()
+        assert kernel.play_out(until=(seat, k))
+        stepped = g.clone()
+        for pending in stepped.rounds():
+            if (stepped.age, stepped.turn) == where and (seat, DEC_MOVE) in [tuple(p) for p in pending]:
+                break
+            for s, kind in pending:
+                options = stepped.legal(s, kind, all_purchases=False)  # the learned policy's listing
+                stepped.apply(s, kind, options, stepped.decide(s, kind, options))
+        assert (kernel.age, kernel.turn) == where and (seat, DEC_MOVE) in [tuple(p) for p in kernel.pending()]
+        assert (kernel.state["seat"] == stepped.state["seat"]).all() and (kernel.state["gs"] == stepped.state["gs"]).all()
+    whole = g.clone()
+    assert not whole.play_out(until=(0, 19)) and whole.over
+    with pytest.raises(ValueError, match="until"):
+        g.clone().play_out(until=(0, 0))
+
+
+def test_rollout_depth_needs_the_learned_base_and_defaults_to_one(tmp_path):
+    """rollout.depth (kernels/policy.R_DEPTH) is set only over the learned base, whose rollouts
+    default to depth 1; a bad depth or another base is an `Error:` line and exit 2."""
+    from wsim.kernels.policy import POLICY_LEARNED, R_BASE_ID, R_DEPTH
+    from wsim.run.settings import SettingsError, apply_policy_params
+    from wsim.run.weights import LEARNED_BASE_DEPTH
+
+    names = ("rollout", "rollout", "heuristic")
+    rows, _, _ = apply_policy_params(["rollout.base=learned"], names, ("a", "b", "heuristic"))
+    assert LEARNED_BASE_DEPTH == 1 and all(r[R_BASE_ID] == POLICY_LEARNED and r[R_DEPTH] == 1 for r in rows[:2])
+    rows, _, _ = apply_policy_params(["rollout.depth=3", "rollout.base=learned", "b.depth=0"], names,
+                                     ("a", "b", "heuristic"))
+    assert (rows[0][R_DEPTH], rows[1][R_DEPTH]) == (3, 0)
+    with pytest.raises(SettingsError, match="needs rollout.base=learned"):
+        apply_policy_params(["rollout.depth=2"], names, names)
+    for bad in ("19", "-1", "x"):
+        with pytest.raises(SettingsError, match="depth must be a whole number from 0 to 18"):
+            apply_policy_params(["rollout.base=learned", f"rollout.depth={bad}"], names, names)
+    res = run_cli("simulate", "--games", "2", "--policy", "rollout", "--policy-param", "rollout.depth=2",
+                  "--out", str(tmp_path / "r"))
+    assert res.exit_code == 2 and "needs rollout.base=learned" in last_error_line(res) and not (tmp_path / "r").exists()
+
+
+def test_learn_mix_seats_the_teacher_beside_the_model():
+    """--mix M: from iteration 1 on, the first floor(P x M + 1/2) seats of a teacher table play
+    the teacher, the others the previous model; iteration 0 and M = 0 as before."""
+    from wsim.agents.learn import Plan, _teacher_settings
+
+    half = Plan(mix=0.5)
+    assert _teacher_settings(half, 0, 4, "").policies == ("heuristic",) * 4
+    assert _teacher_settings(half, 1, 4, "m.npz").policies == ("heuristic", "heuristic", "learned", "learned")
+    assert _teacher_settings(half, 2, 5, "m.npz").policies == ("heuristic",) * 3 + ("learned",) * 2
+    assert _teacher_settings(Plan(), 1, 3, "m.npz").policies == ("learned",) * 3
+
+
+def test_a_work_folder_from_before_an_option_goes_on_with_its_default(tmp_path):
+    """A learn.json written before --mix existed is the run of mix 0: it goes on, mix 0.5 is refused."""
+    from dataclasses import asdict
+
+    from wsim.agents.learn import RECORD, LearnError, Plan, Work
+
+    old = {k: v for k, v in asdict(Plan()).items() if k != "mix"}
+    (tmp_path / RECORD).write_text(json.dumps({"plan": old, "iterations": []}))
+    assert Work(tmp_path, Plan()).iterations == []
+    with pytest.raises(LearnError, match="other options"):
+        Work(tmp_path, Plan(mix=0.5))

@@ -4,10 +4,11 @@ the only pass; the random items are also the reference's own random games (invar
 same log).
 
 Standard depth, for one machine: 1,500 random and 1,500 greedy games, 400 heuristic, 3
-rollout games (every seat searching) and 200 learned games (the shipped model) per player count,
-2..7: 21,618 games. `--depth full` (`make verify DEPTH=full`, for several machines) is the depth
-the project ran before the tiers, with 1,000 learned games: 5,000 / 5,000 / 1,000 / 20 / 1,000
-per player count, 72,120 games. Games from 1,000 on (seed 17):
+rollout games (every seat searching), 200 learned games (the shipped model) and 3 games of
+rollout over the learned base (truncated playouts) per player count, 2..7: 21,636 games.
+`--depth full` (`make verify DEPTH=full`, for several machines) is the depth the project ran
+before the tiers, with 1,000 learned games and 20 over the learned base: 5,000 / 5,000 / 1,000 /
+20 / 1,000 / 20 per player count, 72,240 games. Games from 1,000 on (seed 17):
 `make check` and `make test` replay games 0..109.
 """
 
@@ -16,9 +17,11 @@ import pytest
 from wsim.run.verify import verify_games
 
 FIRST = 1_000
-DEPTH = {"standard": {"random": 1_500, "greedy": 1_500, "heuristic": 400, "rollout": 3, "learned": 200},
-         "full": {"random": 5_000, "greedy": 5_000, "heuristic": 1_000, "rollout": 20, "learned": 1_000}}
-BLOCK = {"random": 250, "greedy": 250, "heuristic": 100, "rollout": 1, "learned": 100}
+DEPTH = {"standard": {"random": 1_500, "greedy": 1_500, "heuristic": 400, "rollout": 3, "learned": 200,
+                      "rollout-learned": 3},
+         "full": {"random": 5_000, "greedy": 5_000, "heuristic": 1_000, "rollout": 20, "learned": 1_000,
+                  "rollout-learned": 20}}
+BLOCK = {"random": 250, "greedy": 250, "heuristic": 100, "rollout": 1, "learned": 100, "rollout-learned": 1}
 
 
 def pytest_generate_tests(metafunc):

@@ -44,7 +44,7 @@ from wsim.run import playout_count
 from wsim.run.profiling import profile_run
 from wsim.run.runner import Runner, available_cores, set_threads
 from wsim.run.settings import Settings, cities_of
-from wsim.run.weights import default_params, rollout_row
+from wsim.run.weights import LEARNED_BASE_DEPTH, default_params, rollout_row
 
 
 POLICIES = ("random", "greedy", "heuristic")
@@ -398,8 +398,8 @@ def _benchmarks(quick: bool, save: bool, echo, data: str | None, step) -> dict:
     step("rollout over the learned base")
     rate = _rollout_games_per_second(t, 16, 2 if quick else 6, runs=2, base="learned")
     results["rollout_learned_base_games_per_second_5p"] = round(rate, 2)
-    echo(f"  rollout, 16 playouts a move over the learned base (one rollout seat, four heuristic, 1 thread): "
-         f"{rate:.2f} games/s")
+    echo(f"  rollout, 16 playouts a move over the learned base, truncated at depth {LEARNED_BASE_DEPTH} (one rollout "
+         f"seat, four heuristic, 1 thread): {rate:.2f} games/s")
     set_threads(None)
 
     echo("reference engine (plain Python, random policy):")

@@ -11,6 +11,10 @@ data and the previous one's (wsim/agents/fit.py), then evaluated: one learned se
 heuristic seats at 4 players, on games of a seed no teacher game used. The output is the model
 of the best evaluation, its header recording every iteration.
 
+The teacher games play here on the threads, or as tasks on a Dask cluster (`--dask`,
+wsim.run.cluster.record_ranges: the same data, the model file travelling as bytes); the fit and
+the evaluation run here.
+
 Resumable: the work folder keeps each iteration's data (Parquet), model and record (learn.json);
 a run with the same options goes on from the last completed step, and other options are refused.
 Deterministic: the same options and threads give the same model file, bit for bit.
@@ -57,6 +61,7 @@ class Plan:
     eval_games: int = 2_000
     teacher: str = "heuristic"
     seed: int = 0
+    mix: float = 0.0  # from iteration 1 on, the share of each teacher table's seats that play `teacher`
 
 
 def _player_games(plan: Plan) -> list:
@@ -73,10 +78,14 @@ def _player_games(plan: Plan) -> list:
 
 
 def _teacher_settings(plan: Plan, k: int, players: int, model_file: str) -> Settings:
+    """Iteration k's teacher table at `players`: every seat the teacher (k = 0), else the previous
+    model at every seat but the first floor(players x mix + 1/2), which play the teacher."""
     seed = plan.seed * 1000 + k
     if k == 0:
         return Settings(players=players, policies=(plan.teacher,) * players, seed=seed)
-    return Settings(players=players, policies=("learned",) * players, seed=seed, model=model_file)
+    fixed = int(players * plan.mix + 0.5)
+    return Settings(players=players, policies=(plan.teacher,) * fixed + ("learned",) * (players - fixed), seed=seed,
+                    model=model_file)
 
 
 def evaluate(tables: Tables, model_file: str, games: int, seed: int) -> dict:
@@ -104,7 +113,8 @@ class Work:
         path = folder / RECORD
         if path.exists():
             doc = json.loads(path.read_text())
-            if doc.get("plan") != json.loads(json.dumps(asdict(plan))):
+            recorded = {**asdict(Plan(mix=0.0)), **doc.get("plan", {})}  # a folder from before an option: its default
+            if recorded != json.loads(json.dumps(asdict(plan))):
                 raise LearnError(f"{folder}: holds a learn run of other options ({_plan_text(doc.get('plan'))}); "
                                  f"give the same options to go on, or another --work folder")
             self.iterations = doc["iterations"]
@@ -129,15 +139,23 @@ def _plan_text(plan) -> str:
     return ", ".join(f"{k}={v}" for k, v in (plan or {}).items())
 
 
-def learn(tables: Tables, out: Path, work: Path, plan: Plan, threads: int, command: str = "", say=print) -> dict:
+def learn(tables: Tables, out: Path, work: Path, plan: Plan, threads: int, command: str = "", say=print,
+          progress=False, cluster=None) -> dict:
     """Run (or go on with) the iterations, write the best model to `out`; returns its header.
-    command: the command line recorded in the model's provenance."""
+    command: the command line recorded in the model's provenance; progress: True, False or a
+    function (wsim.run.progress) for the teacher games; cluster: None, or the Dask cluster that
+    plays them (threads: each task's)."""
+    from wsim.run import progress as progress_mod
+
     w = Work(work, plan)
     for k in range(len(w.iterations), plan.iterations):
         started = time.time()
         if not w.data(k).exists():
             say(f"iteration {k}: teacher games ({_teacher_name(plan, k)}, {plan.games:,} games)")
-            inputs, facts = _teacher_games(tables, plan, k, str(w.model(k - 1)) if k else "", threads)
+            with progress_mod.start(progress, plan.games, label=f"learn, iteration {k}",
+                                    step="teacher games") as tracker:
+                inputs, facts = _teacher_games(tables, plan, k, str(w.model(k - 1)) if k else "", threads,
+                                               tracker.advance, cluster)
             write_parquet(w.data(k), inputs, facts, {"iteration": k, "teacher": _teacher_name(plan, k)})
         parts = [read_parquet(w.data(j)) for j in range(max(0, k - 1), k + 1)]
         inputs, facts = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
@@ -166,16 +184,24 @@ def learn(tables: Tables, out: Path, work: Path, plan: Plan, threads: int, comma
 
 
 def _teacher_name(plan: Plan, k: int) -> str:
-    return plan.teacher if k == 0 else f"learned (iteration {k - 1})"
+    if k == 0:
+        return plan.teacher
+    return f"learned (iteration {k - 1})" + (f" with {plan.mix:.0%} of the seats {plan.teacher}" if plan.mix else "")
 
 
-def _teacher_games(tables: Tables, plan: Plan, k: int, model_file: str, threads: int) -> tuple:
-    parts = []
-    for players, games in _player_games(plan):
-        if games:
-            settings = _teacher_settings(plan, k, players, model_file)
-            parts.append(record(tables, settings, 0, games, plan.rate, plan.explore,
-                                plan.seed * 1000 + k + 7 * players, threads))
+def _teacher_games(tables: Tables, plan: Plan, k: int, model_file: str, threads: int, on_progress,
+                   cluster=None) -> tuple:
+    """(inputs, facts) of iteration k's teacher games, player count after player count."""
+    ranges = [(_teacher_settings(plan, k, players, model_file), 0, games, plan.seed * 1000 + k + 7 * players)
+              for players, games in _player_games(plan) if games]
+    if cluster is None:
+        parts = [record(tables, settings, first, games, plan.rate, plan.explore, seed, threads, on_progress)
+                 for settings, first, games, seed in ranges]
+    else:
+        from wsim.run.cluster import record_ranges
+
+        model = Path(model_file).read_bytes() if model_file else b""
+        parts = record_ranges(cluster, tables.raw, model, ranges, plan.rate, plan.explore, threads, on_progress)
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from wsim import codes
 from wsim.api.runs import settings_error, threads_checked
-from wsim.errors import WsimError, brief, optional_path, real_number, text, whole_number
+from wsim.errors import WsimError, brief, optional_path, progress_value, real_number, text, whole_number
 from wsim.run.lock import KERNEL_LOCK
 
 
@@ -39,10 +39,13 @@ def _share(value, name: str) -> float:
 def learn(*, out, work=None, iterations: int = 3, games: int = 50_000, players="2,3,4,4,5,6,7", rate: float = 0.05,
           explore: float = 0.5, hidden: int = 64, epochs: int = 30, eval_games: int = 2_000,
           teacher: str = "heuristic", seed: int = 0, threads=None, data=None, command: str = "",
-          say=None) -> dict:
+          say=None, dask=None, progress=False, mix: float = 0.0) -> dict:
     """Run `wsim learn`'s iterations (wsim/agents/learn.py) and write the best model to `out`;
     returns its header. work: the folder it keeps each step in (default OUT.work), from which the
-    same call goes on; say(text) receives a line per step."""
+    same call goes on; mix: from iteration 1 on, the share of each teacher table's seats that play
+    `teacher` (the others the previous model); say(text) receives a line per step; dask: a cluster's address (or
+    "local:W") that plays the teacher games, threads then each task's; progress: True (drawn on
+    stderr), False or a function receiving each wsim.run.progress.Update of the teacher games."""
     from wsim import tables
     from wsim.agents.learn import Plan, default_work, learn as run
     from wsim.run.settings import MAX_SEED
@@ -55,14 +58,24 @@ def learn(*, out, work=None, iterations: int = 3, games: int = 50_000, players="
                 players=_players(players), rate=_share(rate, "rate"), explore=_share(explore, "explore"),
                 hidden=whole_number(hidden, "hidden", 1, 128), epochs=whole_number(epochs, "epochs", 1, 1000),
                 eval_games=whole_number(eval_games, "eval_games", 4, 10**6), teacher=teacher,
-                seed=whole_number(seed, "seed", 0, MAX_SEED))
+                seed=whole_number(seed, "seed", 0, MAX_SEED), mix=_share(mix, "mix"))
     if plan.rate == 0:
         raise WsimError("rate: must be above 0 (a run that records nothing has nothing to fit)")
     if find_spec("sklearn") is None:  # the fit's library: the learn extra
         raise LearnSetupError("wsim learn needs scikit-learn: pip install 'wsim[learn]'")
     t = tables.load(optional_path(data, "data", "a card data file"))
-    threads_checked(threads)
+    threads_checked(threads, dask)
+    progress = progress_value(progress)
     from wsim.run.runner import available_cores
 
     with settings_error(), KERNEL_LOCK:
-        return run(t, out, work, plan, threads or available_cores(), command, say or (lambda _text: None))
+        if dask is None:
+            return run(t, out, work, plan, threads or available_cores(), command, say or (lambda _text: None),
+                       progress)
+        from wsim.run.cluster import connect
+
+        cluster = connect(dask, threads or 1)
+        try:
+            return run(t, out, work, plan, threads or 1, command, say or (lambda _text: None), progress, cluster)
+        finally:
+            cluster.close()

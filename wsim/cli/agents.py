@@ -112,12 +112,18 @@ def tune_cmd(ctx, policy, players, generations, population, games, seed, threads
               help="Games of each evaluation (one learned seat against three heuristic seats).")
 @click.option("--teacher", type=click.Choice(["heuristic", "greedy", "random", "rollout"]), default="heuristic",
               show_default=True, help="Iteration 0's teacher (later iterations: the previous model).")
+@click.option("--mix", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
+              help="From iteration 1 on, the share of each teacher table's seats that play --teacher (the others "
+                   "the previous model).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="The seed.")
 @click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores].")
+@click.option("--dask", default=None, metavar="tcp://HOST:PORT|local:W",
+              help="Play the teacher games as tasks on a Dask cluster (see simulate; the fit and the evaluations "
+                   "run here). Needs wsim[dask].")
 @quiet_option
 @click.pass_context
-def learn_cmd(ctx, out, work, iterations, games, players, rate, explore, hidden, epochs, eval_games, teacher, seed,
-              threads, quiet):
+def learn_cmd(ctx, out, work, iterations, games, players, rate, explore, hidden, epochs, eval_games, teacher, mix,
+              seed, threads, dask, quiet):
     """Train the learned player (policy `learned`): teacher games record positions and how they
     ended, a network learns them, and the next iteration's teacher is that network; each model
     is evaluated against three heuristic seats and the best is written to OUT, which
@@ -128,13 +134,13 @@ def learn_cmd(ctx, out, work, iterations, games, players, rate, explore, hidden,
     from wsim.api.learning import learn
 
     options = {"iterations": iterations, "games": games, "players": players, "rate": rate, "explore": explore,
-               "hidden": hidden, "epochs": epochs, "eval-games": eval_games, "teacher": teacher, "seed": seed}
+               "hidden": hidden, "epochs": epochs, "eval-games": eval_games, "teacher": teacher, "mix": mix, "seed": seed}
     command = shlex.join(["wsim", "learn", "--out", str(out)] + [w for k, v in options.items() for w in (f"--{k}", str(v))])
     try:
         header = learn(out=out, work=work, iterations=iterations, games=games, players=players, rate=rate,
-                       explore=explore, hidden=hidden, epochs=epochs, eval_games=eval_games, teacher=teacher,
+                       explore=explore, hidden=hidden, epochs=epochs, eval_games=eval_games, teacher=teacher, mix=mix,
                        seed=seed, threads=threads, data=ctx.obj.get("data"), command=command,
-                       say=None if quiet else click.echo)
+                       say=None if quiet else click.echo, dask=dask, progress=progress_of(ctx, quiet))
     except (KeyboardInterrupt, signals.Terminated) as e:
         left_behind(e, "the work folder keeps every completed step: the same command goes on from it")
         raise

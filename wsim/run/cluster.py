@@ -114,6 +114,37 @@ def play_range(data_text: bytes, settings, first: int, games: int, threads: int)
     return play_locked(worker_tables(data_text), settings, first, games, threads).res
 
 
+def _model_file(model: bytes) -> str:
+    """A worker's copy of a model file's bytes (by content hash, in its temporary folder): no
+    filesystem is shared with the client."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(tempfile.gettempdir()) / "wsim-models"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{hashlib.sha256(model).hexdigest()}.npz"
+    if not path.exists():
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        tmp.write_bytes(model)
+        os.replace(tmp, path)
+    return str(path)
+
+
+def record_range(data_text: bytes, model: bytes, settings, first: int, games: int, rate: float, explore: float,
+                 tape_seed: int, threads: int):
+    """(inputs, facts) of teacher games first .. first + games - 1 (wsim.run.tape.record): the
+    tasks of `wsim learn --dask`; model: the bytes of the learned seats' model file, or b""."""
+    from dataclasses import replace
+
+    from wsim.run.tape import record
+
+    if model:
+        settings = replace(settings, model=_model_file(model))
+    with KERNEL_LOCK:
+        return record(worker_tables(data_text), settings, first, games, rate, explore, tape_seed, threads)
+
+
 # ---------------------------------------------------------------------------------------------
 # Client side
 
@@ -377,21 +408,53 @@ def play_ranges(cluster: Cluster, data_text: bytes, ranges: list, threads: int, 
     RANGE_GAMES games, returned in the order of `ranges`."""
     import numpy as np
 
+    def task(i, data, at, games):
+        return play_range, (data, ranges[i][0], at, games, threads)
+
+    return [np.concatenate(p) for p in _range_results(cluster, data_text, ranges, task, on_progress)]
+
+
+def record_ranges(cluster: Cluster, data_text: bytes, model: bytes, ranges: list, rate: float, explore: float,
+                  threads: int, on_progress=None) -> list:
+    """(inputs, facts) of each (Settings, first, games, tape seed) of `ranges` (wsim.run.tape.record),
+    recorded as tasks of at most RANGE_GAMES games, in the order of `ranges`: the arrays a local
+    record gives (a game's sampling is keyed on the game alone). model: the bytes of the learned
+    seats' model file, or b""."""
+    import numpy as np
+
+    held = cluster.submit(carried, model)
+
+    def task(i, data, at, games):
+        settings, _, _, tape_seed = ranges[i]
+        return record_range, (data, held, settings, at, games, rate, explore, tape_seed, threads)
+
+    try:
+        pieces = _range_results(cluster, data_text, ranges, task, on_progress)
+    finally:
+        held.release()
+    return [(np.concatenate([p[0] for p in part]), np.concatenate([p[1] for p in part])) for part in pieces]
+
+
+def _range_results(cluster: Cluster, data_text: bytes, ranges: list, task, on_progress) -> list:
+    """The games (first, games: a range's second and third entries) of each range of `ranges` as
+    tasks of at most RANGE_GAMES games (task(i, data, first, games): range i's (function, args));
+    returns per range its tasks' results in game order, on_progress(games) as each completes."""
     data = cluster.submit(carried, data_text)
-    tasks = {}
-    for i, (settings, first, games) in enumerate(ranges):
+    tasks, sizes = {}, {}
+    for i, (_, first, games, *_) in enumerate(ranges):
         for at in range(first, first + games, RANGE_GAMES):
-            tasks[(i, at)] = (play_range, (data, settings, at, min(RANGE_GAMES, first + games - at), threads))
+            sizes[(i, at)] = min(RANGE_GAMES, first + games - at)
+            tasks[(i, at)] = task(i, data, at, sizes[(i, at)])
     done: dict = {}
     try:
         with closing(_results(cluster, tasks, lambda tag: f"the task of games {tag[1]}.. of block {tag[0]}")) as run:
-            for tag, res in run:
-                done[tag] = res
+            for tag, result in run:
+                done[tag] = result
                 if on_progress:
-                    on_progress(len(res))
+                    on_progress(sizes[tag])
     finally:
         data.release()
-    return [np.concatenate([done[key] for key in sorted(k for k in done if k[0] == i)]) for i in range(len(ranges))]
+    return [[done[key] for key in sorted(k for k in done if k[0] == i)] for i in range(len(ranges))]
 
 
 _LOST = object()  # a finished task's result that died with its worker before the client had it

@@ -14,8 +14,8 @@ import numpy as np
 from wsim import codes
 from wsim.errors import WsimError, brief, flag, is_whole, one_of, text, text_list, whole_number
 from wsim.kernels.deal import board_pool
-from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_NAMES, R_PLAYOUTS
-from wsim.run.weights import default_params, read_weights, rollout_row
+from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_LEARNED, POLICY_NAMES, R_BASE_ID, R_DEPTH, R_PLAYOUTS
+from wsim.run.weights import MAX_DEPTH, default_params, read_weights, rollout_row
 from wsim.tables import Tables
 
 
@@ -203,7 +203,7 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
     rows = [list(default_params(n)) for n in names]
     files = [""] * len(names)
     model = "shipped" if "learned" in names else ""
-    bases = []
+    bases, depths = [], []
     parsed = []
     for spec in specs:
         target, dot, rest = str(spec).partition(".")
@@ -219,6 +219,12 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
         by_label = target in labels and target not in names
         if key == "base" and names[seats[0]] == "rollout":  # resolved once every other row is known
             bases.append((by_label, seats, value))
+            continue
+        if key == "depth" and names[seats[0]] == "rollout":  # it needs the base (kernels/policy.py)
+            if not re.fullmatch(r"[0-9]{1,2}", value) or int(value) > MAX_DEPTH:
+                raise SettingsError(f"--policy-param: {target}.depth must be a whole number from 0 to {MAX_DEPTH} "
+                                    f"(0: playouts to the game's end), got {brief(value)}")
+            depths.append((by_label, seats, int(value)))
             continue
         if key == "model" and names[seats[0]] == "learned":
             if not value or model not in ("shipped", value):
@@ -254,6 +260,15 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
                 base, base_row = _rollout_base(value, names, labels, rows)
                 for s in seats:
                     rows[s] = list(rollout_row(rows[s][R_PLAYOUTS], base, base_row))
+    for by_label in (False, True):
+        for lab, seats, depth in depths:
+            if lab == by_label:
+                for s in seats:
+                    if rows[s][R_BASE_ID] != POLICY_LEARNED:
+                        raise SettingsError(f"--policy-param: rollout.depth ends a playout in the learned model's "
+                                            f"value: it needs rollout.base=learned ({labels[s]}'s base is "
+                                            f"{POLICY_NAMES[rows[s][R_BASE_ID]]})")
+                    rows[s][R_DEPTH] = depth
     return tuple(tuple(r) for r in rows), tuple(files), model
 
 

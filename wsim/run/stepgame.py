@@ -301,14 +301,20 @@ class KernelGame:
             if not pending:
                 self.next()
 
-    def play_out(self):
+    def play_out(self, until=None) -> bool:
         """Every remaining decision by the seats' policies: the game loop of `wsim simulate`
-        (kernels/loop.py), from this state on."""
+        (kernels/loop.py), from this state on; with until=(seat, k), only up to seat's k-th turn
+        move from here (a truncated playout, kernels/rollout.py), left pending. Returns whether
+        it stopped there (False: the game is over)."""
         search = True if (self.policies == POLICY_ROLLOUT).any() else None
         model = self._kernel_model()
         tape = None if model is None else empty_tape(model[0])  # the learned family's types (kernels/game.py)
+        stop = None if until is None else np.array(until, np.int64)
+        if stop is not None and (stop.shape != (2,) or not 0 <= stop[0] < self.n or stop[1] < 1):
+            raise ValueError(f"until: (seat, turn moves >= 1) of this game, got {until!r}")
         play_out(self.ent, self.board, self.run[0], self.state[0], self.scratch[0], self.log, 0, self.n_log, search,
-                 None, model, tape)
+                 None, model, tape, stop)
+        return stop is not None and stop[1] == 0
 
     def results(self) -> tuple:
         """(res[n, RES_COUNT], cards[n, MAX_CITY]) of a finished game."""

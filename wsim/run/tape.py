@@ -3,8 +3,9 @@ the deciding seat's outcome (kernels/tape.py), as arrays (wsim/agents/learn.py w
 
 A recorded game is the very game `wsim simulate` plays with the same settings (the sampling has
 a stream of its own), so a teacher's data can be checked against its dataset. Games are played in
-blocks, one block per thread call, each with its own tape; blocks are joined in game order, so
-the data do not depend on the threads.
+blocks of BLOCK_GAMES at most, one block per kernel call on the threads, each with its own tape;
+blocks are joined in game order, so the data do not depend on the threads (nor on a cluster's
+tasks: wsim.run.cluster.record_ranges).
 """
 
 from __future__ import annotations
@@ -25,18 +26,21 @@ from wsim.run.settings import Settings
 from wsim.tables import Tables
 
 META_COLUMNS = ("game", "seat", "kind", "age", "turn", "total", "margin", "win")
+BLOCK_GAMES = 1_000  # games per kernel call at most: progress is counted a call at a time
 assert len(META_COLUMNS) == TAPE_META
 
 
 def record(tables: Tables, settings: Settings, first_game: int, games: int, rate: float, explore: float,
-           tape_seed: int, threads: int = 1) -> tuple:
+           tape_seed: int, threads: int = 1, on_progress=None) -> tuple:
     """(inputs float32[R, L], facts int32[R, TAPE_META]) of games first_game .. + games - 1 of the
     settings, each decision recorded with probability `rate`, and a recorded one played by a
-    uniform legal option with probability `explore` (T_GAME: the game's index)."""
+    uniform legal option with probability `explore` (T_GAME: the game's index); on_progress(games)
+    after each block."""
     runner = Runner(tables, settings)
     lay = input_layout(tables_layout(tables))
     model = runner.model if runner.model is not None else no_model(lay)  # one family for every teacher
-    edges = [first_game + games * k // threads for k in range(threads + 1)]
+    blocks = max(threads, -(-games // BLOCK_GAMES))
+    edges = [first_game + games * k // blocks for k in range(blocks + 1)]
 
     def block(lo: int, hi: int) -> tuple:
         count = hi - lo
@@ -54,14 +58,14 @@ def record(tables: Tables, settings: Settings, first_game: int, games: int, rate
                      runner.search, model, tape, np.uint64(tape_seed))
         if n[0] > capacity:
             raise RuntimeError(f"teacher games {lo}..{hi - 1}: more sampled decisions than the tape's {capacity:,} rows")
-        rows, meta = tape[1][:n[0]], tape[2][:n[0]]
+        rows, meta = tape[1][:n[0]].copy(), tape[2][:n[0]].copy()  # not the whole tape's capacity
         meta[:, T_GAME] += lo
         return rows, meta
 
-    bounds = list(zip(edges, edges[1:]))
-    if threads == 1:
-        parts = [block(lo, hi) for lo, hi in bounds]
-    else:
-        with ThreadPoolExecutor(threads) as pool:
-            parts = list(pool.map(lambda b: block(*b), bounds))
+    parts = []
+    with ThreadPoolExecutor(threads) as pool:
+        for (lo, hi), part in zip(zip(edges, edges[1:]), pool.map(lambda b: block(*b), zip(edges, edges[1:]))):
+            parts.append(part)
+            if on_progress:
+                on_progress(hi - lo)
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

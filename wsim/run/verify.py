@@ -17,7 +17,7 @@ from wsim.kernels.deal import deal
 from wsim.reference.engine import Game, RandomPolicy
 from wsim.reference.replay import replay
 from wsim.run.runner import Runner, game_log
-from wsim.run.settings import Settings
+from wsim.run.settings import Settings, apply_policy_params
 
 
 class VerificationError(AssertionError):
@@ -60,12 +60,16 @@ def _reference_game(t, seed: int, game: int, players: int) -> dict:
 
 
 def verify_games(players: int, policy: str, first: int, count: int, seed: int = 17) -> dict:
-    """Verify games first .. first + count - 1 of a run with every seat on `policy` and
-    Manneken Pis in the pool; returns {"games", "events", "promo_games", "seconds"} (events: the
-    log events the reference replayed)."""
+    """Verify games first .. first + count - 1 of a run with every seat on `policy` (or
+    "rollout-learned": rollout over the learned base, its truncated playouts) and Manneken Pis
+    in the pool; returns {"games", "events", "promo_games", "seconds"} (events: the log events
+    the reference replayed)."""
     start = time.perf_counter()
     t = tables_mod.load()
-    runner = Runner(t, Settings(players=players, seed=seed, policies=(policy,) * players, manneken_pis=True))
+    name, specs = ("rollout", ["rollout.base=learned"]) if policy == "rollout-learned" else (policy, [])
+    params = apply_policy_params(specs, (name,) * players, (name,) * players)[0]
+    runner = Runner(t, Settings(players=players, seed=seed, policies=(name,) * players, params=params,
+                                manneken_pis=True))
     chunk = runner.play(first, count, log=True)
     promo_games = 0
     events = 0

@@ -18,7 +18,7 @@ from pathlib import Path
 from wsim.effects import weight_defaults
 from wsim.errors import WsimError, brief
 from wsim.kernels.greedy import GREEDY_DEFAULTS
-from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_NAMES, R_BASE, R_BASE_ID, R_PLAYOUTS
+from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_NAMES, R_BASE, R_BASE_ID, R_DEPTH, R_PLAYOUTS
 from wsim.yamlfile import YamlFileError, read_bytes
 
 FORMAT = "wsim-weights-1"
@@ -27,6 +27,9 @@ DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 DEFAULT_FILE = DATA_DIR / "heuristic.json"  # the tuned weights (wsim tune)
 HANDSET_FILE = DATA_DIR / "heuristic-handset.json"  # where wsim tune starts
 ROLLOUT_PLAYOUTS = 16
+# a rollout over the learned base: its playouts' depth in the deciding seat's turn moves (kernels/rollout.py)
+LEARNED_BASE_DEPTH = 1
+MAX_DEPTH = 18  # a game's turn moves: 0 (to the end) .. MAX_DEPTH
 # weights files shipped with wsim, by the name `weights=NAME` takes for them
 SHIPPED = {"tuned": DEFAULT_FILE, "handset": HANDSET_FILE,
            **{name: DATA_DIR / f"heuristic-{name}.json" for name in ("science", "military", "civilian")}}
@@ -68,12 +71,15 @@ def read_weights(path, policy: str = "heuristic") -> tuple:
     return tuple(row), hashlib.sha256(raw).hexdigest()
 
 
-def rollout_row(playouts: int, base: str, base_row) -> tuple:
-    """A rollout parameter row: playouts, the base policy's id, then the base's own row."""
+def rollout_row(playouts: int, base: str, base_row, depth: int = LEARNED_BASE_DEPTH) -> tuple:
+    """A rollout parameter row: playouts, the base policy's id, then the base's own row (over
+    the learned base: the playouts' depth, kernels/policy.py)."""
     row = [0] * P_COUNT
     row[R_PLAYOUTS] = playouts
     row[R_BASE_ID] = POLICY_NAMES.index(base)
     row[R_BASE:] = list(base_row[:P_COUNT - R_BASE])
+    if base == "learned":
+        row[R_DEPTH] = depth
     return tuple(row)
 
 
