@@ -157,3 +157,13 @@ def test_an_interrupted_search_writes_nothing(tmp_path):
         "the report folder is as it was (a search run again from the start gives the same result)",
         "terminated by SIGTERM"]  # each said once
     assert not out.exists() or [p.name for p in out.iterdir()] in ([], [".wsim-lock"])
+
+
+def test_rebalance_takes_the_learned_population_with_its_estimate(tmp_path):
+    """--population learned needs no cluster: the estimate is printed before play and the
+    search writes its files."""
+    out = tmp_path / "rb"
+    res = run_cli("rebalance", "--population", "learned", "--players", "4", "--levers", "stages:giza", "--games",
+                  "200", "--tolerance", "0.3", "--max-steps", "1", "--seed", "4", "--out", str(out))
+    assert res.exit_code == 0, res.output
+    assert "estimated play: at most" in res.stderr and (out / "result.csv").exists()
