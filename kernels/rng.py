@@ -6,7 +6,8 @@ function of (key, counter): no hidden state, so a game's numbers never depend on
 chunking or the order in which games run.
 
 Streams: STREAM_DEAL for boards, sides, decks and hands; STREAM_SEAT0 + seat for that seat's
-policy. Changing one seat's policy therefore never changes the deal or another seat's draws.
+policy; STREAM_SAMPLE for a batched environment's uniform legal actions (kernels/batched.py).
+Changing one seat's policy therefore never changes the deal or another seat's draws.
 """
 
 import numpy as np
@@ -14,6 +15,7 @@ from numba import njit
 
 STREAM_DEAL = 0
 STREAM_SEAT0 = 1
+STREAM_SAMPLE = 64  # past every seat's stream (STREAM_SEAT0 + seat)
 
 # All arithmetic is on uint64 so that it wraps modulo 2**64 identically everywhere; mixing in an
 # int64 would make numba promote to float64 or shift arithmetically.

@@ -69,16 +69,11 @@ class Runner:
         n_log = np.zeros(log_rows, dtype=np.int32)
 
         def block(lo: int, hi: int):
-            st, sc = _thread_records()
+            st, sc = thread_records()
             play_games(self.ent, self.board, self.run[0], first_game, lo, hi, res, cards, events, n_log, st[0], sc[0],
                        self.search, self.model, self.tape)
 
-        bounds = _blocks(games, _threads)
-        if len(bounds) == 1:
-            block(*bounds[0])
-        else:
-            for done in [_pool().submit(block, lo, hi) for lo, hi in bounds]:
-                done.result()
+        in_blocks(games, block)
         signals.check()  # a signal swallowed while numba loaded the kernels ends the run here
         return Chunk(first_game, res, cards, events, n_log)
 
@@ -105,7 +100,18 @@ def _blocks(games: int, threads: int) -> list:
 _local = threading.local()
 
 
-def _thread_records() -> tuple:
+def in_blocks(count: int, work) -> None:
+    """Call work(lo, hi) on the kernel threads for blocks covering 0..count-1 (on this thread
+    when there is one block), and wait for them all."""
+    bounds = _blocks(count, _threads)
+    if len(bounds) == 1:
+        work(*bounds[0])
+        return
+    for done in [_pool().submit(work, lo, hi) for lo, hi in bounds]:
+        done.result()
+
+
+def thread_records() -> tuple:
     """This thread's state and scratch records for play_games (one-record arrays, allocated
     once per thread)."""
     records = getattr(_local, "records", None)

@@ -1,0 +1,356 @@
+"""A batched environment's kernels: N games in N state records, each advanced by one call per
+step (wsim/env/batched_v0.py is the Python side).
+
+A slot g holds one game at a time: the slot's k-th game is game g + k * N of the seed, so a
+game depends only on (seed, game), never on N, the threads or the slot. Seats are learners
+(their actions come from the caller) or kernel seats (their policy's decision, taken inside the
+call, as the game loop takes it: decide.take_decision).
+
+The bookkeeping of the slots, `book` = (game, pend, n_legal, legal, stash, draws):
+
+  game     int64[N]               the game index the slot plays
+  pend     int16[N, P, 2]         learner seat who's pending decision (city, kind), city -1: none
+  n_legal  int16[N, P]            how many legal action ids it has
+  legal    int16[N, P, MAX_MOVES] those ids, in the listing's order, each once
+  stash    int16[N, P, 2]         (id, row) of the option `policy_decisions` chose (-1: none), so
+                                  that a shared id (two copies of a card) plays the copy the
+                                  policy picked, as wsim.simulate's game does
+  draws    uint64[N]              the draws sample_legal took from the game's STREAM_SAMPLE
+
+The views written after each call, `views` = (obs, mask, reward, vp, ended, final_obs):
+
+  obs       float32[N, P, F]  each learner seat's observation (kernels/observe.py), zeros for
+                              kernel seats
+  mask      int8[N, P, A]     the legal action ids as a dense mask (zero rows: none kept)
+  reward    float32[N, P]     this step's reward: a finished game's win share (1/k among k tied
+                              winners) or margin, else 0
+  vp        int16[N, P]       a finished game's totals (valid where ended)
+  ended     bool[N]           whether the slot's game ended in this call (its next game is dealt)
+  final_obs float32[N, P, F]  an ended game's last observation (valid where ended)
+
+Action ids are wsim.env.wonders_v0.ActionLayout's; `alay` holds its constants (A_*). A learner
+has at most one pending decision at a time (the Free City's move is pending only once its
+controller's move is complete, a stage-3 neighbour once the stage is chosen).
+
+The per-thread scratch, `tmp` = (res, cards, rid, seen, log, n_log): a finished game's
+results, each listed row's id, a mark per id (int8[A], all zero between uses) that lists an id
+once, and a log with no rows (the environment keeps none).
+
+`learner` int8[P + 1]: the learner seats' mask, and 1 at [P] to rotate it one seat on per game
+(`learns`).
+"""
+
+import numpy as np
+from numba import njit
+
+from wsim.codes import COPY_LEFT
+from wsim.kernels.decide import decide, listing, take_decision
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, DECLINE, E_NAME_ID, G_N, G_PHASE,
+                                 LIST_EVERY, LIST_LAZY, M_ACTION, M_CARD, M_COPY3, M_LEFT, M_RIGHT, M_SLOT,
+                                 PH_AGE_END, RES_RANK, RES_TOTAL, UNPRICED)
+from wsim.kernels.observe import encode
+from wsim.kernels.price import price_chosen
+from wsim.kernels.rng import STREAM_SAMPLE, draw_below, stream_key
+from wsim.kernels.step import apply, end_age, final, init_game, legal, pending
+
+A_SLOTS, A_PER_CARD, A_MOVES_END, A_COPY_END, A_DECLINE, A_SIZE, A_COUNT = range(7)
+NO_GAME = np.int64(0)  # the log's game index: the environment keeps no log
+# validate's verdicts: the action is fine, out of range, not legal, or given by a seat that does not act
+OK, OUT_OF_RANGE, ILLEGAL, NOT_ACTING = range(4)
+REWARD_WIN, REWARD_MARGIN = range(2)
+
+
+@njit(cache=True, inline="always")
+def learns(learner, game, who, players):
+    """Whether seat who of game `game` is a learner: learner[:players] marks the learner seats,
+    rotated one seat on per game when learner[players] is 1 (game i's seat who is then the seat
+    (who - i) mod players of the mask)."""
+    return learner[(who - learner[players] * game) % players] == 1
+
+
+@njit(cache=True, _nrt=False)
+def row_ids(ent, moves, m, kind, alay, rid):
+    """The action id of each of the m listed rows into rid (ActionLayout.ids in the kernels): a
+    (card, action) pair's purchases follow its default one, numbered from 0."""
+    pair_slot, pair_action, purchase = -9, -9, 0
+    for i in range(m):
+        if kind == DEC_COPY3:
+            rid[i] = alay[A_MOVES_END] + (0 if moves[i, M_COPY3] == COPY_LEFT else 1)
+        elif moves[i, M_ACTION] == DECLINE:
+            rid[i] = alay[A_DECLINE]
+        elif kind == DEC_DISCARD:
+            rid[i] = alay[A_COPY_END] + ent[moves[i, M_CARD], E_NAME_ID]
+        else:
+            same = moves[i, M_SLOT] == pair_slot and moves[i, M_ACTION] == pair_action
+            purchase = purchase + 1 if same else 0
+            pair_slot, pair_action = moves[i, M_SLOT], moves[i, M_ACTION]
+            name = ent[moves[i, M_CARD], E_NAME_ID]
+            rid[i] = (name * alay[A_PER_CARD] + moves[i, M_ACTION]) * alay[A_SLOTS] + purchase
+
+
+@njit(cache=True, _nrt=False)
+def _list_every(ent, board, st, sc, s, kind):
+    """Every legal option of city s's decision into sc.moves, every purchase listed (the Python
+    API's and the action layout's listing); returns how many."""
+    return legal(ent, board, st, sc, s, kind, (np.int64(LIST_EVERY), np.int64(1), np.int64(1)), None)
+
+
+@njit(cache=True, _nrt=False)
+def _offer(ent, board, st, sc, g, who, alay, book, views, tmp):
+    """List learner seat who's legal ids (its pending decision's), each once, into the book and
+    the dense mask."""
+    pend, n_legal, lgl = book[1], book[2], book[3]
+    mask = views[1]
+    rid, seen = tmp[2], tmp[3]
+    s = pend[g, who, 0]
+    kind = pend[g, who, 1]
+    m = _list_every(ent, board, st, sc, s, kind)
+    row_ids(ent, sc.moves, m, kind, alay, rid)
+    k = 0
+    for i in range(m):
+        a = rid[i]
+        if seen[a] == 0:
+            seen[a] = 1
+            lgl[g, who, k] = a
+            k += 1
+    n_legal[g, who] = k
+    dense = mask.shape[0] > 0
+    for i in range(k):
+        a = lgl[g, who, i]
+        seen[a] = 0
+        if dense:
+            mask[g, who, a] = 1
+
+
+@njit(cache=True, _nrt=False)
+def _withdraw(g, who, book, views):
+    """Clear learner seat who's legal ids and mask bits (its decision is taken)."""
+    n_legal, lgl, stash = book[2], book[3], book[4]
+    mask = views[1]
+    if mask.shape[0] > 0:
+        for i in range(n_legal[g, who]):
+            mask[g, who, lgl[g, who, i]] = 0
+    n_legal[g, who] = 0
+    stash[g, who, 0] = -1
+    stash[g, who, 1] = -1
+
+
+@njit(cache=True, _nrt=False)
+def _observe(ent, st, g, players, learner, olay, book, obs):
+    """Each learner seat's observation of slot g into obs[g] (for its pending decision's city)."""
+    game, pend = book[0], book[1]
+    for who in range(players):
+        if learns(learner, game[g], who, players):
+            s = pend[g, who, 0]
+            encode(ent, st, who, who if s < 0 else s, olay, obs[g, who])
+
+
+@njit(cache=True, _nrt=False)
+def _finish(ent, st, g, players, learner, olay, reward_kind, book, views, tmp):
+    """A game just ended in slot g: its totals, rewards and last observation."""
+    reward, vp, ended, final_obs = views[2], views[3], views[4], views[5]
+    res, cards = tmp[0], tmp[1]
+    final(ent, st, res, cards)
+    winners = 0
+    for s in range(players):  # the Free City (seat players at 2 players) neither wins nor earns
+        vp[g, s] = res[s, RES_TOTAL]
+        winners += res[s, RES_RANK] == 1
+    for s in range(players):
+        if reward_kind == REWARD_WIN:
+            reward[g, s] = np.float32(1.0 / winners) if res[s, RES_RANK] == 1 else np.float32(0.0)
+        else:
+            best = -1000
+            for t in range(players):
+                if t != s and res[t, RES_TOTAL] > best:
+                    best = res[t, RES_TOTAL]
+            reward[g, s] = np.float32(res[s, RES_TOTAL] - best)
+    ended[g] = True
+    _observe(ent, st, g, players, learner, olay, book, final_obs)
+
+
+@njit(cache=True, _nrt=False)
+def _advance(ent, board, run, st, sc, g, n_slots, learner, olay, reward_kind, model, book, views, tmp):
+    """Play slot g's kernel seats on until a learner's decision is pending (dealing the slot's
+    next game when one ends); record the learners' pending decisions."""
+    game, pend = book[0], book[1]
+    log, n_log = tmp[4], tmp[5]
+    players = run.n
+    todo = sc.todo
+    while True:
+        k = pending(st, todo)
+        if k == 0:
+            if st.gs[G_PHASE] == PH_AGE_END:
+                end_age(st, log, NO_GAME, n_log)
+                continue
+            _finish(ent, st, g, players, learner, olay, reward_kind, book, views, tmp)
+            game[g] += n_slots
+            book[5][g] = 0
+            init_game(ent, board, run.n_cards, players, run.seed, game[g], run.board_spec, run.side_spec, run.promo,
+                      st, sc)
+            continue
+        took = False
+        for i in range(k):
+            who = todo[i, 2]
+            if not learns(learner, game[g], who, players):
+                take_decision(ent, board, st, sc, todo[i, 0], todo[i, 1], who, run, log, NO_GAME, n_log, None, model,
+                              None)
+                took = True
+        if not took:
+            for i in range(k):
+                pend[g, todo[i, 2], 0] = todo[i, 0]
+                pend[g, todo[i, 2], 1] = todo[i, 1]
+            return
+
+
+@njit(cache=True, _nrt=False)
+def _present(ent, board, st, sc, g, players, learner, olay, alay, book, views, tmp):
+    """Slot g's views after it advanced: the learners' legal ids, masks and observations."""
+    pend = book[1]
+    for who in range(players):
+        if pend[g, who, 0] >= 0:
+            _offer(ent, board, st, sc, g, who, alay, book, views, tmp)
+    _observe(ent, st, g, players, learner, olay, book, views[0])
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def reset_games(ent, board, run, states, sc, lo, hi, learner, olay, alay, reward_kind, model, book, views, tmp):
+    """Deal slots lo..hi-1 their first game (game g of the seed) and advance each to its first
+    learner decision; every view written."""
+    game, pend, n_legal, stash, draws = book[0], book[1], book[2], book[4], book[5]
+    n_slots = states.shape[0]
+    players = run.n
+    mask = views[1]
+    for g in range(lo, hi):
+        st = states[g]
+        for who in range(players):
+            if mask.shape[0] > 0:
+                for i in range(n_legal[g, who]):
+                    mask[g, who, book[3][g, who, i]] = 0
+            n_legal[g, who] = 0
+            pend[g, who, 0] = -1
+            stash[g, who, 0] = -1
+            stash[g, who, 1] = -1
+            views[2][g, who] = 0
+        views[4][g] = False
+        game[g] = g
+        draws[g] = 0
+        init_game(ent, board, run.n_cards, players, run.seed, game[g], run.board_spec, run.side_spec, run.promo, st, sc)
+        _advance(ent, board, run, st, sc, g, n_slots, learner, olay, reward_kind, model, book, views, tmp)
+        _present(ent, board, st, sc, g, players, learner, olay, alay, book, views, tmp)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def validate(actions, lo, hi, players, alay, book, verdict):
+    """Check every action of slots lo..hi-1 against the book, before any is played: verdict[0]
+    is the first bad (slot * players + seat) and verdict[1] its OK-code (OUT_OF_RANGE,
+    ILLEGAL, NOT_ACTING), verdict[0] -1 when every action is fine. A seat that does not act
+    passes -1."""
+    pend, n_legal, lgl = book[1], book[2], book[3]
+    for g in range(lo, hi):
+        for who in range(players):
+            a = actions[g, who]
+            code = OK
+            if pend[g, who, 0] < 0:
+                if a != -1:
+                    code = NOT_ACTING
+            elif a < 0 or a >= alay[A_SIZE]:
+                code = OUT_OF_RANGE
+            else:
+                code = ILLEGAL
+                for i in range(n_legal[g, who]):
+                    if lgl[g, who, i] == a:
+                        code = OK
+                        break
+            if code != OK:
+                verdict[0] = g * players + who
+                verdict[1] = code
+                return
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def step_games(ent, board, run, states, sc, lo, hi, actions, learner, olay, alay, reward_kind, model, book, views,
+               tmp):
+    """Play every learner's action of slots lo..hi-1 (validated: `validate`), advance each slot
+    to its next learner decision (a game that ends is scored and the slot's next game dealt)
+    and write the views."""
+    pend, stash = book[1], book[4]
+    n_slots = states.shape[0]
+    players = run.n
+    rid, log, n_log = tmp[2], tmp[4], tmp[5]
+    for g in range(lo, hi):
+        st = states[g]
+        views[4][g] = False
+        for who in range(players):
+            views[2][g, who] = 0
+        for who in range(players):
+            s = pend[g, who, 0]
+            if s < 0:
+                continue
+            kind = pend[g, who, 1]
+            a = actions[g, who]
+            j = stash[g, who, 1] if stash[g, who, 0] == a else -1
+            m = _list_every(ent, board, st, sc, s, kind)
+            if j < 0:
+                row_ids(ent, sc.moves, m, kind, alay, rid)
+                for i in range(m):
+                    if rid[i] == a:
+                        j = i
+                        break
+            _withdraw(g, who, book, views)
+            pend[g, who, 0] = -1
+            apply(ent, board, st, s, kind, sc.moves, j, log, NO_GAME, n_log)
+        _advance(ent, board, run, st, sc, g, n_slots, learner, olay, reward_kind, model, book, views, tmp)
+        _present(ent, board, st, sc, g, players, learner, olay, alay, book, views, tmp)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def sample_legal(seed, lo, hi, players, book, out):
+    """A uniform legal id for every acting learner seat of slots lo..hi-1 into out (-1 where
+    none acts), from each game's own STREAM_SAMPLE: a game's samples depend only on (seed, game)."""
+    game, n_legal, lgl, draws = book[0], book[2], book[3], book[5]
+    for g in range(lo, hi):
+        key = stream_key(seed, game[g], STREAM_SAMPLE)
+        for who in range(players):
+            n = n_legal[g, who]
+            if n == 0:
+                out[g, who] = -1
+            else:
+                out[g, who] = lgl[g, who, draw_below(key, draws[g], n)]
+                draws[g] += 1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def policy_decisions(ent, board, run, states, sc, lo, hi, learner, alay, book, tmp, out):
+    """The id each acting learner seat's policy (run.policies: random, greedy or heuristic) would
+    play, into out (-1 where none acts), as take_decision chooses it (random draws from the seat's
+    stream); the option is stashed so that `step_games` plays that very row."""
+    pend, stash = book[1], book[4]
+    rid = tmp[2]
+    players = run.n
+    moves = sc.moves
+    for g in range(lo, hi):
+        st = states[g]
+        for who in range(players):
+            out[g, who] = -1
+            s = pend[g, who, 0]
+            if s < 0:
+                continue
+            kind = pend[g, who, 1]
+            lst = listing(run, st.seat, st.gs[G_N], s, who)
+            m = legal(ent, board, st, sc, s, kind, lst, None)
+            j = decide(ent, board, st, sc, s, who, kind, m, run, None)
+            if lst[0] == LIST_LAZY and (kind == DEC_MOVE or kind == DEC_SEVENTH) and moves[j, M_LEFT] == UNPRICED:
+                price_chosen(ent, board, st.seat, st.gs[G_N], s, moves, j, sc.opts, None)
+            chosen = (moves[j, M_SLOT], moves[j, M_CARD], moves[j, M_ACTION], moves[j, M_LEFT], moves[j, M_RIGHT],
+                      moves[j, M_COPY3])
+            m = _list_every(ent, board, st, sc, s, kind)
+            row = -1
+            for i in range(m):
+                if (moves[i, M_SLOT], moves[i, M_CARD], moves[i, M_ACTION], moves[i, M_LEFT], moves[i, M_RIGHT],
+                        moves[i, M_COPY3]) == chosen:
+                    row = i
+                    break
+            row_ids(ent, moves, m, kind, alay, rid)
+            out[g, who] = rid[row]
+            stash[g, who, 0] = rid[row]
+            stash[g, who, 1] = row

@@ -1,0 +1,85 @@
+"""The environments' shared words: the fixed action space (ActionLayout) and their error."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wsim import codes
+from wsim.api.game import DECISION_KINDS
+from wsim.errors import WsimError, brief
+from wsim.kernels.layout import DECLINE, M_ACTION, M_CARD, M_COPY3, M_SLOT
+from wsim.kernels.schema import MAX_OPTIONS
+
+N_ACTIONS_PER_CARD = len(codes.ACTIONS)  # build, build_free, stage, discard
+PURCHASE_SLOTS = MAX_OPTIONS  # a (card, action) pair's purchases, the default first
+
+
+class EnvError(WsimError):
+    """An action the environment cannot take, or a bad environment setting."""
+
+
+class ActionLayout:
+    """The fixed action space: one id per (card name, action, purchase slot), then the stage-3
+    neighbours, a discard build's card by name, and the decline.
+
+        id = (name * 4 + action) * PURCHASE_SLOTS + purchase     turn moves and 7th cards
+        moves_end + 0 / + 1                                      stage-3 neighbour left / right
+        copy_end + name                                          a discard build takes that card
+        size - 1                                                 decline (a 7th card, a discard build)
+    """
+
+    def __init__(self, n_names: int):
+        self.n_names = n_names
+        self.moves_end = n_names * N_ACTIONS_PER_CARD * PURCHASE_SLOTS
+        self.copy_end = self.moves_end + 2
+        self.size = self.copy_end + n_names + 1
+        self.decline = self.size - 1
+
+    def to_string(self, action: int, names) -> str:
+        """The words of an id (names: the building names by name id): "build Lumber Yard",
+        "stage Tavern purchase 2", "copy left", "take Library", "decline"."""
+        if action < self.moves_end:
+            pair, purchase = divmod(action, PURCHASE_SLOTS)
+            name, act = divmod(pair, N_ACTIONS_PER_CARD)
+            return f"{codes.ACTIONS[act]} {names[name]}" + (f" purchase {purchase}" if purchase else "")
+        if action < self.copy_end:
+            return "copy left" if action == self.moves_end else "copy right"
+        if action < self.decline:
+            return f"take {names[action - self.copy_end]}"
+        return "decline"
+
+    def from_string(self, text: str, names) -> int:
+        """The id of to_string's words (EnvError for words that name no action)."""
+        words = text.strip() if isinstance(text, str) else ""
+        by_name = {n: i for i, n in enumerate(names)}
+        if words in ("copy left", "copy right", "decline"):
+            return {"copy left": self.moves_end, "copy right": self.moves_end + 1, "decline": self.decline}[words]
+        head, _, rest = words.partition(" ")
+        if head == "take" and rest in by_name:
+            return self.copy_end + by_name[rest]
+        purchase = 0
+        card, sep, slot = rest.rpartition(" purchase ")
+        if sep and slot.isdigit() and int(slot) < PURCHASE_SLOTS:
+            rest, purchase = card, int(slot)
+        if head in codes.ACTIONS and rest in by_name:
+            return (by_name[rest] * N_ACTIONS_PER_CARD + codes.ACTIONS.index(head)) * PURCHASE_SLOTS + purchase
+        raise EnvError(f"action: {brief(text)} names no action (e.g. 'build Lumber Yard', 'discard Tavern', "
+                       "'stage Library purchase 1', 'copy left', 'take Baths', 'decline')")
+
+    def ids(self, rows: np.ndarray, kind: int, name_of) -> list:
+        """The action id of each legal row (kernel rows, columns layout.M_*) of a decision."""
+        out = []
+        if kind == DECISION_KINDS.index("copy3"):
+            return [self.moves_end + (0 if r[M_COPY3] == codes.COPY_LEFT else 1) for r in rows]
+        if kind == DECISION_KINDS.index("discard_build"):
+            return [self.decline if r[M_ACTION] == DECLINE else self.copy_end + name_of(r[M_CARD]) for r in rows]
+        purchase, pair = 0, None
+        for r in rows:
+            if r[M_ACTION] == DECLINE:
+                out.append(self.decline)
+                continue
+            key = (int(r[M_SLOT]), int(r[M_ACTION]))
+            purchase = purchase + 1 if key == pair else 0  # a pair's purchases follow its default one
+            pair = key
+            out.append((name_of(r[M_CARD]) * N_ACTIONS_PER_CARD + int(r[M_ACTION])) * PURCHASE_SLOTS + purchase)
+        return out
