@@ -37,7 +37,8 @@ results, each listed row's id, a mark per id (int8[A], all zero between uses) th
 once, and a log with no rows (the environment keeps none).
 
 `learner` int8[P + 1]: the learner seats' mask, and 1 at [P] to rotate it one seat on per game
-(`learns`).
+(`learns`). `runs`: the run records (layout.RUN), one, or with rotation P: game i's seats play
+runs[i mod P]'s policies, the seat list turned as the learner mask turns (`run_of`).
 """
 
 import numpy as np
@@ -66,6 +67,12 @@ def learns(learner, game, who, players):
     rotated one seat on per game when learner[players] is 1 (game i's seat who is then the seat
     (who - i) mod players of the mask)."""
     return learner[(who - learner[players] * game) % players] == 1
+
+
+@njit(cache=True, inline="always")
+def run_of(runs, game):
+    """The run record game `game` plays (its seats' policies: `runs` in the module docstring)."""
+    return runs[game % runs.shape[0]]
 
 
 @njit(cache=True, _nrt=False)
@@ -169,14 +176,15 @@ def _finish(ent, st, g, players, learner, olay, reward_kind, book, views, tmp):
 
 
 @njit(cache=True, _nrt=False)
-def _advance(ent, board, run, st, sc, g, n_slots, learner, olay, reward_kind, model, book, views, tmp):
+def _advance(ent, board, runs, st, sc, g, n_slots, learner, olay, reward_kind, model, book, views, tmp):
     """Play slot g's kernel seats on until a learner's decision is pending (dealing the slot's
     next game when one ends); record the learners' pending decisions."""
     game, pend = book[0], book[1]
     log, n_log = tmp[4], tmp[5]
-    players = run.n
+    players = runs[0].n
     todo = sc.todo
     while True:
+        run = run_of(runs, game[g])
         k = pending(st, todo)
         if k == 0:
             if st.gs[G_PHASE] == PH_AGE_END:
@@ -213,11 +221,12 @@ def _present(ent, board, st, sc, g, players, learner, olay, alay, book, views, t
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def reset_games(ent, board, run, states, sc, lo, hi, learner, olay, alay, reward_kind, model, book, views, tmp):
+def reset_games(ent, board, runs, states, sc, lo, hi, learner, olay, alay, reward_kind, model, book, views, tmp):
     """Deal slots lo..hi-1 their first game (game g of the seed) and advance each to its first
     learner decision; every view written."""
     game, pend, n_legal, stash, draws = book[0], book[1], book[2], book[4], book[5]
     n_slots = states.shape[0]
+    run = runs[0]
     players = run.n
     mask = views[1]
     for g in range(lo, hi):
@@ -235,7 +244,7 @@ def reset_games(ent, board, run, states, sc, lo, hi, learner, olay, alay, reward
         game[g] = g
         draws[g] = 0
         init_game(ent, board, run.n_cards, players, run.seed, game[g], run.board_spec, run.side_spec, run.promo, st, sc)
-        _advance(ent, board, run, st, sc, g, n_slots, learner, olay, reward_kind, model, book, views, tmp)
+        _advance(ent, board, runs, st, sc, g, n_slots, learner, olay, reward_kind, model, book, views, tmp)
         _present(ent, board, st, sc, g, players, learner, olay, alay, book, views, tmp)
 
 
@@ -268,14 +277,14 @@ def validate(actions, lo, hi, players, alay, book, verdict):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def step_games(ent, board, run, states, sc, lo, hi, actions, learner, olay, alay, reward_kind, model, book, views,
+def step_games(ent, board, runs, states, sc, lo, hi, actions, learner, olay, alay, reward_kind, model, book, views,
                tmp):
     """Play every learner's action of slots lo..hi-1 (validated: `validate`), advance each slot
     to its next learner decision (a game that ends is scored and the slot's next game dealt)
     and write the views."""
     pend, stash = book[1], book[4]
     n_slots = states.shape[0]
-    players = run.n
+    players = runs[0].n
     rid, log, n_log = tmp[2], tmp[4], tmp[5]
     for g in range(lo, hi):
         st = states[g]
@@ -299,7 +308,7 @@ def step_games(ent, board, run, states, sc, lo, hi, actions, learner, olay, alay
             _withdraw(g, who, book, views)
             pend[g, who, 0] = -1
             apply(ent, board, st, s, kind, sc.moves, j, log, NO_GAME, n_log)
-        _advance(ent, board, run, st, sc, g, n_slots, learner, olay, reward_kind, model, book, views, tmp)
+        _advance(ent, board, runs, st, sc, g, n_slots, learner, olay, reward_kind, model, book, views, tmp)
         _present(ent, board, st, sc, g, players, learner, olay, alay, book, views, tmp)
 
 
@@ -320,16 +329,17 @@ def sample_legal(seed, lo, hi, players, book, out):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def policy_decisions(ent, board, run, states, sc, lo, hi, learner, alay, book, tmp, out):
-    """The id each acting learner seat's policy (run.policies: random, greedy or heuristic) would
-    play, into out (-1 where none acts), as take_decision chooses it (random draws from the seat's
-    stream); the option is stashed so that `step_games` plays that very row."""
-    pend, stash = book[1], book[4]
+def policy_decisions(ent, board, runs, states, sc, lo, hi, alay, book, tmp, out):
+    """The id each acting learner seat's policy (its run record's, `run_of`: random, greedy or
+    heuristic) would play, into out (-1 where none acts), as take_decision chooses it (random
+    draws from the seat's stream); the option is stashed so that `step_games` plays that very row."""
+    game, pend, stash = book[0], book[1], book[4]
     rid = tmp[2]
-    players = run.n
+    players = runs[0].n
     moves = sc.moves
     for g in range(lo, hi):
         st = states[g]
+        run = run_of(runs, game[g])
         for who in range(players):
             out[g, who] = -1
             s = pend[g, who, 0]

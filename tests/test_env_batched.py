@@ -58,6 +58,18 @@ def test_games_equal_simulate_when_every_seat_plays_its_policy(players, seats, l
         assert totals.tolist() == expected[game].tolist(), f"game {game}"
 
 
+def test_rotated_roles_equal_simulate_with_the_seats_turned():
+    """With rotate, seat s of game i plays the role policies[(s - i) mod P]: the learner's (here
+    played by its heuristic) and the kernel seats' alike."""
+    roles = [None, "greedy", "random", "heuristic"]
+    venv = batched_v0.env(num_games=3, players=4, seed=9, policies=roles, rotate=True)
+    got = _play(venv, 8, lambda v: v.policy_actions(["random", None, None, None]))
+    named = ["random", *roles[1:]]
+    for game, totals in got.items():
+        turned = [named[(s - game) % 4] for s in range(4)]
+        assert totals.tolist() == _simulated(4, 9, game + 1, turned)[game].tolist(), f"game {game}"
+
+
 def test_a_hand_with_two_copies_plays_the_copy_the_policy_chose():
     """Seven players deal two copies of some buildings: a hand may hold both (one action id for
     the two rows). The games still equal wsim.simulate's, and the case did occur."""

@@ -62,13 +62,26 @@ def _seat_policies(policies, players: int) -> list:
     return list(policies)
 
 
+def _turned(run: np.ndarray, turns: int) -> np.ndarray:
+    """`turns` copies of a one-record run array, copy r with its seats' policies and parameters
+    turned r seats on (seat s plays the policy of seat s - r): game i plays copy i mod turns."""
+    runs = np.repeat(run, turns)
+    players = int(run[0]["n"])
+    for r in range(1, turns):
+        order = [(s - r) % players for s in range(players)]
+        runs[r]["policies"][:players] = run[0]["policies"][order]
+        runs[r]["params"][:players] = run[0]["params"][order]
+    return runs
+
+
 class BatchedEnv:
     """N games in one set of state records (module docstring). num_games 1..MAX_GAMES; players
     2..7 (2: the Free City variant); seed: the games' seed (game i of it is wsim.simulate's game
     i when every seat plays its policy); policies: None (every seat a learner) or a policy name
     per seat, None for a learner seat; reward "win" (each winner's share, 1/k among k tied) or
-    "margin" (points minus the best other player's); rotate: move the learner seats one seat
-    on per game (game i's learners are the mask's seats plus i, mod players); dense_mask: keep
+    "margin" (points minus the best other player's); rotate: turn the seats' roles one seat on
+    per game (in game i, seat s plays the role policies[(s - i) mod players] names: a learner
+    or a kernel policy); dense_mask: keep
     obs["action_mask"] (False: only the compact legal list, far less memory); wonders, sides,
     manneken_pis, data: as for wsim.simulate."""
 
@@ -96,7 +109,7 @@ class BatchedEnv:
         self.players, self.seed = players, settings.seed
         self._tables = t
         self._runner = Runner(t, settings)
-        self._run = self._runner.run
+        self._runs = _turned(self._runner.run, players if rotate else 1)
         self.cities = settings.cities
         self.layout = ActionLayout(len(t.names))
         self._names = tuple(t.names)
@@ -155,7 +168,7 @@ class BatchedEnv:
 
     def _args(self):
         r = self._runner
-        return r.ent, r.board, self._run[0], self._states
+        return r.ent, r.board, self._runs, self._states
 
     # -- the API ---------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple:
@@ -167,7 +180,7 @@ class BatchedEnv:
         seed = optional_whole(seed, "seed", 0, MAX_SEED, EnvError)
         if seed is not None:
             self.seed = seed
-            self._run[0]["seed"] = np.uint64(seed)
+            self._runs["seed"] = np.uint64(seed)
         ent, board, run, states = self._args()
         r = self._runner
 
@@ -227,7 +240,8 @@ class BatchedEnv:
         """(N, P) int64: the action a kernel policy (random, greedy or heuristic, its default
         parameters; or a list with one per seat, None for a kernel seat) takes for every acting learner seat, -1 where
         none acts: the decision wsim.simulate's game takes, drawing from the seat's own random
-        stream. Stepped as given, the games are wsim.simulate's. A buffer, as sample_legal's."""
+        stream. Stepped as given, the games are wsim.simulate's. With rotate, the list is by role (as
+    policies is). A buffer, as sample_legal's."""
         from wsim.api.game import _policy_rows
         from wsim.kernels.batched import policy_decisions
 
@@ -235,24 +249,25 @@ class BatchedEnv:
         chosen = [policy] * self.players if isinstance(policy, str) else policy
         if not isinstance(chosen, (list, tuple)) or len(chosen) != self.players:
             raise EnvError(f"policy_actions: a policy name or a list of {self.players}, got {brief(policy)}")
-        run = self._run.copy()
+        run = self._runner.run.copy()
         for seat, name in enumerate(chosen):
-            learns = bool(self._learner[seat]) or self.rotate
-            if name is None and not learns:
+            if name is None and not self._learner[seat]:
                 continue  # a kernel seat keeps its own policy
             if name not in ("random", "greedy", "heuristic"):
                 raise EnvError(f"policy_actions: random, greedy or heuristic for seat {seat}"
-                               f"{'' if learns else ' (or None: a kernel seat)'}, got {brief(name)}")
-            if learns:
+                               f"{'' if self._learner[seat] else ' (or None: a kernel seat)'}, got {brief(name)}")
+            if self._learner[seat]:
                 pid, row = _policy_rows(name)
                 run[0]["policies"][seat] = pid
                 run[0]["params"][seat] = 0
                 run[0]["params"][seat, :len(row)] = row
+        runs = _turned(run, self._runs.shape[0])
+        runs["seed"] = self._runs["seed"]
         ent, board, _, states = self._args()
         out = self._actions
 
         def work(lo, hi, sc, tmp):
-            policy_decisions(ent, board, run[0], states, sc, lo, hi, self._learner, self._alay, self._book, tmp, out)
+            policy_decisions(ent, board, runs, states, sc, lo, hi, self._alay, self._book, tmp, out)
 
         self._in_blocks(work)
         return out
