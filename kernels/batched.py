@@ -364,3 +364,31 @@ def policy_decisions(ent, board, runs, states, sc, lo, hi, alay, book, tmp, out)
             out[g, who] = rid[row]
             stash[g, who, 0] = rid[row]
             stash[g, who, 1] = row
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def seat_views(seats, played, book, views, out, prev):
+    """One seat per slot (seats[g]) of the views, for a single learner: its observation, its
+    last observation where the game ended (from seat played[g], the seat it had in that game),
+    and its legal ids as a dense mask, written into out =
+    (obs float32[N, F], final_obs float32[N, F], mask int8[N, A]); the mask's bits are cleared
+    from prev = (ids int16[N, MAX_MOVES], count int16[N]), the ids set last time, which it then
+    holds."""
+    n_legal, lgl = book[2], book[3]
+    obs, ended, final_obs = views[0], views[4], views[5]
+    o_obs, o_final, o_mask = out
+    p_ids, p_n = prev
+    for g in range(seats.shape[0]):
+        s = seats[g]
+        for f in range(obs.shape[2]):
+            o_obs[g, f] = obs[g, s, f]
+        if ended[g]:
+            for f in range(obs.shape[2]):
+                o_final[g, f] = final_obs[g, played[g], f]
+        for i in range(p_n[g]):
+            o_mask[g, p_ids[g, i]] = 0
+        for i in range(n_legal[g, s]):
+            a = lgl[g, s, i]
+            o_mask[g, a] = 1
+            p_ids[g, i] = a
+        p_n[g] = n_legal[g, s]

@@ -304,3 +304,11 @@ class BatchedEnv:
 
     def close(self):
         pass
+
+
+def vector_env(**kwargs):
+    """One learner seat per game against kernel policies, as a gymnasium.vector.VectorEnv
+    (wsim.env.vector.LearnerVectorEnv's settings)."""
+    from wsim.env.vector import LearnerVectorEnv
+
+    return LearnerVectorEnv(**kwargs)
