@@ -41,7 +41,7 @@ run: $(BASE)
 
 # pytest exits 5 when it collects no test: every pytest line below fails the target then
 check: $(FULL)
-	$(BIN)/wsim compile games step
+	$(BIN)/wsim compile games step env
 	$(PYTEST) -n $(JOBS) -m "not slow and not system and not deep and not cold"
 
 # the kernels are compiled once before the parallel pass (its workers then load them); a compile
@@ -49,7 +49,7 @@ check: $(FULL)
 # the first; once the games family is in the cache, the learned family (which reuses it) compiles
 # beside the other families, on the core the cold count has freed
 test: $(FULL)
-	( $(BIN)/wsim compile games && { $(BIN)/wsim compile learned & learned=$$!; \
+	( $(BIN)/wsim compile games && { $(BIN)/wsim compile learned env & learned=$$!; \
 	  $(BIN)/wsim compile rollout step profile; rest=$$?; wait $$learned && [ $$rest = 0 ]; } ) & compiling=$$!; \
 	  $(PYTEST) -p no:xdist -m cold; cold=$$?; \
 	  wait $$compiling && [ $$cold = 0 ]
@@ -57,7 +57,7 @@ test: $(FULL)
 	$(PYTEST) -p no:xdist -m "system" --durations=5
 
 verify: $(FULL) chromium
-	$(BIN)/wsim compile games rollout step profile learned
+	$(BIN)/wsim compile games rollout step profile learned env
 	$(PYTEST) -n $(JOBS) -m deep --shard $(SHARD) --depth $(DEPTH) --durations=10
 
 verify-clean:

@@ -13,6 +13,10 @@ def test_bench_pieces_run(tables):
     assert bench._reference_games_per_second(tables, 3, 1) > 0
     steps, games = bench._env_speed(3, 1)
     assert steps > games > 0
+    steps, games = bench._parallel_env_speed(3, 1)
+    assert steps > games > 0
+    row = bench._batched_env_speed(3, 1, 0.05, games=20)
+    assert row["agent_steps_per_second"] > 0 and row["mib_per_10k_games"] > row["mask_mib_per_10k_games"] > 0
     assert bench._rollout_games_per_second(tables, 1, 1) > 0
     per_game = bench._rollout_playouts_per_game(tables, 2, 1)
     assert per_game > 0 and per_game % 2 == 0  # two playouts for each candidate move

@@ -291,11 +291,61 @@ def _env_speed(players: int, games: int) -> tuple:
     return steps / seconds, games / seconds
 
 
+def _parallel_env_speed(players: int, games: int) -> tuple:
+    """(agent steps/s, games/s) of wonders_v0.parallel_env with random legal actions: every
+    agent that has a decision acts in a step (those that wait are not counted)."""
+    from wsim.env import wonders_v0
+
+    env = wonders_v0.parallel_env(players=players, seed=0)
+    rng = np.random.default_rng(0)
+    steps = 0
+    for game in range(games + 1):  # game 0 untimed: it loads the kernels
+        if game == 1:
+            steps, start = 0, time.perf_counter()
+        obs, _ = env.reset(seed=0) if game == 0 else env.reset()
+        while env.agents:
+            actions = {}
+            for a in env.agents:
+                legal = np.flatnonzero(obs[a]["action_mask"])
+                actions[a] = int(rng.choice(legal))
+                steps += actions[a] != env.wait
+            obs, *_ = env.step(actions)
+    seconds = time.perf_counter() - start
+    return steps / seconds, games / seconds
+
+
+BATCHED_GAMES = 10_000  # the batched environment's games at once, and the count its memory is stated for
+
+
+def _batched_env_speed(players: int, threads: int, seconds: float, games: int = BATCHED_GAMES) -> dict:
+    """wsim.env.batched_v0 with every seat a learner and sample_legal's actions, `games` at
+    once: agent steps/s (the (game, seat) pairs that act), games/s and the bytes of its
+    arrays, with and without the dense mask."""
+    from wsim.env import batched_v0
+
+    set_threads(threads)
+    venv = batched_v0.env(num_games=games, players=players, seed=0)
+    venv.reset()
+    venv.step(venv.sample_legal())  # the kernels loaded
+    steps = ended = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        actions = venv.sample_legal()
+        steps += int((actions >= 0).sum())
+        ended += int(venv.step(actions)[2].sum())
+    elapsed = time.perf_counter() - start
+    held = venv.nbytes()
+    set_threads(None)
+    return {"agent_steps_per_second": round(steps / elapsed), "games_per_second": round(ended / elapsed, 1),
+            "mib_per_10k_games": round(held * 10_000 / games / 2**20),
+            "mask_mib_per_10k_games": round(venv._views[1].nbytes * 10_000 / games / 2**20)}
+
+
 def _measurements(cores: int) -> int:
     """How many measurements run_benchmarks takes (its progress counts them)."""
     cells = (codes.MAX_PLAYERS - codes.MIN_SIMULATED_PLAYERS + 1) * len(POLICIES) * sum(1 for n in (1, 2)
                                                                                         if n <= cores)
-    env = 2 if find_spec("pettingzoo") is not None else 0
+    env = 4 + sum(1 for n in (1, 2) if n <= cores) if find_spec("pettingzoo") is not None else 0
     # cells, time splits, rollout, reference engine, environment, trading solver, start-ups
     learned = sum(1 for n in (1, 2) if n <= cores) + 1
     return cells + len(POLICIES) + 2 + learned + 3 + env + 1 + len(POLICIES) + 2 + 1 + 1
@@ -417,12 +467,27 @@ def _benchmarks(quick: bool, save: bool, echo, data: str | None, step) -> dict:
 
     if find_spec("pettingzoo") is not None:
         echo("PettingZoo environment wsim.env.wonders_v0 (random legal actions, 1 thread):")
-        for players in (2, 5):
+        for players in (2, 4, 5):
             step(f"environment, {players} players")
             steps, rate = _env_speed(players, 3 if quick else 20)
-            results["env_5p" if players == 5 else "env_2p"] = {"steps_per_second": round(steps),
-                                                              "games_per_second": round(rate, 1)}
-            echo(f"  {players} players: {steps:,.0f} steps/s, {rate:,.1f} games/s")
+            results[f"env_{players}p"] = {"steps_per_second": round(steps), "games_per_second": round(rate, 1)}
+            echo(f"  AEC, {players} players: {steps:,.0f} steps/s, {rate:,.1f} games/s")
+        step("parallel environment, 4 players")
+        steps, rate = _parallel_env_speed(4, 3 if quick else 20)
+        results["parallel_env_4p"] = {"agent_steps_per_second": round(steps), "games_per_second": round(rate, 1)}
+        echo(f"  Parallel, 4 players: {steps:,.0f} agent steps/s, {rate:,.1f} games/s")
+        echo(f"batched environment wsim.env.batched_v0 (4 players, every seat a learner, sample_legal's actions, "
+             f"{BATCHED_GAMES:,} games at once):")
+        results["batched_env_4p"] = {}
+        for threads in (1, 2):
+            if threads <= cores:
+                step(f"batched environment, {threads} thread{'s' if threads > 1 else ''}")
+                row = _batched_env_speed(4, threads, 3 if quick else 15)
+                results["batched_env_4p"][f"threads_{threads}"] = row
+                echo(f"  {threads} thread{'s' if threads > 1 else ''}: {row['agent_steps_per_second']:,} agent steps/s, "
+                     f"{row['games_per_second']:,} games/s")
+        echo(f"  memory: {row['mib_per_10k_games']:,} MiB of arrays per 10,000 games, "
+             f"{row['mask_mib_per_10k_games']:,} MiB of them the dense mask (dense_mask=False drops it)")
 
     step("trading solver")
     rate = _trade_calls_per_second()

@@ -116,7 +116,8 @@ def compile_cmd(ctx, families):
 
     FAMILIES: games (random, greedy and heuristic seats), rollout (runs with a searching seat),
     step (the step-level API driven from Python), profile (the instrumented loop of `wsim
-    bench`); default: games rollout. Run it where the cache lives (a CI image, each Dask
+    bench`), learned (learned seats and training games), env (the batched environment of
+    wsim.env.batched_v0); default: games rollout. Run it where the cache lives (a CI image, each Dask
     worker's machine) with the same NUMBA_CACHE_DIR and wsim; a family already cached only
     loads.
     """

@@ -298,6 +298,10 @@ class BatchedEnv:
         """The name of every entry of an observation vector (kernels/observe.py)."""
         return list(self._feature_names)
 
+    def nbytes(self) -> int:
+        """The bytes of the environment's arrays (its games' state records, book and views)."""
+        return self._states.nbytes + sum(a.nbytes for a in (*self._book, *self._views, self._actions))
+
     def acting(self) -> np.ndarray:
         """(N, P) bool: which seats have a decision to take now."""
         return self._book[2] > 0

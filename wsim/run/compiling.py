@@ -6,7 +6,8 @@ run compiles only its policy family (kernels/game.py): `games` for random, greed
 heuristic seats, `rollout` when a seat searches, `learned` when a seat plays the learned policy
 (and `wsim learn`'s training games, which record positions on a tape). Two more families serve
 other callers: `step`, the step-level API driven from Python (wsim.run.stepgame: tests, agents),
-and `profile`, the instrumented game loop of `wsim bench`.
+`profile`, the instrumented game loop of `wsim bench`, and `env`, the batched environment's
+kernels (wsim.env.batched_v0, kernels/batched.py).
 
 CompileWatch listens to numba's event API ("numba:compile" fires once per specialisation that
 the cache could not supply, before it is compiled), so it sees exactly what was compiled: the
@@ -21,7 +22,7 @@ from collections import Counter
 
 from numba.core import event
 
-FAMILIES = ("games", "rollout", "step", "profile", "learned")
+FAMILIES = ("games", "rollout", "step", "profile", "learned", "env")
 DEFAULT_FAMILIES = ("games", "rollout")
 
 
@@ -135,5 +136,13 @@ def warm(family: str, tables) -> None:
         runner = Runner(tables, Settings(players=3, policies=("random",) * 3))
         profile_run(runner, 1, np.zeros((3, RES_COUNT), np.int16), np.zeros((3, MAX_CITY), np.int16),
                     np.zeros(len(COMPONENTS) + 1, np.uint64))
+    elif family == "env":
+        from wsim.env import batched_v0
+
+        venv = batched_v0.vector_env(num_envs=2, players=3, opponents="heuristic")
+        venv.reset()
+        venv.step(venv.sample_legal())
+        venv.policy_actions("heuristic")
+        venv.batched.reset()  # the environment of every seat a learner: the same kernels
     else:
         raise ValueError(f"unknown kernel family {family!r}")

@@ -1,0 +1,98 @@
+"""One learner seat over the AEC environment, as a single-agent gymnasium.Env
+(`wonders_v0.single_learner`; docs/env.md, "One learner seat").
+
+    from wsim.env import wonders_v0
+    env = wonders_v0.single_learner(players=4, seat=0, opponents="heuristic")
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+
+The other seats play kernel policies (`policy_action`) between the learner's decisions; the
+reward comes at the end (the AEC env's). on_illegal="raise" refuses an action the mask does not
+allow (EnvError); on_illegal="legal" plays a uniform legal action instead, drawn from the env's
+np_random, and says so in info["illegal_action"]: what checkers that sample the action space
+without the mask (Gymnasium's and stable-baselines3's check_env) need.
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+
+from wsim.env.actions import EnvError
+from wsim.errors import brief, one_of, whole_number
+
+ON_ILLEGAL = ("raise", "legal")
+
+
+class SingleLearnerEnv(gymnasium.Env):
+    """wonders_v0 with one learner seat (module docstring). seat: the learner's; opponents: a
+    policy name (random, greedy, heuristic, rollout) for every other seat, or a list with one
+    per other seat in seat order; on_illegal: "raise" or "legal"; the other settings as
+    wonders_v0.env's."""
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, players: int = 4, seat: int = 0, opponents="heuristic", on_illegal: str = "raise",
+                 **settings):
+        from wsim.env.wonders_v0 import raw_env
+
+        one_of(on_illegal, "on_illegal", ON_ILLEGAL, EnvError)
+        self.raw = raw_env(players=players, **settings)
+        players = self.raw.game.players
+        self.seat = whole_number(seat, "seat", 0, players - 1, EnvError)
+        if isinstance(opponents, str):
+            opponents = [opponents] * (players - 1)
+        if not isinstance(opponents, (list, tuple)) or len(opponents) != players - 1:
+            raise EnvError(f"opponents: a policy name, or a list of {players - 1} (one per other seat), got "
+                           f"{brief(opponents)}")
+        self.agent = self.raw.possible_agents[self.seat]
+        others = [a for a in self.raw.possible_agents if a != self.agent]
+        self.opponents = dict(zip(others, opponents))
+        self.on_illegal = on_illegal
+        self.render_mode = self.raw.render_mode
+        self.observation_space = self.raw.observation_space(self.agent)
+        self.action_space = self.raw.action_space(self.agent)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """A new game (wonders_v0's reset: game 0 of `seed`, or the next game), played to the
+        learner's first decision; (obs, info)."""
+        super().reset(seed=seed)
+        self.raw.reset(seed=seed)
+        self._play_opponents()
+        return self.raw.observe(self.agent), {}
+
+    def step(self, action):
+        """Play the learner's action, then the opponents' until the learner decides again or
+        the game ends; (obs, reward, terminated, truncated, info)."""
+        info = {}
+        mask = self.raw.observe(self.agent)["action_mask"]
+        legal = int(action) if isinstance(action, (int, np.integer)) and 0 <= action < mask.shape[0] else None
+        if legal is None or not mask[legal]:
+            if self.on_illegal == "raise":
+                raise EnvError(f"{self.agent}: action {brief(action)} is not legal now (see the action mask; "
+                               "on_illegal='legal' plays a legal one instead)")
+            legal = int(self.np_random.choice(np.flatnonzero(mask)))
+            info["illegal_action"] = True
+        self.raw.step(legal)
+        self._play_opponents()
+        done = self.raw.game.done
+        reward = float(self.raw.rewards[self.agent]) if done else 0.0
+        if done:
+            info.update(self.raw.infos[self.agent])
+        return self.raw.observe(self.agent), reward, bool(done), False, info
+
+    def _play_opponents(self):
+        """The opponents' decisions until the learner's turn or the game's end."""
+        raw = self.raw
+        while not raw.game.done and raw.agent_selection != self.agent:
+            who = raw.agent_selection
+            raw.step(raw.policy_action(who, self.opponents[who]))
+
+    def render(self):
+        return self.raw.render()
+
+    def action_to_string(self, action: int) -> str:
+        return self.raw.action_to_string(action)
+
+    def action_from_string(self, text: str) -> int:
+        return self.raw.action_from_string(text)
