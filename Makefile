@@ -33,7 +33,7 @@ $(BASE): pyproject.toml | $(BIN)/python
 	touch $@
 
 $(FULL): pyproject.toml | $(BIN)/python
-	$(PIP) -e '.[test,analysis,dask,rl,learn]'
+	$(PIP) -e '.[test,analysis,dask,rl,learn,ppo]'
 	touch $@ $(BASE)
 
 run: $(BASE)
