@@ -8,6 +8,12 @@ edited run plays the same deals as the baseline:
     CARD=neutral                     a card that does nothing (cost, chains, copies kept)
     WONDER/SIDE.stageK=neutral       a stage that does nothing (its cost kept)
     WONDER/SIDE.stageK.points=...    also .coins=..., as for cards
+    SUBJECT.cost=stone:2,papyrus     the whole cost (RESOURCE[:N], N 1 by default; coins:N for a
+                                     card only; `free` for none)
+    SUBJECT.cost+=stone | -=stone:2  resources (or coins) added to or taken from the cost
+    CARD.chain_to=LATER              owning CARD makes LATER free (LATER's chain_from gains it);
+                                     chain_to-=LATER drops that link, chain_to=none every link
+    CARD.points+=N, -=N              the same as points=+N, -N (also coins)
 
 A card name matches as everywhere (case, spaces, punctuation, aliases) and edits every copy of
 that building (Age I and II Loom together). The edits are applied to the data document in
@@ -22,7 +28,7 @@ import unicodedata
 
 import yaml
 
-from wsim import effects
+from wsim import codes, effects
 from wsim.errors import WsimError, brief
 from wsim.tables import DataError, Tables, compile_text, normalize_name
 from wsim.yamlfile import parse
@@ -73,16 +79,28 @@ def _apply(edit: str, doc: dict, base: Tables):
     subject, sep, value = edit.partition("=")
     subject, value = subject.strip(), value.strip()
     if not sep or not subject or not value:
-        raise _fail(edit, "write CARD.points=N, CARD.coins=N, CARD=neutral or WONDER/SIDE.stageK=neutral")
-    if value.lower() == "neutral":
+        raise _fail(edit, "write CARD.points=N, CARD.coins=N, CARD.cost=RESOURCE:N,..., CARD.chain_to=CARD, "
+                          "CARD=neutral or WONDER/SIDE.stageK=neutral")
+    op = subject[-1] if subject[-1] in "+-" else ""
+    subject = subject[:-1].strip() if op else subject
+    if value.lower() == "neutral" and not op:
         for entry in _targets(edit, subject, doc, base):
             for key in effects.KEYS:
                 entry.pop(key, None)
         return
     subject, dot, field = subject.rpartition(".")
     field = field.strip().lower()
+    if dot and field == "cost":
+        return _edit_cost(edit, subject.strip(), op, value, doc, base)
+    if dot and field == "chain_to":
+        return _edit_chain(edit, subject.strip(), op, value, doc, base)
     if not dot or field not in FIELDS:
-        raise _fail(edit, f"the field edited must be one of {', '.join(FIELDS)} (or the value `neutral`)")
+        raise _fail(edit, f"the field edited must be one of {', '.join(FIELDS + ('cost', 'chain_to'))} (or the "
+                          "value `neutral`)")
+    if op:
+        if value[:1] in "+-":
+            raise _fail(edit, f"{field}{op}= takes a whole number N, not {brief(value)}")
+        value = op + value
     amount = _AMOUNT.fullmatch(value)
     if not amount:
         raise _fail(edit, f"{field} takes a whole number N, +N or -N (up to 4 digits), not {brief(value)}")
@@ -96,6 +114,82 @@ def _apply(edit: str, doc: dict, base: Tables):
             entry[field] = new
         else:
             entry.pop(field, None)
+
+
+_COST_ITEM = re.compile(r"(?P<what>[a-z]+)(?::(?P<n>\d{1,2}))?")
+
+
+def _cost_counts(edit: str, value: str, stage: bool) -> dict:
+    """{resource or "coins": count} of a cost value ("stone:2,papyrus"; "free": {})."""
+    if value.lower() == "free":
+        return {}
+    kinds = codes.RESOURCES if stage else codes.RESOURCES + ("coins",)
+    out: dict = {}
+    for item in value.lower().replace(" ", "").split(","):
+        m = _COST_ITEM.fullmatch(item)
+        if not m or m["what"] not in kinds:
+            raise _fail(edit, f"a cost is RESOURCE[:N],... with RESOURCE one of {', '.join(kinds)}"
+                              + (" (a wonder stage costs resources only)" if stage and m and m["what"] == "coins"
+                                 else "") + f", not {brief(item)}")
+        n = 1 if m["n"] is None else int(m["n"])
+        if n < 1:
+            raise _fail(edit, f"{m['what']}:{n}: a count is 1 or more (leave a resource out for none)")
+        out[m["what"]] = out.get(m["what"], 0) + n
+    return out
+
+
+def _edit_cost(edit: str, subject: str, op: str, value: str, doc: dict, base: Tables):
+    """A cost edit (=, += or -=) of every entry the subject names."""
+    stage = _STAGE.fullmatch(subject) is not None
+    if op and value.lower() == "free":
+        raise _fail(edit, f"cost{op}= takes resources, e.g. cost{op}=stone; `free` goes with cost=")
+    counts = _cost_counts(edit, value, stage)
+    for entry in _targets(edit, subject, doc, base):
+        cost = {} if not op else dict(entry.get("cost") or {})
+        for what, n in counts.items():
+            new = n if not op else cost.get(what, 0) + (n if op == "+" else -n)
+            if new < 0:
+                raise _fail(edit, f"the cost would hold {new} {what}; a cost cannot be negative")
+            if new:
+                cost[what] = new
+            else:
+                cost.pop(what, None)
+        order = codes.RESOURCES + ("coins",)
+        entry["cost"] = {k: cost[k] for k in sorted(cost, key=lambda k: order.index(k) if k in order else -1)}
+
+
+def _edit_chain(edit: str, subject: str, op: str, value: str, doc: dict, base: Tables):
+    """A chain edit: CARD.chain_to=LATER (a link added), -=LATER (dropped), =none (every link dropped)."""
+    if _STAGE.fullmatch(subject):
+        raise _fail(edit, "a chain links two cards; a wonder stage has none")
+    _targets(edit, subject, doc, base)  # the subject is a card
+    name = base.card_names[base.card_id(subject)]
+    if value.lower() == "none" and not op:
+        for c in doc["cards"]:
+            c["chain_from"] = [n for n in c.get("chain_from", []) if normalize_name(n) != normalize_name(name)]
+            if not c["chain_from"]:
+                c.pop("chain_from")
+        return
+    if op == "+":
+        raise _fail(edit, "write chain_to=LATER to add a link (chain_to-=LATER drops one)")
+    try:
+        later = base.card_names[base.card_id(value)]
+    except KeyError:
+        raise _fail(edit, f"unknown card {brief(value)} (see `wsim cards`)") from None
+    if normalize_name(later) == normalize_name(name):
+        raise _fail(edit, f"a chain to itself ({name})")
+    for c in doc["cards"]:
+        if normalize_name(c["name"]) != normalize_name(later):
+            continue
+        links = [n for n in c.get("chain_from", []) if normalize_name(n) != normalize_name(name)]
+        if op == "-" and len(links) == len(c.get("chain_from", [])):
+            raise _fail(edit, f"{later} has no chain from {name}")
+        if not op:
+            links.append(name)
+        if links:
+            c["chain_from"] = links
+        else:
+            c.pop("chain_from", None)
 
 
 def _deck(t: Tables) -> tuple:
@@ -128,6 +222,19 @@ def apply_edits(base: Tables, edits: list) -> Tables:
         raise EditError("--edit: the edits change the deck's composition, so the two runs would not "
                         "play the same deals")
     return edited
+
+
+def check_against(baseline: Tables, edited: Tables, name: str):
+    """Refuse (EditError) two data files that do not make a paired experiment: a deck of other
+    cards, copies or boards (the deals would differ), or no difference at all. name: how the
+    baseline was given (e.g. its path)."""
+    if _deck(edited) != _deck(baseline):
+        raise EditError(f"--against {name}: its cards, their copies or the boards differ from the data played, "
+                        "so the two runs would not play the same deals (only what a card or a stage does, "
+                        "costs and chains included, may differ)")
+    if (edited.ent == baseline.ent).all() and (edited.board == baseline.board).all() and \
+            (edited.card_chain == baseline.card_chain).all():
+        raise EditError(f"--against {name}: the two data files play the same (nothing differs but the text)")
 
 
 def _mapping_get(node, key: str):

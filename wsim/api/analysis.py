@@ -74,19 +74,22 @@ def balance(dataset, *, out=None, baseline=None, overwrite: bool = False, data=N
     return report
 
 
-def ablate(edits, *, out, games=100_000, players=4, policies="random", policy_params=(), seed=0,
+def ablate(edits=(), *, out, against=None, games=100_000, players=4, policies="random", policy_params=(), seed=0,
            wonders="random", sides="random", manneken_pis=False, data=None, threads=None, chunk_size=100_000,
            dask=None, overwrite: bool = False, progress=False, on_run=None) -> Report:
     """The paired experiment (`wsim ablate`): the same games with the card data as it is and with
-    `edits` (a list of --edit texts: "Baths.points=+1", ...), then the balance report of the two
-    in `out` (the two datasets in out/data/). Returns the report (its `.paired` DataFrame: every
-    metric's paired difference with its CI and q-value). on_run(name, result) is called after
-    each of the two runs; progress: True (drawn on stderr), False or a function receiving each
-    wsim.run.progress.Update (docs/api.md)."""
+    `edits` (a list of --edit texts: "Baths.points=+1", "Baths.cost+=stone", ...), then the
+    balance report of the two in `out` (the two datasets in out/data/). against: a data file
+    played as the baseline instead, `data` (with the edits, if any) being the edited run: two
+    whole data files compared on the same deals. Returns the report (its `.paired` DataFrame:
+    every metric's paired difference with its CI and q-value). on_run(name, result) is called
+    after each of the two runs; progress: True (drawn on stderr), False or a function receiving
+    each wsim.run.progress.Update (docs/api.md)."""
     from wsim.run.settings import LONG_RUN_GAMES
 
     folder = folder_arg(out)
-    edits = text_list(edits, "edits", "edits such as 'Baths.points=+1'")
+    against = optional_path(against, "against", DATA_FILE)
+    edits = text_list(edits, "edits", "edits such as 'Baths.points=+1'", empty=against is not None)
     games = whole_number(games, "games", *LONG_RUN_GAMES)
     overwrite = flag(overwrite, "overwrite")
     progress = progress_value(progress)
@@ -100,13 +103,21 @@ def ablate(edits, *, out, games=100_000, players=4, policies="random", policy_pa
                                wonders=wonders, sides=sides, manneken_pis=manneken_pis, data=data,
                                chunk_size=chunk_size)
     with settings_error():
-        edited = apply_edits(t, edits)
-        refuse_edits_out_of_play(t, settings, edits)
+        edited = apply_edits(t, edits) if edits else t
+        if edits:
+            refuse_edits_out_of_play(t, settings, edits)
+        base = t
+        if against is not None:
+            from wsim import tables as tables_mod
+            from wsim.analysis.edits import check_against
+
+            base = tables_mod.load(against)
+            check_against(base, edited, str(against))
     threads_checked(threads, dask)
     with settings_error():
         precheck(folder, overwrite)
     with settings_error(), KERNEL_LOCK:
-        report, _ = run_ablate(t, edited, settings, folder, overwrite, progress, on_run, dask, threads)
+        report, _ = run_ablate(base, edited, settings, folder, overwrite, progress, on_run, dask, threads)
     return report
 
 

@@ -37,20 +37,26 @@ def balance_cmd(ctx, directory, baseline, overwrite, out):
 
 
 @click.command("ablate")
-@click.option("--edit", "edits", multiple=True, required=True, metavar="EDIT",
-              help="CARD.points=N|+N|-N, CARD.coins=N|+N|-N, CARD=neutral or WONDER/SIDE.stageK=neutral (repeatable).")
+@click.option("--edit", "edits", multiple=True, metavar="EDIT",
+              help="CARD.points=N|+N|-N, CARD.coins=..., SUBJECT.cost=RES:N,...|+=RES|-=RES, "
+                   "CARD.chain_to=LATER, CARD=neutral or WONDER/SIDE.stageK=neutral (repeatable).")
+@click.option("--against", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Play this data file as the baseline (the --data file, with any edits, is the edited run).")
 @run_options(LONG_RUN_GAMES, "10^9")
 @overwrite_option("report")
 @out_option("Report folder (created if missing); the two datasets go to REPORT/data/.")
 @quiet_option
 @click.pass_context
-def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param, wonders, sides, manneken_pis,
-               threads, chunk_size, dask, overwrite, out, quiet):
+def ablate_cmd(ctx, edits, against, games, players, seed, policy, policies, policy_param, wonders, sides,
+               manneken_pis, threads, chunk_size, dask, overwrite, out, quiet):
     """The paired experiment: the same games played with the card data as it is and with the
     edits applied (the deal never changes), then the `wsim balance --baseline` report of the two.
+    With --against A.yaml, A is the baseline and the --data file (and its edits) the edited run.
     """
     from wsim.api.analysis import ablate
 
+    if not edits and against is None:
+        raise click.UsageError("give --edit (one or more) or --against FILE")
     folder = out_folder(out)
     # the options checked as simulate checks them, its messages naming --policy or --policies
     run_settings(load_tables(ctx), games, players, seed, policy, policies, policy_param, wonders, sides,
@@ -62,7 +68,7 @@ def ablate_cmd(ctx, edits, games, players, seed, policy, policies, policy_param,
             click.echo(f"{name}: {s.games:,} games in {s.seconds:.1f} s", err=True)
 
     try:
-        report = ablate(list(edits), out=folder, games=games, players=players,
+        report = ablate(list(edits), out=folder, against=against, games=games, players=players,
                         policies=policy_names(policy, policies, players)[0], policy_params=policy_param, seed=seed,
                         wonders=wonders, sides=sides, manneken_pis=manneken_pis, data=ctx.obj.get("data"),
                         threads=threads, chunk_size=chunk_size, dask=dask, overwrite=overwrite,
