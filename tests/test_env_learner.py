@@ -1,5 +1,5 @@
 """One learner seat: the Gymnasium vector environment over the batched one
-(batched_v0.vector_env) and the single-agent wrapper over the AEC env (wonders_v0.single_learner)."""
+(batched_v0.vector_env) and the single-agent wrapper over the AEC env (single.single_learner)."""
 
 import warnings
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import wsim
-from wsim.env import batched_v0, wonders_v0
+from wsim.env import batched_v0, single
 from wsim.env.actions import EnvError
 
 gymnasium = pytest.importorskip("gymnasium")
@@ -71,11 +71,11 @@ def test_vector_env_refuses_a_bad_action_and_settings():
 def test_single_learner_passes_gymnasium_check_env_with_on_illegal_legal():
     from gymnasium.utils.env_checker import check_env
 
-    env = wonders_v0.single_learner(players=3, seat=1, opponents="greedy", on_illegal="legal")
+    env = single.single_learner(players=3, seat=1, opponents="greedy", on_illegal="legal")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the checker's notes on the int16 Box and the Dict space
         check_env(env, skip_render_check=True)
-    strict = wonders_v0.single_learner(players=3, seat=1, opponents="greedy")
+    strict = single.single_learner(players=3, seat=1, opponents="greedy")
     obs, _ = strict.reset(seed=0)
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     with pytest.raises(EnvError, match="is not legal now"):
@@ -85,7 +85,7 @@ def test_single_learner_passes_gymnasium_check_env_with_on_illegal_legal():
 def test_single_learner_plays_simulate_games():
     """The learner played by the heuristic against heuristic seats: simulate's game 0."""
     expected = wsim.simulate(games=1, players=4, seed=4, policies="heuristic", threads=1).to_pandas()
-    env = wonders_v0.single_learner(players=4, seat=2, opponents="heuristic")
+    env = single.single_learner(players=4, seat=2, opponents="heuristic")
     env.reset(seed=4)
     done, steps = False, 0
     while not done:

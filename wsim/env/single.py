@@ -1,8 +1,8 @@
 """One learner seat over the AEC environment, as a single-agent gymnasium.Env
-(`wonders_v0.single_learner`; docs/env.md, "One learner seat").
+(`single_learner`; docs/env.md, "One learner seat").
 
-    from wsim.env import wonders_v0
-    env = wonders_v0.single_learner(players=4, seat=0, opponents="heuristic")
+    from wsim.env import single
+    env = single.single_learner(players=4, seat=0, opponents="heuristic")
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
 
@@ -19,9 +19,16 @@ import gymnasium
 import numpy as np
 
 from wsim.env.actions import EnvError
+from wsim.env.wonders_v0 import raw_env
 from wsim.errors import brief, one_of, whole_number
 
 ON_ILLEGAL = ("raise", "legal")
+
+
+def single_learner(**kwargs) -> SingleLearnerEnv:
+    """One learner seat against kernel policies, as a single-agent gymnasium.Env
+    (SingleLearnerEnv's settings)."""
+    return SingleLearnerEnv(**kwargs)
 
 
 class SingleLearnerEnv(gymnasium.Env):
@@ -34,8 +41,6 @@ class SingleLearnerEnv(gymnasium.Env):
 
     def __init__(self, players: int = 4, seat: int = 0, opponents="heuristic", on_illegal: str = "raise",
                  **settings):
-        from wsim.env.wonders_v0 import raw_env
-
         one_of(on_illegal, "on_illegal", ON_ILLEGAL, EnvError)
         self.raw = raw_env(players=players, **settings)
         players = self.raw.game.players

@@ -22,7 +22,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from wsim.env.actions import EnvError
-from wsim.env.batched_v0 import BatchedEnv
+from wsim.env.batched import BatchedEnv
 from wsim.errors import brief
 
 
@@ -120,3 +120,13 @@ class LearnerVectorEnv(VectorEnv):
 
     def feature_names(self) -> list:
         return self.batched.feature_names()
+
+
+def warm() -> None:
+    """Load the batched environment's kernels from numba's cache, or compile them (`wsim compile
+    env`): a few steps of a tiny environment, learner and kernel seats both."""
+    venv = LearnerVectorEnv(num_envs=2, players=3, opponents="heuristic")
+    venv.reset()
+    venv.step(venv.sample_legal())
+    venv.policy_actions("heuristic")
+    venv.batched.reset()

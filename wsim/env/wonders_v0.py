@@ -52,14 +52,6 @@ def parallel_env(**kwargs) -> ParallelEnv:
     return ParallelWonders(**kwargs)
 
 
-def single_learner(**kwargs):
-    """One learner seat against kernel policies, as a single-agent gymnasium.Env
-    (wsim.env.single.SingleLearnerEnv's settings)."""
-    from wsim.env.single import SingleLearnerEnv
-
-    return SingleLearnerEnv(**kwargs)
-
-
 def final_rewards(game, reward_kind: str, agents: list) -> tuple:
     """(rewards, infos) of a finished game: each winner's share of the win (1/k among k tied
     winners), or with "margin" the points minus the best other player's; infos hold the scores."""

@@ -7,7 +7,8 @@ heuristic seats, `rollout` when a seat searches, `learned` when a seat plays the
 (and `wsim learn`'s training games, which record positions on a tape). Two more families serve
 other callers: `step`, the step-level API driven from Python (wsim.run.stepgame: tests, agents),
 `profile`, the instrumented game loop of `wsim bench`, and `env`, the batched environment's
-kernels (wsim.env.batched_v0, kernels/batched.py).
+kernels (kernels/batched.py; warmed by wsim.env.vector.warm, the layer above, which `wsim
+compile env` calls).
 
 CompileWatch listens to numba's event API ("numba:compile" fires once per specialisation that
 the cache could not supply, before it is compiled), so it sees exactly what was compiled: the
@@ -137,12 +138,6 @@ def warm(family: str, tables) -> None:
         profile_run(runner, 1, np.zeros((3, RES_COUNT), np.int16), np.zeros((3, MAX_CITY), np.int16),
                     np.zeros(len(COMPONENTS) + 1, np.uint64))
     elif family == "env":
-        from wsim.env import batched_v0
-
-        venv = batched_v0.vector_env(num_envs=2, players=3, opponents="heuristic")
-        venv.reset()
-        venv.step(venv.sample_legal())
-        venv.policy_actions("heuristic")
-        venv.batched.reset()  # the environment of every seat a learner: the same kernels
+        raise ValueError("the env family sits above this layer: wsim.env.vector.warm() loads it")
     else:
         raise ValueError(f"unknown kernel family {family!r}")

@@ -1,0 +1,306 @@
+"""The batched environment (BatchedEnv, public as wsim.env.batched_v0): N games of 7 Wonders
+stepped together by the kernels (docs/env.md, "N games at once").
+
+    from wsim.env import batched_v0
+    venv = batched_v0.env(num_games=4096, players=4, seed=0)     # every seat a learner
+    obs, info = venv.reset()
+    for _ in range(1000):
+        obs, rewards, terminations, truncations, info = venv.step(venv.sample_legal())
+
+One call of `step` plays every acting learner's action of every game, then the kernel policies of
+the other seats (policies: a list with a policy name per seat, None for a learner seat) until each
+game waits for a learner again. A game that ends is scored and its slot dealt its next game in the
+same call (Gymnasium's same-step autoreset): info["vp_total"] and info["final_observation"] hold
+the ended game's totals and last observations where terminations is True.
+
+The arrays returned are the environment's own buffers, written again by the next call (copy what
+must be kept): obs["observation"] (N, P, F) float32 (the learned player's encoder,
+kernels/observe.py; zeros for kernel seats), obs["action_mask"] (N, P, A) int8 (the ids of
+wsim.env.actions.ActionLayout), info["legal_ids"] / info["legal_count"] (the same ids as a
+compact list per seat). A seat with no decision to take passes -1.
+
+Slot g plays games g, g + N, g + 2N, ... of the seed, so a game's play depends only on the seed,
+its index and the actions it is given, never on N or the threads. `VectorLearner` is one learning
+seat (rotated by game) against kernel policies, as a gymnasium.vector.VectorEnv.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from wsim.env.actions import N_ACTIONS_PER_CARD, PURCHASE_SLOTS, ActionLayout, EnvError
+from wsim.errors import brief, one_of, optional_whole, whole_number
+
+REWARDS = ("win", "margin")
+MAX_GAMES = 1_000_000
+KERNEL_POLICIES = ("random", "greedy", "heuristic", "learned")  # rollout searches: too slow to batch
+VERDICTS = ("", "is out of range", "is not one of its legal actions", "was given by a seat with no decision to take "
+            "(pass -1)")
+
+
+def _seat_policies(policies, players: int) -> list:
+    """The policy of each seat, None for a learner (policies None: every seat learns)."""
+    if policies is None:
+        return [None] * players
+    if isinstance(policies, str) or not isinstance(policies, (list, tuple)) or len(policies) != players:
+        raise EnvError(f"policies: a list of {players} entries (a policy name, or None for a learner seat), got "
+                       f"{brief(policies)}")
+    for p in policies:
+        if p is not None and p not in KERNEL_POLICIES:
+            raise EnvError(f"policies: each a policy name ({', '.join(KERNEL_POLICIES)}) or None for a learner "
+                           f"seat, got {brief(p)}")
+    if all(p is not None for p in policies):
+        raise EnvError("policies: at least one seat must be a learner (None): a game of kernel seats only is "
+                       "wsim.simulate's")
+    return list(policies)
+
+
+def _turned(run: np.ndarray, turns: int) -> np.ndarray:
+    """`turns` copies of a one-record run array, copy r with its seats' policies and parameters
+    turned r seats on (seat s plays the policy of seat s - r): game i plays copy i mod turns."""
+    runs = np.repeat(run, turns)
+    players = int(run[0]["n"])
+    for r in range(1, turns):
+        order = [(s - r) % players for s in range(players)]
+        runs[r]["policies"][:players] = run[0]["policies"][order]
+        runs[r]["params"][:players] = run[0]["params"][order]
+    return runs
+
+
+class BatchedEnv:
+    """N games in one set of state records (module docstring). num_games 1..MAX_GAMES; players
+    2..7 (2: the Free City variant); seed: the games' seed (game i of it is wsim.simulate's game
+    i when every seat plays its policy); policies: None (every seat a learner) or a policy name
+    per seat, None for a learner seat; reward "win" (each winner's share, 1/k among k tied) or
+    "margin" (points minus the best other player's); rotate: turn the seats' roles one seat on
+    per game (in game i, seat s plays the role policies[(s - i) mod players] names: a learner
+    or a kernel policy); dense_mask: keep
+    obs["action_mask"] (False: only the compact legal list, far less memory); wonders, sides,
+    manneken_pis, data: as for wsim.simulate."""
+
+    def __init__(self, num_games: int = 1024, players: int = 4, seed: int = 0, policies=None, reward: str = "win",
+                 rotate: bool = False, dense_mask: bool = True, wonders: str = "random", sides: str = "random",
+                 manneken_pis: bool = False, data=None):
+        from wsim.api.runs import run_settings
+        from wsim.kernels.batched import REWARD_MARGIN, REWARD_WIN
+        from wsim.kernels.layout import MAX_CITY, MAX_EVENTS, RES_COUNT, STATE
+        from wsim.kernels.observe import O_LENGTH, names, tables_layout
+        from wsim.kernels.schema import MAX_MOVES
+        from wsim.movelog import EVENT_COLUMNS
+        from wsim.run.runner import Runner
+
+        self.num_games = whole_number(num_games, "num_games", 1, MAX_GAMES, EnvError)
+        one_of(reward, "reward", REWARDS, EnvError)
+        for name, flag in (("rotate", rotate), ("dense_mask", dense_mask)):
+            if not isinstance(flag, bool):
+                raise EnvError(f"{name}: True or False, got {brief(flag)}")
+        players = whole_number(players, "players", 2, 7, EnvError)
+        self.policies = _seat_policies(policies, players)
+        t, settings = run_settings(games=1, players=players, seed=seed, wonders=wonders, sides=sides,
+                                   manneken_pis=manneken_pis, data=data,
+                                   policies=[p or "random" for p in self.policies])
+        self.players, self.seed = players, settings.seed
+        self._tables = t
+        self._runner = Runner(t, settings)
+        self._runs = _turned(self._runner.run, players if rotate else 1)
+        self.cities = settings.cities
+        self.layout = ActionLayout(len(t.names))
+        self._names = tuple(t.names)
+        lay = self.layout
+        self._alay = np.array([PURCHASE_SLOTS, N_ACTIONS_PER_CARD, lay.moves_end, lay.copy_end, lay.decline, lay.size],
+                              np.int64)
+        self._olay = tables_layout(t)
+        self._feature_names = names(t)
+        self.n_features = int(self._olay[O_LENGTH])
+        self.n_actions = lay.size
+        self._learner = np.zeros(players + 1, np.int8)
+        self._learner[:players] = [p is None for p in self.policies]
+        self._learner[players] = rotate
+        self.rotate = rotate
+        self._reward_kind = np.int64(REWARD_WIN if reward == "win" else REWARD_MARGIN)
+        n, p = self.num_games, players
+        self._states = np.zeros(n, STATE)
+        self._book = (np.zeros(n, np.int64), np.full((n, p, 2), -1, np.int16), np.zeros((n, p), np.int16),
+                      np.zeros((n, p, MAX_MOVES), np.int16), np.full((n, p, 2), -1, np.int16),
+                      np.zeros(n, np.uint64))
+        f = self.n_features
+        self._views = (np.zeros((n, p, f), np.float32), np.zeros((n if dense_mask else 0, p, lay.size), np.int8),
+                       np.zeros((n, p), np.float32), np.zeros((n, p), np.int16), np.zeros(n, np.bool_),
+                       np.zeros((n, p, f), np.float32))
+        self._tmp_shapes = (((self.cities, RES_COUNT), np.int16), ((self.cities, MAX_CITY), np.int16),
+                            ((MAX_MOVES,), np.int32), ((lay.size,), np.int8),
+                            ((0, MAX_EVENTS, len(EVENT_COLUMNS)), np.int16), ((0,), np.int32))
+        self._local = threading.local()
+        self._actions = np.full((n, p), -1, np.int64)  # sample_legal's and policy_actions' answers
+        self._truncations = np.zeros(n, np.bool_)
+        self._verdict = np.full(2, -1, np.int64)
+        self._dealt = False
+
+    # -- the kernels' calls ----------------------------------------------------------------------
+    def _scratch(self) -> tuple:
+        """This thread's (scratch record, tmp arrays) for this environment (made once per thread)."""
+        mine = getattr(self._local, "scratch", None)
+        if mine is None:
+            from wsim.run.runner import thread_records
+
+            tmp = tuple(np.zeros(shape, dtype) for shape, dtype in self._tmp_shapes)
+            mine = self._local.scratch = (thread_records()[1][0], tmp)
+        return mine
+
+    def _in_blocks(self, work):
+        """work(lo, hi, sc, tmp) over every slot, on the kernel threads, under the kernel lock."""
+        from wsim.run.lock import KERNEL_LOCK
+        from wsim.run.runner import in_blocks
+
+        def block(lo, hi):
+            sc, tmp = self._scratch()
+            work(lo, hi, sc, tmp)
+
+        with KERNEL_LOCK:
+            in_blocks(self.num_games, block)
+
+    def _args(self):
+        r = self._runner
+        return r.ent, r.board, self._runs, self._states
+
+    # -- the API ---------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple:
+        """Deal every slot its first game (slot g: game g of the seed; a new seed replaces the
+        constructor's) and play the kernel seats to the first learner decision; (obs, info)."""
+        from wsim.kernels.batched import reset_games
+        from wsim.run.settings import MAX_SEED
+
+        seed = optional_whole(seed, "seed", 0, MAX_SEED, EnvError)
+        if seed is not None:
+            self.seed = seed
+            self._runs["seed"] = np.uint64(seed)
+        ent, board, run, states = self._args()
+        r = self._runner
+
+        def work(lo, hi, sc, tmp):
+            reset_games(ent, board, run, states, sc, lo, hi, self._learner, self._olay, self._alay,
+                        self._reward_kind, r.model, self._book, self._views, tmp)
+
+        self._in_blocks(work)
+        self._dealt = True
+        return self._observations(), self._info()
+
+    def step(self, actions) -> tuple:
+        """Play actions[g, seat] (an action id; -1 for a seat with no decision) for every game;
+        (obs, rewards (N, P), terminations (N,), truncations (N,), info). Every action is checked
+        first: an illegal one is refused (EnvError naming the game and seat) and no game moves."""
+        from wsim.kernels.batched import step_games, validate
+
+        self._need_reset("step")
+        actions = self._checked_actions(actions)
+        self._verdict[:] = -1
+        validate(actions, 0, self.num_games, self.players, self._alay, self._book, self._verdict)
+        if self._verdict[0] >= 0:
+            g, seat = divmod(int(self._verdict[0]), self.players)
+            raise EnvError(f"step: game {int(self._book[0][g])} (slot {g}), seat {seat}: action "
+                           f"{int(actions[g, seat])} {VERDICTS[int(self._verdict[1])]}; no game was played")
+        ent, board, run, states = self._args()
+        r = self._runner
+
+        def work(lo, hi, sc, tmp):
+            step_games(ent, board, run, states, sc, lo, hi, actions, self._learner, self._olay, self._alay,
+                       self._reward_kind, r.model, self._book, self._views, tmp)
+
+        self._in_blocks(work)
+        views = self._views
+        return self._observations(), views[2], views[4], self._truncations, self._info()
+
+    def _checked_actions(self, actions) -> np.ndarray:
+        """actions as an int64 (N, P) array (EnvError for any other shape or type)."""
+        a = np.asarray(actions)
+        if a.shape != (self.num_games, self.players) or not np.issubdtype(a.dtype, np.integer):
+            raise EnvError(f"step: actions as an integer array of shape ({self.num_games}, {self.players}), got "
+                           f"{brief(actions)}" + (f" of shape {a.shape}, dtype {a.dtype}" if a.ndim else ""))
+        return np.ascontiguousarray(a, np.int64)
+
+    def sample_legal(self) -> np.ndarray:
+        """(N, P) int64: a uniform legal action of every acting learner seat, -1 where none acts,
+        drawn from each game's own stream (a game's draws depend only on the seed and its index).
+        The array is a buffer the next call writes again."""
+        from wsim.kernels.batched import sample_legal
+
+        self._need_reset("sample_legal")
+        seed, book, out = np.uint64(self.seed), self._book, self._actions
+        self._in_blocks(lambda lo, hi, sc, tmp: sample_legal(seed, lo, hi, self.players, book, out))
+        return out
+
+    def policy_actions(self, policy="heuristic") -> np.ndarray:
+        """(N, P) int64: the action a kernel policy (random, greedy or heuristic, its default
+        parameters; or a list with one per seat, None for a kernel seat) takes for every acting learner seat, -1 where
+        none acts: the decision wsim.simulate's game takes, drawing from the seat's own random
+        stream. Stepped as given, the games are wsim.simulate's. With rotate, the list is by role (as
+    policies is). A buffer, as sample_legal's."""
+        from wsim.api.game import _policy_rows
+        from wsim.kernels.batched import policy_decisions
+
+        self._need_reset("policy_actions")
+        chosen = [policy] * self.players if isinstance(policy, str) else policy
+        if not isinstance(chosen, (list, tuple)) or len(chosen) != self.players:
+            raise EnvError(f"policy_actions: a policy name or a list of {self.players}, got {brief(policy)}")
+        run = self._runner.run.copy()
+        for seat, name in enumerate(chosen):
+            if name is None and not self._learner[seat]:
+                continue  # a kernel seat keeps its own policy
+            if name not in ("random", "greedy", "heuristic"):
+                raise EnvError(f"policy_actions: random, greedy or heuristic for seat {seat}"
+                               f"{'' if self._learner[seat] else ' (or None: a kernel seat)'}, got {brief(name)}")
+            if self._learner[seat]:
+                pid, row = _policy_rows(name)
+                run[0]["policies"][seat] = pid
+                run[0]["params"][seat] = 0
+                run[0]["params"][seat, :len(row)] = row
+        runs = _turned(run, self._runs.shape[0])
+        runs["seed"] = self._runs["seed"]
+        ent, board, _, states = self._args()
+        out = self._actions
+
+        def work(lo, hi, sc, tmp):
+            policy_decisions(ent, board, runs, states, sc, lo, hi, self._alay, self._book, tmp, out)
+
+        self._in_blocks(work)
+        return out
+
+    def _need_reset(self, what: str):
+        if not self._dealt:
+            raise EnvError(f"{what}: call reset() first")
+
+    def _observations(self) -> dict:
+        return {"observation": self._views[0], "action_mask": self._views[1]}
+
+    def _info(self) -> dict:
+        book, views = self._book, self._views
+        return {"game": book[0], "legal_ids": book[3], "legal_count": book[2], "vp_total": views[3],
+                "final_observation": views[5], "_final_observation": views[4]}
+
+    # -- words -----------------------------------------------------------------------------------
+    def action_to_string(self, action: int) -> str:
+        """The words of an action id ("build Lumber Yard", "copy left", "decline", ...)."""
+        a = whole_number(action, "action", 0, self.n_actions - 1, EnvError)
+        return self.layout.to_string(a, self._names)
+
+    def action_from_string(self, text: str) -> int:
+        """The id of action_to_string's words."""
+        return self.layout.from_string(text, self._names)
+
+    def feature_names(self) -> list:
+        """The name of every entry of an observation vector (kernels/observe.py)."""
+        return list(self._feature_names)
+
+    def nbytes(self) -> int:
+        """The bytes of the environment's arrays (its games' state records, book and views)."""
+        return self._states.nbytes + sum(a.nbytes for a in (*self._book, *self._views, self._actions))
+
+    def acting(self) -> np.ndarray:
+        """(N, P) bool: which seats have a decision to take now."""
+        return self._book[2] > 0
+
+    def close(self):
+        pass
+
