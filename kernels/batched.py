@@ -45,14 +45,13 @@ import numpy as np
 from numba import njit
 
 from wsim.codes import COPY_LEFT
-from wsim.kernels.decide import decide, listing, take_decision
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, DECLINE, E_NAME_ID, G_N, G_PHASE,
-                                 LIST_EVERY, LIST_LAZY, M_ACTION, M_CARD, M_COPY3, M_LEFT, M_RIGHT, M_SLOT,
-                                 PH_AGE_END, RES_RANK, RES_TOTAL, UNPRICED)
+from wsim.kernels.decide import policy_option, take_decision
+from wsim.kernels.driven import legal_into
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DECLINE, E_NAME_ID, G_PHASE, M_ACTION, M_CARD, M_COPY3,
+                                 M_LEFT, M_RIGHT, M_SLOT, PH_AGE_END, RES_RANK, RES_TOTAL)
 from wsim.kernels.observe import encode
-from wsim.kernels.price import price_chosen
 from wsim.kernels.rng import STREAM_SAMPLE, draw_below, stream_key
-from wsim.kernels.step import apply, end_age, final, init_game, legal, pending
+from wsim.kernels.step import apply, end_age, final, init_game, pending
 
 A_SLOTS, A_PER_CARD, A_MOVES_END, A_COPY_END, A_DECLINE, A_SIZE, A_COUNT = range(7)
 NO_GAME = np.int64(0)  # the log's game index: the environment keeps no log
@@ -99,7 +98,7 @@ def row_ids(ent, moves, m, kind, alay, rid):
 def _list_every(ent, board, st, sc, s, kind):
     """Every legal option of city s's decision into sc.moves, every purchase listed (the Python
     API's and the action layout's listing); returns how many."""
-    return legal(ent, board, st, sc, s, kind, (np.int64(LIST_EVERY), np.int64(1), np.int64(1)), None)
+    return legal_into(ent, board, st, sc, s, kind, True)
 
 
 @njit(cache=True, _nrt=False)
@@ -346,11 +345,7 @@ def policy_decisions(ent, board, runs, states, sc, lo, hi, alay, book, tmp, out)
             if s < 0:
                 continue
             kind = pend[g, who, 1]
-            lst = listing(run, st.seat, st.gs[G_N], s, who)
-            m = legal(ent, board, st, sc, s, kind, lst, None)
-            j = decide(ent, board, st, sc, s, who, kind, m, run, None)
-            if lst[0] == LIST_LAZY and (kind == DEC_MOVE or kind == DEC_SEVENTH) and moves[j, M_LEFT] == UNPRICED:
-                price_chosen(ent, board, st.seat, st.gs[G_N], s, moves, j, sc.opts, None)
+            j = policy_option(ent, board, st, sc, s, kind, who, run, None)
             chosen = (moves[j, M_SLOT], moves[j, M_CARD], moves[j, M_ACTION], moves[j, M_LEFT], moves[j, M_RIGHT],
                       moves[j, M_COPY3])
             m = _list_every(ent, board, st, sc, s, kind)

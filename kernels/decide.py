@@ -106,6 +106,20 @@ def decide(ent, board, st, sc, s, who, kind, n_moves, run, model):
 
 
 @njit(cache=True, _nrt=False)
+def policy_option(ent, board, st, sc, s, kind, who, run, model):
+    """The row of sc.moves that decider who's policy (not rollout) chooses for seat s's
+    decision `kind`, listed as that policy lists and priced (take_decision's choice, without
+    applying it: the batched environment's policy_actions, kernels/batched.py)."""
+    moves = sc.moves
+    lst = listing(run, st.seat, st.gs[G_N], s, who)
+    m = legal(ent, board, st, sc, s, kind, lst, None)
+    j = decide(ent, board, st, sc, s, who, kind, m, run, model)
+    if lst[0] == LIST_LAZY and (kind == DEC_MOVE or kind == DEC_SEVENTH) and moves[j, M_LEFT] == UNPRICED:
+        price_chosen(ent, board, st.seat, st.gs[G_N], s, moves, j, sc.opts, None)
+    return j
+
+
+@njit(cache=True, _nrt=False)
 def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, clock, model, tape):
     """List (into the scratch record sc), decide and apply seat s's decision `kind` for decider
     who, whose policy is not rollout: the step of the game loop (kernels/loop.py). clock: None,

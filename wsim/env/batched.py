@@ -31,7 +31,7 @@ import threading
 import numpy as np
 
 from wsim.env.actions import N_ACTIONS_PER_CARD, PURCHASE_SLOTS, ActionLayout, EnvError
-from wsim.errors import brief, one_of, optional_whole, whole_number
+from wsim.errors import brief, flag, one_of, optional_whole, whole_number
 
 REWARDS = ("win", "margin")
 MAX_GAMES = 1_000_000
@@ -93,9 +93,7 @@ class BatchedEnv:
 
         self.num_games = whole_number(num_games, "num_games", 1, MAX_GAMES, EnvError)
         one_of(reward, "reward", REWARDS, EnvError)
-        for name, flag in (("rotate", rotate), ("dense_mask", dense_mask)):
-            if not isinstance(flag, bool):
-                raise EnvError(f"{name}: True or False, got {brief(flag)}")
+        rotate, dense_mask = flag(rotate, "rotate", EnvError), flag(dense_mask, "dense_mask", EnvError)
         players = whole_number(players, "players", 2, 7, EnvError)
         self.policies = _seat_policies(policies, players)
         t, settings = run_settings(games=1, players=players, seed=seed, wonders=wonders, sides=sides,

@@ -71,7 +71,10 @@ class SingleLearnerEnv(gymnasium.Env):
         the game ends; (obs, reward, terminated, truncated, info)."""
         info = {}
         mask = self.raw.observe(self.agent)["action_mask"]
-        legal = int(action) if isinstance(action, (int, np.integer)) and 0 <= action < mask.shape[0] else None
+        try:
+            legal = whole_number(action, f"{self.agent}: action", 0, mask.shape[0] - 1, EnvError)
+        except EnvError:
+            legal = None
         if legal is None or not mask[legal]:
             if self.on_illegal == "raise":
                 raise EnvError(f"{self.agent}: action {brief(action)} is not legal now (see the action mask; "

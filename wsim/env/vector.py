@@ -23,7 +23,7 @@ from gymnasium.vector.utils import batch_space
 
 from wsim.env.actions import EnvError
 from wsim.env.batched import BatchedEnv
-from wsim.errors import brief
+from wsim.errors import brief, whole_number
 
 
 class LearnerVectorEnv(VectorEnv):
@@ -37,8 +37,9 @@ class LearnerVectorEnv(VectorEnv):
                  rotate: bool = True, **settings):
         from wsim.kernels.schema import MAX_MOVES
 
+        players = whole_number(players, "players", 2, 7, EnvError)
         if isinstance(opponents, str):
-            opponents = [opponents] * (players - 1) if isinstance(players, int) and players > 1 else [opponents]
+            opponents = [opponents] * (players - 1)
         if not isinstance(opponents, (list, tuple)) or any(p is None for p in opponents):
             raise EnvError(f"opponents: a policy name, or one per other seat, got {brief(opponents)}")
         self.batched = BatchedEnv(num_games=num_envs, players=players, seed=seed, policies=[None, *opponents],
