@@ -237,3 +237,12 @@ def test_action_words_round_trip():
     venv.reset()
     for a in venv._book[3][0, 0, :venv._book[2][0, 0]]:
         assert venv.action_from_string(venv.action_to_string(int(a))) == a
+
+
+@pytest.mark.deep  # compiles the batched kernels' learned variant (about 40 s)
+def test_a_learned_kernel_seat_plays_simulate_games():
+    seats = [None, "learned", "heuristic"]
+    venv = batched_v0.env(num_games=3, players=3, seed=2, policies=seats)
+    got = _play(venv, 6, lambda v: v.policy_actions(["greedy", None, None]))
+    expected = _simulated(3, 2, max(got) + 1, ["greedy", "learned", "heuristic"])
+    assert all(totals.tolist() == expected[game].tolist() for game, totals in got.items())
