@@ -106,14 +106,19 @@ def _apply(edit: str, doc: dict, base: Tables):
         raise _fail(edit, f"{field} takes a whole number N, +N or -N (up to 4 digits), not {brief(value)}")
     sign, number = amount[1], int(amount[2])
     for entry in _targets(edit, subject, doc, base):
-        old = entry.get(field, 0)
-        new = old + number if sign == "+" else old - number if sign == "-" else number
-        if new < 0:
-            raise _fail(edit, f"{field} would become {new}; it cannot be negative")
-        if new:
-            entry[field] = new
-        else:
-            entry.pop(field, None)
+        _set_count(entry, field, sign, number, edit, f"{field} would become {{new}}; it cannot be negative")
+
+
+def _set_count(mapping: dict, key: str, op: str, n: int, edit: str, negative: str):
+    """mapping[key] set to n (op ""), or n added ("+") or taken ("-"); a zero drops the key, a
+    count below zero is refused with `negative` ({new} names the count)."""
+    new = n if not op else mapping.get(key, 0) + (n if op == "+" else -n)
+    if new < 0:
+        raise _fail(edit, negative.format(new=new))
+    if new:
+        mapping[key] = new
+    else:
+        mapping.pop(key, None)
 
 
 _COST_ITEM = re.compile(r"(?P<what>[a-z]+)(?::(?P<n>\d{1,2}))?")
@@ -147,13 +152,7 @@ def _edit_cost(edit: str, subject: str, op: str, value: str, doc: dict, base: Ta
     for entry in _targets(edit, subject, doc, base):
         cost = {} if not op else dict(entry.get("cost") or {})
         for what, n in counts.items():
-            new = n if not op else cost.get(what, 0) + (n if op == "+" else -n)
-            if new < 0:
-                raise _fail(edit, f"the cost would hold {new} {what}; a cost cannot be negative")
-            if new:
-                cost[what] = new
-            else:
-                cost.pop(what, None)
+            _set_count(cost, what, op, n, edit, f"the cost would hold {{new}} {what}; a cost cannot be negative")
         order = codes.RESOURCES + ("coins",)
         entry["cost"] = {k: cost[k] for k in sorted(cost, key=lambda k: order.index(k) if k in order else -1)}
 
