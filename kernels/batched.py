@@ -9,10 +9,10 @@ call, as the game loop takes it: decide.take_decision).
 The bookkeeping of the slots, `book` = (game, pend, n_legal, legal, stash, draws):
 
   game     int64[N]               the game index the slot plays
-  pend     int16[N, P, 2]         learner seat who's pending decision (city, kind), city -1: none
+  pend     int32[N, P, 2]         learner seat who's pending decision (city, kind), city -1: none
   n_legal  int16[N, P]            how many legal action ids it has
   legal    int16[N, P, MAX_MOVES] those ids, in the listing's order, each once
-  stash    int16[N, P, 2]         (id, row) of the option `policy_decisions` chose (-1: none), so
+  stash    int32[N, P, 2]         (id, row) of the option `policy_decisions` chose (-1: none), so
                                   that a shared id (two copies of a card) plays the copy the
                                   policy picked, as wsim.simulate's game does
   draws    uint64[N]              the draws sample_legal took from the game's STREAM_SAMPLE
@@ -345,7 +345,7 @@ def policy_decisions(ent, board, runs, states, sc, lo, hi, alay, book, tmp, out)
             if s < 0:
                 continue
             kind = pend[g, who, 1]
-            j = policy_option(ent, board, st, sc, s, kind, who, run, None)
+            j = policy_option(ent, board, st, sc, s, kind, np.int32(who), run, None)
             chosen = (moves[j, M_SLOT], moves[j, M_CARD], moves[j, M_ACTION], moves[j, M_LEFT], moves[j, M_RIGHT],
                       moves[j, M_COPY3])
             m = _list_every(ent, board, st, sc, s, kind)

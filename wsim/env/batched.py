@@ -120,8 +120,10 @@ class BatchedEnv:
         self._reward_kind = np.int64(REWARD_WIN if reward == "win" else REWARD_MARGIN)
         n, p = self.num_games, players
         self._states = np.zeros(n, STATE)
-        self._book = (np.zeros(n, np.int64), np.full((n, p, 2), -1, np.int16), np.zeros((n, p), np.int16),
-                      np.zeros((n, p, MAX_MOVES), np.int16), np.full((n, p, 2), -1, np.int16),
+        # pend and stash are int32, the game loop's seat and kind type, so that the kernels they
+        # reach (legal, apply, decide) load the step family's compiled code instead of compiling again
+        self._book = (np.zeros(n, np.int64), np.full((n, p, 2), -1, np.int32), np.zeros((n, p), np.int16),
+                      np.zeros((n, p, MAX_MOVES), np.int16), np.full((n, p, 2), -1, np.int32),
                       np.zeros(n, np.uint64))
         f = self.n_features
         self._views = (np.zeros((n, p, f), np.float32), np.zeros((n if dense_mask else 0, p, lay.size), np.int8),
