@@ -8,6 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from clikit import last_error_line, run_cli
+from wsim.kernels.greedy import GREEDY_KEYS
 from wsim.kernels.heuristic import HEURISTIC_KEYS
 from wsim.kernels.layout import RES_RANK
 from wsim.run.runner import Runner
@@ -38,10 +39,10 @@ def test_a_weights_file_sets_every_weight_and_a_key_wins_after_it(tmp_path):
                      "--policy-param", f"mine.weights={path}", "--policy-param", "mine.coin=9")
     assert result.exit_code == 0, result.output
     meta = json.loads(pq.read_schema(out / "part-00000.parquet").metadata[b"wsim"])
-    mine = dict(zip(HEURISTIC_KEYS, meta["policies"][0]["params"]))
+    mine = meta["policies"][0]["params"]  # by name
     assert (mine["point"], mine["coin"]) == (321, 9)  # the label's key, given after the file, wins
     assert meta["policies"][0]["weights_sha256"] == hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    assert meta["policies"][1]["params"] == list(default_params("heuristic"))
+    assert meta["policies"][1]["params"] == dict(zip(HEURISTIC_KEYS, default_params("heuristic")))
     assert "weights_sha256" not in meta["policies"][1]
     (out / "_wsim_manifest.json").unlink()  # the recorded digest reads back on --resume
     assert run_cli("simulate", "--out", str(out), "--resume").exit_code == 0
@@ -94,9 +95,8 @@ def test_rollout_games_replay_and_playouts_are_checked(tmp_path):
                    "--policy-param", "g.coin=0", "--policy-param", "rollout.playouts=2")
     assert good.exit_code == 0, good.output
     row = json.loads(pq.read_schema(out / "part-00000.parquet").metadata[b"wsim"])["policies"][0]["params"]
-    greedy = list(default_params("greedy"))
-    greedy[3] = 0
-    assert row == [2, 1] + greedy[:len(row) - 2]
+    greedy = dict(zip(GREEDY_KEYS, default_params("greedy")), coin=0)
+    assert row == {"playouts": 2, "base": "greedy", "base_params": greedy}
 
 
 def test_shipped_weights_by_name():

@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from clikit import last_error_line, run_cli
-from wsim.kernels.policy import P_COUNT
+from wsim.kernels.greedy import GREEDY_KEYS
 from wsim.run.weights import default_params
 
 POLICIES = "greedy:cheap,greedy:rich,random,random"
@@ -23,13 +23,11 @@ def test_labels_and_parameters_reach_the_metadata_and_the_policy_column(tmp_path
                      "--policy-param", "cheap.coin=0", "--policy-param", "greedy.point=120",
                      "--policy-param", "greedy.coin=7")
     assert result.exit_code == 0, result.output
-    greedy = list(default_params("greedy"))
-    cheap, rich = greedy.copy(), greedy.copy()
-    cheap[0] = rich[0] = 120  # the name sets every greedy seat
-    cheap[3], rich[3] = 0, 7  # the label wins over the name, whatever the order given
+    greedy = dict(zip(GREEDY_KEYS, default_params("greedy")), point=120)  # the name sets every greedy seat
+    cheap, rich = dict(greedy, coin=0), dict(greedy, coin=7)  # the label wins over the name, whatever the order
     assert _meta(out)["policies"] == [{"name": "greedy", "label": "cheap", "params": cheap},
                                       {"name": "greedy", "label": "rich", "params": rich},
-                                      {"name": "random", "params": [0] * P_COUNT}, {"name": "random", "params": [0] * P_COUNT}]
+                                      {"name": "random", "params": {}}, {"name": "random", "params": {}}]
     table = ds.dataset(str(out)).to_table(columns=["seat", "policy"])
     assert {(r["seat"], r["policy"]) for r in table.to_pylist()} == {(0, "cheap"), (1, "rich"), (2, "random"),
                                                                      (3, "random")}

@@ -15,11 +15,11 @@ from wsim.kernels.layout import RES_TOTAL
 from wsim.tables import data_path
 from wsim.run.runner import Runner
 from wsim.run.settings import SettingsError
-from wsim.run.weights import default_params
 
 EXPECTED_SCHEMA = [
     ("game", pa.int64()), ("seed", pa.uint64()), ("players", pa.int8()), ("seat", pa.int8()),
-    ("policy", pa.string()), ("wonder", pa.string()), ("side", pa.string()),
+    ("policy", pa.dictionary(pa.int8(), pa.string())), ("wonder", pa.dictionary(pa.int8(), pa.string())),
+    ("side", pa.dictionary(pa.int8(), pa.string())),
     ("vp_military", pa.int16()), ("vp_treasury", pa.int16()), ("vp_wonder", pa.int16()),
     ("vp_civilian", pa.int16()), ("vp_science", pa.int16()), ("vp_commercial", pa.int16()),
     ("vp_guild", pa.int16()), ("vp_total", pa.int16()), ("coins", pa.int16()), ("shields", pa.int16()),
@@ -56,7 +56,7 @@ def test_parts_schema_and_metadata(dataset):
         assert table.schema.field(name).type == typ, name
     cards_type = table.schema.field("cards").type
     assert pa.types.is_list(cards_type)
-    assert cards_type.value_type in (pa.string(), pa.dictionary(pa.int16(), pa.string()))
+    assert cards_type.value_type == pa.dictionary(pa.int16(), pa.string())
     firsts = []
     for i, name in enumerate(names):
         meta = json.loads(pq.read_schema(out / name).metadata[b"wsim"])
@@ -64,7 +64,8 @@ def test_parts_schema_and_metadata(dataset):
                              "policies", "wonders", "sides", "manneken_pis", "games", "chunk_size", "part"}
         assert meta["rules_version"] == RULES_VERSION and meta["games"] == 300 and meta["seed"] == 7
         assert [p["name"] for p in meta["policies"]] == ["random", "greedy", "random", "greedy"]
-        assert meta["policies"][1]["params"] == list(default_params("greedy"))  # 100, 60, 40, 30, 25, then zeros
+        assert meta["schema_version"] == 2
+        assert meta["policies"][1]["params"] == {"point": 100, "shield": 60, "unit": 40, "coin": 30, "stage": 25}
         firsts.append((meta["part"]["first_game"], meta["part"]["games"]))
     assert firsts == [(0, 120), (120, 120), (240, 60)]
     rows = table.to_pylist()

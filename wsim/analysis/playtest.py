@@ -23,8 +23,7 @@ from scipy import stats as sps
 from statsmodels.stats.proportion import confint_proportions_2indep
 
 from wsim import codes
-from wsim.analysis.significance import FINDING_Q, q_values, score_test_p
-from wsim.analysis.stats import wilson_interval
+from wsim.analysis.significance import FINDING_Q, q_values, score_test_p, wilson_ci
 from wsim.errors import WsimError, brief
 from wsim.inputfile import read_regular
 from wsim.tables import Tables
@@ -110,7 +109,7 @@ def people_rows(reference: pd.DataFrame) -> pd.DataFrame:
     q-values against 1/P (their own family)."""
     rows = []
     for r in reference.itertuples(index=False):
-        lo, hi = wilson_interval(r.wins, r.seats)
+        lo, hi = wilson_ci(r.wins, r.seats)
         rows.append({"population": PEOPLE, "players": r.players, "wonder": r.wonder, "side": r.side,
                      "seats": r.seats, "wins": r.wins, "win_rate": r.wins / r.seats, "ci_low": lo, "ci_high": hi,
                      "p_value": score_test_p(r.wins, r.seats, 1 / r.players)})

@@ -1,4 +1,11 @@
-"""Small statistics shared by the reports: proportions and means with their 95% intervals."""
+"""Small statistics of the base install: proportions and means with their 95% intervals.
+
+No statsmodels here: `wsim ladder`, `wsim learn` and the end-of-run summary of `wsim simulate`
+use these, and the base install has no analysis extra (nor should a simulate's start pay for
+importing it). The analysis commands take their intervals and tests from statsmodels
+(wsim.analysis.significance); tests/test_stats_against_statsmodels.py holds wilson_interval equal to
+statsmodels' Wilson interval to 1e-12.
+"""
 
 from __future__ import annotations
 

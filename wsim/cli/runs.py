@@ -70,13 +70,23 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wond
 
 @click.command("check")
 @click.argument("directory", type=click.Path())
+@click.option("--describe", is_flag=True,
+              help="Print the dataset's columns, their types and descriptions, and its metadata keys instead.")
 @click.pass_context
-def check_cmd(ctx, directory):
+def check_cmd(ctx, directory, describe):
     """Verify a dataset against its manifest: parts present, rows, checksums, settings.
 
     Prints `ok: N games, M rows` (exit 0), or one line per problem and `damaged: K problems`
-    or `incomplete: G of N games` (exit 1).
+    or `incomplete: G of N games` (exit 1). With --describe, prints the dataset's schema in
+    words (read from its first part; no verification) and exits 0.
     """
+    if describe:
+        from pathlib import Path
+
+        from wsim.dataset.manifest import describe as describe_dataset
+
+        click.echo(description_text(describe_dataset(Path(directory))))
+        return
     from wsim.api.datasets import check
 
     found = check(directory, data=ctx.obj.get("data"))
@@ -85,6 +95,24 @@ def check_cmd(ctx, directory):
     click.echo(found.closing)
     if not found.ok:
         sys.exit(1)
+
+
+def description_text(found) -> str:
+    """`wsim check --describe`'s text of a wsim.dataset.manifest.Description: a column a line
+    (name, type, description), then the metadata keys."""
+    lines = [f"{found.part.parent}: schema version {found.version}, {len(found.columns)} columns "
+             f"(read from {found.part.name})"]
+    if not any(text for _, _, text in found.columns):
+        lines.append("  its columns carry no descriptions (written before schema version 2): "
+                     "docs/interfaces.md §2 has them")
+    name_width = max(len(name) for name, _, _ in found.columns)
+    type_width = max(len(kind) for _, kind, _ in found.columns)
+    lines += [f"  {name:<{name_width}}  {kind:<{type_width}}  {text or '-'}".rstrip()
+              for name, kind, text in found.columns]
+    lines.append("metadata:")
+    key_width = max((len(key) for key, _ in found.metadata), default=0)
+    lines += [f"  {key:<{key_width}}  {what}" for key, what in found.metadata]
+    return "\n".join(lines)
 
 
 @click.command("replay")

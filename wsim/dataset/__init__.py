@@ -5,7 +5,8 @@ write.py     write_dataset: a `wsim simulate` run, planned, played part by part,
 play.py      play_part: one part of a run played into its Parquet bytes (local and Dask)
 folder.py    lock, recovery, atomic files and the atomic replacement of a folder's contents
 parts.py     the Parquet parts of `wsim simulate`: columns, metadata, reading a part's header
-manifest.py  the manifest written last, and `wsim check`
+columns.py   each column's description, and the schema versions (one per dataset)
+manifest.py  the manifest written last, and `wsim check` (and its --describe)
 plan.py      what a new, --overwrite or --resume run plays; a dataset's card data
 summary.py   the running Summary of a run (printed at its end)
 """

@@ -22,8 +22,9 @@ from pathlib import Path
 
 from wsim.dataset import folder
 from wsim.dataset.folder import DatasetError
-from wsim.dataset.parts import (MANIFEST, PART_RE, PartHeader, owns, part_files, part_index, part_name, read_header,
-                                run_metadata)
+from wsim.dataset.columns import METADATA, description, type_text
+from wsim.dataset.parts import (DATA_KEY, MANIFEST, META_KEY, PART_RE, PartHeader, owns, part_files, part_index,
+                                part_name, read_header, read_metadata, run_metadata)
 from wsim.errors import brief
 from wsim.inputfile import open_regular, read_regular
 from wsim.run.settings import Settings, SettingsError, settings_from_metadata
@@ -105,6 +106,36 @@ def tables_of_dataset(where: Path, data_text, recorded, installed: Tables) -> Ta
     return installed
 
 
+@dataclass(frozen=True)
+class Description:
+    """What `wsim check --describe` prints: a dataset's schema in words, read from its first part."""
+
+    part: Path  # the part read (every part of a dataset has its schema)
+    version: str  # the schema version its metadata records (1 when none), as written
+    columns: tuple  # (name, type in words, description or None) per column
+    metadata: tuple  # (key, what it holds) per key of the part's metadata
+
+
+def describe(path: Path) -> Description:
+    """The schema of the dataset in folder `path` (read-only; DatasetError if it has no
+    readable part): each column with its type and description, and the metadata keys. A
+    dataset of schema version 1 carries no descriptions."""
+    _a_folder(path)
+    header = read_metadata(path)
+    schema = header.schema
+    columns = tuple((f.name, type_text(f.type), description(f)) for f in schema)
+    keys = []
+    for key, value in (schema.metadata or {}).items():
+        name = key.decode("utf-8", "replace")
+        what = METADATA.get(name, "not wsim's")
+        if key == META_KEY:
+            what += ": " + ", ".join(header.meta)
+        elif key == DATA_KEY:
+            what += f" ({len(value):,} bytes)"
+        keys.append((name, what))
+    return Description(path / header.name, brief(header.meta.get("schema_version", 1)), columns, tuple(keys))
+
+
 @dataclass
 class Report:
     """What `wsim check` found: one line per problem and the closing line; for a dataset
@@ -121,13 +152,18 @@ class Report:
         return not self.problems
 
 
-def check(path: Path, installed: Tables) -> Report:
-    """Verify a dataset folder against its manifest (read-only). DatasetError if not a folder.
-    `installed`: the card data for a dataset that does not carry its own."""
+def _a_folder(path: Path):
+    """DatasetError unless `path` is a folder."""
     kind = folder.probe(path)
     if kind != "dir":
         what = {"missing": "no such folder", "other": "not a folder"}.get(kind, kind)
         raise DatasetError(f"{path}: {what}")
+
+
+def check(path: Path, installed: Tables) -> Report:
+    """Verify a dataset folder against its manifest (read-only). DatasetError if not a folder.
+    `installed`: the card data for a dataset that does not carry its own."""
+    _a_folder(path)
     report = Report()
     busy = folder.lock_is_held(path)
     if busy:

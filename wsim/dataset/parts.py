@@ -24,14 +24,15 @@ from wsim.codes import FC_POLICY, FC_SEAT
 from wsim.kernels.layout import (RES_BOARD, RES_CIVILIAN, RES_COINS, RES_COMMERCIAL, RES_GUILD, RES_MILITARY,
                                  RES_NCARDS, RES_RANK, RES_SCIENCE, RES_SHIELDS, RES_SIDE, RES_STAGES,
                                  RES_TOTAL, RES_TREASURY, RES_WONDER)
+from wsim.dataset.columns import DESCRIBED, SCHEMA_VERSION, SCHEMA_VERSIONS, described
 from wsim.dataset.folder import DatasetError
 from wsim.errors import brief, is_whole
 from wsim.inputfile import NotRegularFile, open_regular
 from wsim.run.chunk import Chunk
 from wsim.run.settings import Settings, wonders_text
+from wsim.run.weights import params_by_name
 from wsim.tables import Tables
 
-SCHEMA_VERSION = 1
 PART_RE = re.compile(r"^part-(\d{5,})\.parquet$")
 MANIFEST = "_wsim_manifest.json"
 META_KEY = b"wsim"
@@ -44,16 +45,17 @@ _VP_COLUMNS = (
 )
 
 
-def run_meta(tables: Tables, settings: Settings) -> dict:
-    """The `wsim` metadata every part of a run shares (a part's adds `part`, last)."""
+def run_meta(tables: Tables, settings: Settings, version: int = SCHEMA_VERSION) -> dict:
+    """The `wsim` metadata every part of a run shares (a part's adds `part`, last), in the form
+    of schema version `version`."""
     return {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": version,
         "wsim_version": __version__,
         "rules_version": RULES_VERSION,
         "data_sha256": tables.data_sha256,
         "seed": settings.seed,
         "players": settings.players,
-        "policies": [_policy_entry(p, label, row, sha, settings.model) for p, label, row, sha in
+        "policies": [_policy_entry(p, label, row, sha, settings.model, version) for p, label, row, sha in
                      zip(settings.policies, settings.labels, settings.params, settings.weights_files)],
         "wonders": wonders_text(settings.wonders),
         "sides": settings.sides,
@@ -63,18 +65,19 @@ def run_meta(tables: Tables, settings: Settings) -> dict:
     }
 
 
-def metadata(tables: Tables, settings: Settings, first_game: int, games: int) -> dict:
+def metadata(tables: Tables, settings: Settings, first_game: int, games: int, version: int = SCHEMA_VERSION) -> dict:
     """The `wsim` key-value metadata of a part."""
-    return {**run_meta(tables, settings), "part": {"first_game": first_game, "games": games}}
+    return {**run_meta(tables, settings, version), "part": {"first_game": first_game, "games": games}}
 
 
-def _policy_entry(name: str, label: str, row, weights_sha256: str, model: str) -> dict:
-    """A seat's policy in the metadata: its name, its label when it has one, every parameter,
-    the sha256 of the weights file it plays, when one was given, and a learned seat's model file."""
+def _policy_entry(name: str, label: str, row, weights_sha256: str, model: str, version: int) -> dict:
+    """A seat's policy in the metadata: its name, its label when it has one, every parameter
+    (by name; a list in the kernels' row order before schema version 2), the sha256 of the
+    weights file it plays, when one was given, and a learned seat's model file."""
     entry = {"name": name}
     if label != name:
         entry["label"] = label
-    entry["params"] = list(row)
+    entry["params"] = params_by_name(name, row) if version >= DESCRIBED else list(row)
     if weights_sha256:
         entry["weights_sha256"] = weights_sha256
     if name == "learned":
@@ -111,17 +114,21 @@ def _strings(texts: list) -> pa.Array:
     return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
 
 
-def chunk_table(tables: Tables, settings: Settings, chunk: Chunk) -> pa.Table:
+def chunk_table(tables: Tables, settings: Settings, chunk: Chunk, version: int = SCHEMA_VERSION) -> pa.Table:
     """One row per (game, seat) of a chunk, in (game, seat) order, with the documented columns
-    (at 2 players three rows a game, the Free City's last, and the column free_city)."""
+    (at 2 players three rows a game, the Free City's last, and the column free_city), in the
+    form of schema version `version` (wsim.dataset.columns)."""
     res = chunk.res
     games, n = res.shape[0], res.shape[1]
     rows = games * n
     flat = res.reshape(rows, -1)
     game = np.repeat(np.arange(chunk.first_game, chunk.first_game + games, dtype=np.int64), n)
     seat = np.tile(np.arange(n, dtype=np.int8), games)
-    policy_dict = _strings(list(settings.labels) + ([FC_POLICY] if settings.free_city else []))
-    policy = pa.DictionaryArray.from_arrays(_array(np.tile(np.arange(n, dtype=np.int8), games)), policy_dict)
+    # a dictionary holds each label once (two seats may play one): pandas refuses repeated categories
+    seat_labels = list(settings.labels) + ([FC_POLICY] if settings.free_city else [])
+    labels = list(dict.fromkeys(seat_labels))
+    label_of_seat = np.array([labels.index(label) for label in seat_labels], dtype=np.int8)
+    policy = pa.DictionaryArray.from_arrays(_array(np.tile(label_of_seat, games)), _strings(labels))
     board_names = _strings(list(tables.board_ids))
     wonder = pa.DictionaryArray.from_arrays(_array(flat[:, RES_BOARD].astype(np.int8)), board_names)
     side = pa.DictionaryArray.from_arrays(_array(flat[:, RES_SIDE].astype(np.int8)), _strings(["A", "B"]))
@@ -134,14 +141,15 @@ def chunk_table(tables: Tables, settings: Settings, chunk: Chunk) -> pa.Table:
     name_ids = np.asarray(tables.card_name_id)[ids[mask]].astype(np.int16)
     names = pa.DictionaryArray.from_arrays(_array(name_ids), _strings(list(tables.names)))
     cards = pa.ListArray.from_arrays(_array(offsets), names)
+    named = {"policy": policy, "wonder": wonder, "side": side}
+    if version < DESCRIBED:  # plain strings, as schema version 1 wrote them
+        named = {name: array.dictionary_decode() for name, array in named.items()}
     columns = {
         "game": _array(game),
         "seed": _array(np.full(rows, settings.seed, dtype=np.uint64)),
         "players": _array(np.full(rows, settings.players, dtype=np.int8)),
         "seat": _array(seat),
-        "policy": policy.dictionary_decode(),
-        "wonder": wonder.dictionary_decode(),
-        "side": side.dictionary_decode(),
+        **named,
     }
     for name, field in _VP_COLUMNS:
         columns[name] = _array(flat[:, field].astype(np.int16))
@@ -154,7 +162,7 @@ def chunk_table(tables: Tables, settings: Settings, chunk: Chunk) -> pa.Table:
     columns["cards"] = cards
     if settings.free_city:
         columns["free_city"] = _array(seat == FC_SEAT)
-    return pa.table(columns)
+    return described(columns) if version >= DESCRIBED else pa.table(columns)
 
 
 def part_name(index: int) -> str:
@@ -203,6 +211,7 @@ class PartHeader:
     meta: dict
     rows: int
     data_text: bytes | None
+    schema: pa.Schema | None = None  # its columns (read from a file; None for a part just written)
 
     @property
     def first_game(self) -> int:
@@ -222,6 +231,13 @@ def other_rules(meta: dict) -> str | None:
     return f"written under rules version {brief(version)}, this wsim plays rules version {RULES_VERSION}"
 
 
+def schema_version(meta: dict) -> int | None:
+    """The schema version a dataset's run metadata records (1 when it records none), which its
+    new parts keep; None when it is not one this wsim writes (columns.SCHEMA_VERSIONS)."""
+    version = meta.get("schema_version", 1)
+    return int(version) if any(is_whole(version, v, v) for v in SCHEMA_VERSIONS) else None
+
+
 _REQUIRED_META = ("rules_version", "data_sha256", "seed", "players", "policies", "wonders", "sides",
                   "manneken_pis", "games", "chunk_size", "part")
 
@@ -235,7 +251,8 @@ def read_header(path: Path) -> PartHeader:
     try:
         with open_regular(path) as source:
             f = pq.ParquetFile(source)
-            meta = f.schema_arrow.metadata or {}
+            schema = f.schema_arrow
+            meta = schema.metadata or {}
             rows = f.metadata.num_rows
     except NotRegularFile as e:
         raise DatasetError(f"{path}: {e}") from None
@@ -254,7 +271,7 @@ def read_header(path: Path) -> PartHeader:
     if (not isinstance(part, dict) or set(part) != {"first_game", "games"}
             or not all(type(part[k]) is int and 0 <= part[k] < 2**63 for k in part)):
         raise DatasetError(f"{path}: its 'wsim' metadata is damaged (part must be {{first_game, games}})")
-    return PartHeader(path.name, doc, rows, meta.get(DATA_KEY))
+    return PartHeader(path.name, doc, rows, meta.get(DATA_KEY), schema)
 
 
 def read_columns(path: Path, columns: list) -> pa.Table:
@@ -288,7 +305,8 @@ def part_files(out: Path) -> list:
 
 
 def read_metadata(out: Path) -> PartHeader:
-    """The header of a dataset's first part (every part carries the run's settings)."""
+    """The header of a dataset's first part (every part carries the run's settings and has the
+    dataset's schema)."""
     parts = part_files(out)
     if not parts:
         raise DatasetError(f"{out}: no wsim dataset here (no part-NNNNN.parquet files)")

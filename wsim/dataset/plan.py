@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wsim.dataset import manifest, parts
+from wsim.dataset.columns import SCHEMA_VERSION, SCHEMA_VERSIONS
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target, is_temp_of
 from wsim.errors import brief
 from wsim.run.settings import Settings, SettingsError, settings_from_metadata, wonders_text
@@ -25,6 +26,7 @@ class Plan:
     keep: list  # (PartHeader, sha256) of the parts already in place
     todo: list  # part indices to play
     replace: list  # names of the old dataset that the new one replaces (--overwrite)
+    version: int  # the parts' schema version: a new dataset's is SCHEMA_VERSION, a resumed one keeps its own
 
 
 def precheck(out: Path, mode: str):
@@ -77,7 +79,7 @@ def _plan_new(folder: OutputFolder, tables: Tables, settings: Settings, mode: st
                     raise DatasetError(f"--out: {folder.path / name} is not a wsim manifest; --overwrite "
                                        "replaces only wsim's own files (move it away first)") from None
         replace = [n for n in names if n == parts.MANIFEST] + [n for n in names if parts.PART_RE.match(n)]
-    return Plan(tables, settings, [], list(range(settings.part_count)), replace)
+    return Plan(tables, settings, [], list(range(settings.part_count)), replace, SCHEMA_VERSION)
 
 
 # the run options --resume compares, and the Settings field each sets
@@ -104,6 +106,11 @@ def _plan_resume(folder: OutputFolder, tables: Tables, settings: Settings, expli
     other = parts.other_rules(run_meta)
     if other:
         raise DatasetError(f"--resume: {folder.path} was {other}")
+    version = parts.schema_version(run_meta)
+    if version is None:
+        raise DatasetError(f"--resume: {folder.path} was written with schema version "
+                           f"{brief(run_meta.get('schema_version'))}, this wsim writes versions "
+                           f"{', '.join(map(str, SCHEMA_VERSIONS))}")
     given = tables
     tables = dataset_tables(folder.path / first.name, first, given, "data" in explicit,
                             f"--resume: --data differs from the data file {folder.path} was made with "
@@ -119,7 +126,7 @@ def _plan_resume(folder: OutputFolder, tables: Tables, settings: Settings, expli
             raise DatasetError(f"--resume: {shown} is {_show(option, ours)} but the dataset in {folder.path} was "
                                f"run with {_show(option, theirs)} (leave it out to take the dataset's)")
     settings = recorded
-    ours = parts.run_meta(tables, settings)
+    ours = parts.run_meta(tables, settings, version)
     differs = [k for k in sorted(set(ours) | set(run_meta)) if ours.get(k) != run_meta.get(k)]
     if differs:  # e.g. another wsim version: its parts and ours would not make one dataset
         k = differs[0]
@@ -148,7 +155,7 @@ def _plan_resume(folder: OutputFolder, tables: Tables, settings: Settings, expli
         keep.append((h, sha))
         present.add(index)
     todo = [i for i in range(settings.part_count) if i not in present]
-    return Plan(tables, settings, keep, todo, [])
+    return Plan(tables, settings, keep, todo, [], version)
 
 
 def _manifest_agreeing(path: Path, run_meta: dict) -> dict | None:

@@ -55,7 +55,8 @@ def _local_parts(plan: Plan, runner: Runner, data_text: bytes, on_progress):
     pacer = Pacer()
     for index in plan.todo:
         blob, table, meta = play_part(plan.tables, plan.settings, index, data_text,
-                                      lambda first, games: play_paced(runner, pacer, first, games, on_progress))
+                                      lambda first, games: play_paced(runner, pacer, first, games, on_progress),
+                                      plan.version)
         yield index, blob, table, meta
 
 
@@ -65,10 +66,11 @@ def _cluster_parts(plan: Plan, data_text: bytes, on_progress, cluster, threads: 
     from wsim.run.cluster import play_parts
 
     settings, t = plan.settings, plan.tables
-    with closing(play_parts(cluster, part_task, data_text, parts.run_meta(t, settings), plan.todo, threads)) as blobs:
+    run_meta = parts.run_meta(t, settings, plan.version)
+    with closing(play_parts(cluster, part_task, data_text, run_meta, plan.todo, threads)) as blobs:
         for index, blob in blobs:
             first, games = settings.part(index)
-            meta = parts.metadata(t, settings, first, games)
+            meta = parts.metadata(t, settings, first, games, plan.version)
             header, table = parts.decode(blob, SUMMARY_COLUMNS)
             if header.meta != meta or header.rows != games * settings.cities:
                 raise DatasetError(f"--dask: a worker returned another part than part {index} (other settings "
@@ -135,7 +137,7 @@ def _write(req: Request, out: Path, progress, cluster, label: str) -> Result:
         for header, sha in plan.keep:
             summary.add(parts.read_columns(out / header.name, SUMMARY_COLUMNS))
             entries[parts.part_index(header.name)] = manifest.part_entry(header, sha)
-        run_meta = parts.run_meta(t, settings)
+        run_meta = parts.run_meta(t, settings, plan.version)
         if not plan.todo and manifest.recorded(out) == manifest.document(
                 run_meta, [entries[i] for i in sorted(entries)], data_text):
             summary.seconds = 0.0  # complete, its manifest whole: nothing to write

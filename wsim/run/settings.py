@@ -15,7 +15,7 @@ from wsim import codes
 from wsim.errors import WsimError, brief, flag, is_whole, one_of, text, text_list, whole_number
 from wsim.kernels.deal import board_pool
 from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_LEARNED, POLICY_NAMES, R_BASE_ID, R_DEPTH, R_PLAYOUTS
-from wsim.run.weights import MAX_DEPTH, default_params, read_weights, rollout_row
+from wsim.run.weights import MAX_DEPTH, ParamsError, default_params, params_row, read_weights, rollout_row
 from wsim.tables import Tables
 
 
@@ -389,9 +389,23 @@ def settings_from_metadata(meta: dict, tables: Tables) -> Settings:
     return build_settings(tables, players=meta["players"], policies=entries,
                           seed=meta["seed"], games=meta["games"], wonders=meta["wonders"], sides=meta["sides"],
                           manneken_pis=meta["manneken_pis"], chunk_size=meta["chunk_size"],
-                          params=[p["params"] for p in policies],
+                          params=[_recorded_row(p) for p in policies],
                           weights_files=[p.get("weights_sha256", "") for p in policies],
                           model=next((p["model"] for p in policies if "model" in p), None))
+
+
+def _recorded_row(policy: dict):
+    """A recorded seat's parameters as a row: a list as written (schema version 1), or, recorded
+    by name (version 2), the row it names; the row's form is checked by build_settings."""
+    params = policy["params"]
+    if not isinstance(params, dict):
+        return params
+    if policy["name"] not in POLICY_NAMES:  # parse_policies names the unknown policy
+        return []
+    try:
+        return list(params_row(policy["name"], params))
+    except ParamsError as e:
+        raise SettingsError(f"policies: {e}") from None
 
 
 def check_board_pool(tables: Tables, boards, promo_in_pool: bool):

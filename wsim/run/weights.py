@@ -6,6 +6,7 @@ A parameter row holds kernels/policy.P_COUNT int32 values in the order of PARAM_
 {"format": "wsim-weights-1", "policy": "heuristic", "weights": {KEY: whole number, ...}}, every
 key of the policy present (hundredths of a victory point), except a heuristic feature that
 wsim/effects.py gives a default weight: a file written before the feature existed takes it.
+A dataset's metadata records a row by name (params_by_name, params_row: docs/interfaces.md §2).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from wsim.effects import weight_defaults
-from wsim.errors import WsimError, brief
+from wsim.errors import WsimError, brief, is_whole
 from wsim.kernels.greedy import GREEDY_DEFAULTS
 from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_NAMES, R_BASE, R_BASE_ID, R_DEPTH, R_PLAYOUTS
 from wsim.yamlfile import YamlFileError, read_bytes
@@ -94,3 +95,65 @@ def default_params(name: str) -> tuple:
     elif name == "rollout":  # playouts, its base policy (the shipped heuristic), then the base's row
         row = rollout_row(ROLLOUT_PLAYOUTS, "heuristic", default_params("heuristic"))
     return tuple(row)
+
+
+class ParamsError(WsimError):
+    """A parameter row recorded by name that is not one (the message says what is wrong)."""
+
+
+def params_by_name(name: str, row) -> dict:
+    """Policy `name`'s parameter row as {KEY: value}, the keys `--policy-param` takes
+    (docs/interfaces.md §2): a rollout's as {playouts, base, base_params} ({playouts, base, depth}
+    over the learned base), base_params its base's own parameters by name. params_row inverts it."""
+    if name != "rollout":
+        keys = PARAM_KEYS[name]
+        return {k: int(v) for k, v in zip(keys, row)}
+    base = POLICY_NAMES[row[R_BASE_ID]]
+    named = {"playouts": int(row[R_PLAYOUTS]), "base": base}
+    if base == "learned":
+        named["depth"] = int(row[R_DEPTH])
+    else:
+        named["base_params"] = params_by_name(base, row[R_BASE:])
+    return named
+
+
+def params_row(name: str, named) -> tuple:
+    """The parameter row (P_COUNT ints) of policy `name` recorded by name (params_by_name's form);
+    ParamsError when `named` is not that form: every key of the policy, each a 32-bit whole number
+    (the kernels' bounds are the settings' checks, as for a recorded row)."""
+    if name != "rollout":
+        return _plain_row(name, named)
+    expected = ("playouts", "base", "base_params")
+    if isinstance(named, dict) and named.get("base") == "learned":
+        expected = ("playouts", "base", "depth")
+    _expect_keys("rollout", named, expected)
+    base = named["base"]
+    if base not in POLICY_NAMES or base == "rollout":
+        raise ParamsError(f"rollout's base must be a policy other than rollout, got {brief(base)}")
+    playouts = _int32("rollout", "playouts", named["playouts"])
+    if base == "learned":
+        return rollout_row(playouts, base, default_params(base), _int32("rollout", "depth", named["depth"]))
+    return rollout_row(playouts, base, _plain_row(base, named["base_params"]))
+
+
+def _plain_row(name: str, named) -> tuple:
+    """The row of a policy other than rollout from {KEY: value}, zeros past its keys."""
+    keys = PARAM_KEYS[name]
+    _expect_keys(name, named, keys)
+    row = [0] * P_COUNT
+    for i, k in enumerate(keys):
+        row[i] = _int32(name, k, named[k])
+    return tuple(row)
+
+
+def _expect_keys(name: str, named, keys):
+    if not isinstance(named, dict) or set(named) != set(keys):
+        got = sorted(named) if isinstance(named, dict) else named
+        raise ParamsError(f"{name}'s parameters must be an object of exactly the keys "
+                          f"{', '.join(keys) or '(none)'}, got {brief(got)}")
+
+
+def _int32(name: str, key: str, value) -> int:
+    if not is_whole(value, -2**31, 2**31 - 1):
+        raise ParamsError(f"{name}.{key} must be a 32-bit whole number, got {brief(value)}")
+    return int(value)

@@ -28,6 +28,8 @@ import pandas as pd
 from scipy import stats as sps
 from statsmodels.genmod.families import Binomial
 from statsmodels.genmod.generalized_linear_model import GLM
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.proportion import confint_proportions_2indep
 from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 
 from wsim.analysis.significance import t_test_p
@@ -335,16 +337,15 @@ def paired_mean_ci(n: int, sum_d: float, sum_d2: float) -> tuple[float, float, f
 
 
 def mcnemar_p(sum_d: float, sum_d2: float) -> float:
-    """McNemar's exact two-sided p of paired win differences d in {−1, 0, 1}: Σd² pairs are
-    discordant, (Σd² + Σd) / 2 of them in favour of the first."""
+    """McNemar's exact two-sided p (statsmodels' `mcnemar`) of paired win differences d in
+    {−1, 0, 1}: Σd² pairs are discordant, (Σd² + Σd) / 2 of them in favour of the first."""
     discordant = int(round(sum_d2))
-    if discordant == 0:
-        return 1.0
     wins_first = int(round((sum_d2 + sum_d) / 2))
-    return float(sps.binomtest(wins_first, discordant, 0.5).pvalue)
+    return float(mcnemar([[0, wins_first], [discordant - wins_first, 0]], exact=True).pvalue)
 
 
 def independent_diff_ci(p0: float, n0: int, p1: float, n1: int) -> tuple[float, float]:
-    """95% CI of p1 − p0 for two proportions from independent samples (normal approximation)."""
-    half = Z95 * math.sqrt(p0 * (1 - p0) / n0 + p1 * (1 - p1) / n1)
-    return p1 - p0 - half, p1 - p0 + half
+    """95% CI of p1 − p0 for two proportions from independent samples: the normal (Wald)
+    interval of statsmodels' `confint_proportions_2indep`."""
+    low, high = confint_proportions_2indep(p1 * n1, n1, p0 * n0, n0, method="wald", compare="diff")
+    return float(low), float(high)
