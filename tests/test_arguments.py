@@ -87,7 +87,7 @@ def _calls(dataset: str, scenario: str, out: str, live: dict | None = None) -> l
          {"agent": [0, "player_9"], "policy": TEXT}),
         ("balance", lambda **kw: wsim.balance(**{"dataset": dataset, **kw}),
          {"dataset": PATH, "out": PATH, "baseline": PATH, "data": PATH,
-          "overwrite": [v for v in FLAG if v is not None]}),
+          "overwrite": [v for v in FLAG if v is not None], "practical": ["0.1", True, math.nan, 0, 1, -0.5]}),
         ("ablate", lambda **kw: wsim.ablate(**{"edits": ["Baths.points=+1"], "out": out, "games": 20,
                                                "players": 3, "threads": 1, **kw}),
          {"edits": ["Baths.points=+1", [1], []], **settings, **run, "out": PATH, "progress": PROGRESS,

@@ -121,9 +121,67 @@ def test_the_page_is_self_contained(dataset, planted, tmp_path):
         text = page.read_text()
         assert text.startswith("<!doctype html>") and text.rstrip().endswith("</html>")
         assert not re.search(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", text, re.I)
-        assert not re.search(r"<(?:script|link|img|iframe)\b", text, re.I)
+        assert not re.search(r"<(?:link|img|iframe)\b", text, re.I)
+        assert re.findall(r"<script\b[^>]*>", text) == ["<script>"]  # one, inline: the sorting of the tables
         assert text.count("<svg") == plots and text.count("</svg>") == plots
         assert html.escape(report_mod.ASSOCIATION_NOTE) in text
+
+
+def _column(table_html: str, heading: str) -> list:
+    """The data-v values of one column of the first HTML table in `table_html`, top to bottom."""
+    table = re.search(r"<table.*?</table>", table_html, re.S).group(0)
+    i = re.findall(r"<th[^>]*>(.*?)</th>", table).index(heading)
+    rows = re.findall(r"<tr>(.*?)</tr>", table)[1:]
+    return [re.findall(r"<td(?: data-v=\"([^\"]*)\")?>", r)[i] for r in rows]
+
+
+def test_the_page_answers_first_farthest_from_fair_first(dataset, tmp_path):
+    """One verdict sentence per wonder side at the top, in the order of the distance from fair,
+    the same order in the table, every plot row with its hover text, and the CSVs' new columns
+    after the old ones."""
+    out = tmp_path / "rep"
+    assert run_cli("balance", str(dataset), "--out", str(out)).exit_code == 0
+    wonders = _rows(out / "wonders.csv")
+    assert tuple(wonders[0]) == (report_mod.WONDER_COLUMNS + tuple(f"vp_{c}" for c in codes.CATEGORIES)
+                                 + report_mod.SIZE_COLUMNS)
+    text = (out / "index.html").read_text()
+    assert text.index("<h2>Verdicts</h2>") < text.index("<h2>Wonders</h2>") < text.index("<h2>Cards</h2>")
+    farthest = sorted(wonders, key=lambda w: -abs(float(w["diff"])))
+    names = [f"{w['wonder'].title()} {w['side']}" for w in farthest]
+    verdicts = text[text.index("<h2>Verdicts</h2>"):text.index("<h3>Cards</h3>")]
+    sentences = re.findall(r"<li>(.*?)</li>", verdicts)
+    assert [re.sub(r"^★ ", "", s).split(" (4 players)")[0] for s in sentences] == names
+    for w, s in zip(farthest, sentences):
+        if w["verdict"] in ("too strong", "too weak"):
+            assert s.startswith("★ ") and f"points of win share <b>{w['verdict']}</b>" in s
+        assert f"{int(w['seats']):,} seats (random at every seat)" in s and " VP [" in s
+    table = text[text.index("<h2>Wonders</h2>"):text.index("<h2>Cards</h2>")]
+    column = [float(v) for v in _column(table, "from fair (pp)")]
+    assert len(column) == 14 and column == sorted(column, key=abs, reverse=True)  # the "from fair" column
+    assert table.count("<title>") == 28  # the forest's rows and the points' rows
+    cards = _rows(out / "cards.csv")
+    assert text.count("<title>") == 1 + 28 + sum(1 for c in cards if c["effect"])  # the page's own, then the rows'
+
+
+@pytest.mark.parametrize("practical", ["0", "1", "-0.1", "1.5", "nan", "inf", "lots"])
+def test_balance_refuses_a_bad_practical_threshold(dataset, tmp_path, practical):
+    result = run_cli("balance", str(dataset), "--practical", practical, "--out", str(tmp_path / "rep"))
+    assert result.exit_code == 2 and last_error_line(result).startswith("Error:"), result.output
+    assert "--practical" in last_error_line(result)
+    assert not (tmp_path / "rep").exists()
+
+
+def test_a_large_practical_threshold_leaves_no_finding(dataset, tmp_path):
+    """--practical 0.9 (22.5 points of win share at 4 players): every side is fair enough or not
+    resolved, the threshold is in the CSV and the verdicts' preamble."""
+    out = tmp_path / "rep"
+    assert run_cli("balance", str(dataset), "--practical", "0.9", "--out", str(out)).exit_code == 0
+    wonders = _rows(out / "wonders.csv")
+    assert {w["verdict"] for w in wonders} <= {"fair enough", "not resolved"}
+    assert all(float(w["threshold"]) == pytest.approx(0.9 * float(w["fair_share"]), rel=1e-5) for w in wonders)
+    text = (out / "index.html").read_text()
+    assert "90% of the fair share (22.5 points of win share at 4 players" in text
+    assert "fair enough (within ±22.5)" in text and "★ " not in text.split("<h2>Paired")[0].split("<h3>Cards")[0]
 
 
 def test_effects_with_a_policy_and_a_wonder_fixed_per_seat(tmp_path):

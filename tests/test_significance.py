@@ -5,6 +5,7 @@ with q < 0.05 (docs/interfaces.md §5 `q_value`)."""
 import csv
 import io
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -72,21 +73,27 @@ def test_without_any_effect_a_family_shows_a_finding_in_at_most_5_percent_of_rep
 
 
 @pytest.mark.slow
-def test_the_report_marks_exactly_the_rows_with_q_below_5_percent(tmp_path):
+def test_the_report_marks_exactly_the_rows_significant_and_large(tmp_path):
+    """A balance finding (★) is a row with q < 0.05 at least the practical threshold from fair;
+    the other significant rows are fair enough."""
     from clikit import run_cli
 
     data = tmp_path / "d"
     assert run_cli("simulate", "--games", "3000", "--players", "3", "--policy", "greedy", "--threads", "1",
                    "--out", str(data)).exit_code == 0
     assert run_cli("balance", str(data), "--out", str(tmp_path / "r")).exit_code == 0
-    findings = 0
-    for name in ("wonders.csv", "cards.csv"):
+    findings = significant = 0
+    for name, distance in (("wonders.csv", "diff"), ("cards.csv", "effect")):
         rows = list(csv.DictReader(io.StringIO((tmp_path / "r" / name).read_text())))
         assert all("q_value" in r for r in rows)
-        findings += sum(1 for r in rows if r["q_value"] and float(r["q_value"]) < 0.05)
+        small = [r for r in rows if r["q_value"] and float(r["q_value"]) < 0.05]
+        large = [r for r in small if abs(float(r[distance])) >= float(r["threshold"])]
+        assert {r["verdict"] for r in large} <= {"too strong", "too weak"}
+        assert {r["verdict"] for r in small if r not in large} <= {"fair enough"}
+        findings, significant = findings + len(large), significant + len(small)
         # rows without an estimate have no q-value
         assert all(r["q_value"] == "" for r in rows if r.get("effect", "x") == "")
     page = (tmp_path / "r" / "index.html").read_text()
-    assert findings > 0
-    assert page.count("<td>★</td>") == findings
+    assert significant > findings > 0
+    assert len(re.findall(r"<td>★ too (?:strong|weak)</td>", page)) == findings
     assert "comparisons with an estimate in this family" in page

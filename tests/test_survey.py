@@ -4,6 +4,7 @@ command's output rules (docs/interfaces.md §0, §6)."""
 import csv
 import io
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -329,9 +330,22 @@ def test_a_two_player_survey_its_page_and_its_refusals(tmp_path, monkeypatch):
     findings = sum(1 for name in ("survey.csv", "pairs.csv", "card_effects.csv")
                    for r in csv.DictReader(io.StringIO((out / name).read_text()))
                    if r["q_value"] and float(r["q_value"]) < 0.05)
-    assert (out / "index.html").read_text().count("<td>★</td>") == findings - sum(
+    page = (out / "index.html").read_text()
+    assert len(re.findall(r"<td[^>]*>★</td>", page)) == findings - sum(
         1 for r in csv.DictReader(io.StringIO((out / "card_effects.csv").read_text()))
         if r["q_value"] and float(r["q_value"]) < 0.05)  # card effects are in their CSV, not a table
+    # the answers first: a sentence per wonder side, its farthest population's distance from fair first
+    verdicts = page[page.index("<h2>Verdicts</h2>"):page.index("<h3>Cards</h3>")]
+    assert page.index("<h2>Verdicts</h2>") < page.index("<h2>2 players: wonders</h2>")
+    sentences = re.findall(r"<li>(\w+ [AB]) \(2 players\) — <b>([a-z ]+)</b>; points of win share: (.*?)\.</li>",
+                           verdicts)
+    by_side = {(r["wonder"].title() + " " + r["side"]): r["verdict"]
+               for r in csv.DictReader(io.StringIO((out / "verdicts.csv").read_text()))}
+    assert {name: verdict for name, verdict, _ in sentences} == by_side
+    farthest = [max((abs(float(x)) for x in re.findall(r"\b[gr] ([+-][\d.]+) \[", sizes.replace("−", "-"))),
+                    default=0.0) for _, _, sizes in sentences]
+    assert farthest == sorted(farthest, reverse=True)
+    assert '<script>' in page and '<g class="hover"><title>' in page
     pairs = list(csv.DictReader(io.StringIO((out / "pairs.csv").read_text())))
     assert all(r["q_value"] == "" for r in pairs if int(r["games"]) * 2 // 14 < 30 and r["ci_low"] == "")
     # an interrupted --overwrite leaves the survey as it was

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 
 from wsim.analysis.balance import plots
-from wsim.analysis.balance.report import CSS, Q_COLUMNS, family_note, html_table, pct
+from wsim.analysis.balance.report import CSS, Q_COLUMNS, SORT_SCRIPT, family_note, html_table, pct
 
 
 def _verdict(result, tolerance: float) -> str:
@@ -57,6 +57,6 @@ def page(result, plan_, commands: list, path) -> str:
                "it started from, solved the linear model, and verified the solution by a run of its own:</p>")
     out.append(html_table(path, {
         "step": ("step", str), "edits": ("edits", str), "max_deviation": ("max deviation (pp)", pct)}))
-    out.append("</body></html>")
+    out += [SORT_SCRIPT, "</body></html>"]
     return "\n".join(out)
 

@@ -22,8 +22,8 @@ from wsim import codes
 from wsim.analysis.balance import effects, read
 from wsim.analysis.balance.report import csv_bytes, wonders_table
 from wsim.analysis.playtest import compare, people_rows
-from wsim.analysis.significance import q_values
-from wsim.analysis.stats import Z95, mean_half_width, wilson_interval
+from wsim.analysis.significance import q_values, wilson_ci
+from wsim.analysis.stats import Z95, mean_half_width
 from wsim.analysis.verdicts import games_for_estimate, games_for_rate, normal_critical, t_critical, verdicts
 from wsim.dataset import parts
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target
@@ -294,7 +294,7 @@ def play_rows(table: pd.DataFrame) -> pd.DataFrame:
         out[f"{what}_ci_low"] = out[f"mean_{what}"] - half
         out[f"{what}_ci_high"] = out[f"mean_{what}"] + half
     out["winners_with_guild"] = out.guild_wins / out.games
-    bounds = [wilson_interval(int(w), int(g)) for w, g in zip(out.guild_wins, out.games)]
+    bounds = [wilson_ci(int(w), int(g)) for w, g in zip(out.guild_wins, out.games)]
     out["guild_ci_low"] = [lo for lo, _ in bounds]
     out["guild_ci_high"] = [hi for _, hi in bounds]
     return out

@@ -1,5 +1,6 @@
-"""The survey's self-contained HTML page: one forest plot per player count with a marker per
-population (and the people's games), the verdict beside each row, and the tables."""
+"""The survey's self-contained HTML page: a verdict sentence per wonder side and card first, then
+one forest plot per player count with a marker per population (and the people's games), the
+verdict beside each row, and the tables (sortable, farthest from fair first)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import math
 
 import pandas as pd
 
-from wsim.analysis.balance import plots
-from wsim.analysis.balance.report import CSS, Q_COLUMNS, family_note, html_table, pct
+from wsim.analysis.balance import answers, plots, size
+from wsim.analysis.balance.report import CSS, Q_COLUMNS, SORT_SCRIPT, family_note, html_table, pct
 from wsim.analysis.playtest import PEOPLE
 from wsim.analysis.significance import FINDING_Q
 from wsim.analysis.verdicts import DEPENDS, NOT_RESOLVED, ROBUST
@@ -30,6 +31,62 @@ def _games(x: str) -> str:
     return "never (no deviation)" if x == "inf" else f"{int(x):,}" if x else ""
 
 
+def _sized_rows(rows: pd.DataFrame, value: str, fair) -> pd.DataFrame:
+    """Each population's row with its distance from `fair` (a Series, or 0 for an effect) as
+    `diff`, `diff_low`, `diff_high`, and whether it is a finding by size too (`star`: q < 0.05
+    and at least size.PRACTICAL of the population's fair share, the rows' `share`, from fair, as
+    `wsim balance` marks it)."""
+    t = rows.assign(diff=rows[value] - fair, diff_low=rows.ci_low - fair, diff_high=rows.ci_high - fair)
+    verdicts = size.with_verdicts(t, "diff", t.diff_low, t.diff_high, size.PRACTICAL * t.share).verdict
+    return t.assign(star=verdicts.isin(size.FINDINGS))
+
+
+def _population_sizes(rows: pd.DataFrame) -> str:
+    """`heuristic +18.7 [+17.4, +20.0] ★, rollout +3.7 [−1.1, +9.1]`: each population's distance
+    from fair in percentage points, starred where it is a finding by size too."""
+    return ", ".join(f"{html.escape(r.population)} {answers.number(100 * r.diff, True)} "
+                     f"[{answers.number(100 * r.diff_low, True)}, {answers.number(100 * r.diff_high, True)}]"
+                     + (" ★" if r.star else "") for r in rows.itertuples())
+
+
+def _verdict_items(verdicts: pd.DataFrame, sized: pd.DataFrame, key: list, name, unit: str) -> list:
+    """One sentence per verdict row, farthest from fair first (its farthest population decides)."""
+    groups = dict(list(sized.groupby(key)))
+    none = sized.iloc[:0]
+    mine = [groups.get(k, none) for k in verdicts[key].itertuples(index=False, name=None)]
+    order = verdicts.assign(distance=[g["diff"].abs().max() for g in mine], position=range(len(mine)))
+    items = []
+    for r in size.by_distance(order, "distance").itertuples(index=False):
+        needed = (f"; about {_games(r.games_needed)} games would settle it"
+                  if r.verdict == NOT_RESOLVED and r.games_needed not in ("", "inf") else "")
+        items.append(f"{html.escape(name(r))} ({r.players} players) — <b>{r.verdict}</b>; points of {unit}: "
+                     f"{_population_sizes(mine[r.position]) or 'no estimate'}{needed}.")
+    return items
+
+
+def _verdict_section(survey, rows: pd.DataFrame) -> list:
+    """The answers first: a sentence per wonder side and card, farthest from fair first, each
+    population's distance from fair with its 95% CI."""
+    rates = rows[rows.population != PEOPLE]
+    sides = _sized_rows(rates.assign(share=rates.fair_share), "win_rate", rates.fair_share)
+    share = rates.groupby(["population", "players"]).fair_share.first()
+    effects = survey.card_effects.dropna(subset=["effect"])
+    effects = effects.assign(share=[share[k] for k in effects[["population", "players"]].itertuples(index=False)])
+    cards = _sized_rows(effects, "effect", 0.0)
+    return ["<h2>Verdicts</h2>",
+            '<p class="note">Farthest from fair first (a row\'s farthest population decides the order). After '
+            "each verdict, every population's distance from fair in percentage points with its 95% CI: its win "
+            "rate less its fair share, or a card's effect on its builders' chance of winning. ★: q &lt; "
+            f"{FINDING_Q} and at least {size.PRACTICAL:.0%} of the population's fair share from fair "
+            f"({25 * size.PRACTICAL:.1f} points at 4 players), as <code>wsim balance</code> marks a finding; <code>wsim balance</code> on a "
+            "population's dataset (data/NAME) gives its sizes in victory points.</p>",
+            "<h3>Wonder sides</h3>", answers.bullets(_verdict_items(
+                survey.verdicts, sides, ["players", "wonder", "side"], lambda r: answers.side_name(r.wonder, r.side),
+                "win share")),
+            "<h3>Cards</h3>", answers.bullets(_verdict_items(survey.card_verdicts, cards, ["players", "card"],
+                                                             lambda r: r.card, "win chance for its builders"))]
+
+
 def page(survey, rows: pd.DataFrame, populations: list, datasets: dict, data_path) -> str:
     """The page of a survey (`rows`: survey.csv's rows, the people's included)."""
     first = populations[0].settings
@@ -42,9 +99,13 @@ def page(survey, rows: pd.DataFrame, populations: list, datasets: dict, data_pat
         out.append(f"<li><b>{html.escape(pop.name)}</b> ({html.escape(pop.spec)}): seats "
                    f"{html.escape(', '.join(pop.settings.labels))}, games 0..{pop.games - 1:,}</li>")
     out.append("</ul>" + VERDICT_TEXT)
+    out += _verdict_section(survey, rows)
+    distance = (rows.win_rate - rows.fair_share).abs().groupby([rows.players, rows.wonder, rows.side]).max()
     for players, verdicts in survey.verdicts.groupby("players", sort=True):
         here = rows[rows.players == players]
         out.append(f"<h2>{players} players: wonders</h2>")
+        verdicts = size.by_distance(verdicts.assign(
+            _d=[distance.get((players, w, s), math.nan) for w, s in zip(verdicts.wonder, verdicts.side)]), "_d")
         keys = list(verdicts[["wonder", "side"]].itertuples(index=False, name=None))
         people = here[here.population == PEOPLE]
         keys += [(w, s) for w, s in people[["wonder", "side"]].itertuples(index=False, name=None) if (w, s) not in keys]
@@ -56,15 +117,19 @@ def page(survey, rows: pd.DataFrame, populations: list, datasets: dict, data_pat
                                    for c in ("win_rate", "ci_low", "ci_high"))))
         by_key = verdicts.set_index(["wonder", "side"]).verdict
         notes = [by_key.get(k, "") for k in keys]
+        titles = [f"{answers.side_name(*k)}: " + ", ".join(
+            f"{name} {value[i]:.1f}% [{low[i]:.1f}, {high[i]:.1f}]" for name, value, low, high in series
+            if not math.isnan(value[i])) + (f"; {notes[i]}" if notes[i] else "") for i, k in enumerate(keys)]
         out.append("<figure>" + plots.forest_groups([f"{w} {s}" for w, s in keys], series, "win rate (%)",
-                                                     100 / players, notes) + "</figure>")
+                                                     100 / players, notes, titles) + "</figure>")
         out.append(html_table(verdicts, {
             "wonder": ("wonder", str), "side": ("side", str), "verdict": ("verdict", str),
             "min_rate": ("min win %", pct), "max_rate": ("max win %", pct),
             "populations": ("populations", str), "games_needed": ("games needed", _games)}))
         out.append("<h3>Win rates by population</h3>")
         for name, t in here.groupby("population", sort=False):
-            out.append(f"<p><b>{html.escape(name)}</b></p>" + html_table(t, {
+            t = size.by_distance(t.assign(_d=t.win_rate - t.fair_share.fillna(1 / players)), "_d")
+            out.append(f"<p><b>{html.escape(name)}</b>, farthest from fair first</p>" + html_table(t, {
                 "wonder": ("wonder", str), "side": ("side", str), "seats": ("seats", lambda v: f"{v:,}"),
                 "wins": ("wins", lambda v: f"{v:,}"), "win_rate": ("win %", pct), "ci_low": ("95% CI low", pct),
                 "ci_high": ("95% CI high", pct), **Q_COLUMNS}))
@@ -74,7 +139,7 @@ def page(survey, rows: pd.DataFrame, populations: list, datasets: dict, data_pat
                        + family_note(here[here.population == PEOPLE]))
         pairs = survey.pairs[survey.pairs.players == players]
         out.append("<h3>Populations against each other (the games they share; diff = a − b)</h3>")
-        out.append(html_table(pairs, {
+        out.append(html_table(size.by_distance(pairs, "diff"), {
             "wonder": ("wonder", str), "side": ("side", str), "population_a": ("a", str), "population_b": ("b", str),
             "games": ("games", lambda v: f"{v:,}"), "diff": ("diff (pp)", pct), "ci_low": ("95% CI low", pct),
             "ci_high": ("95% CI high", pct), **Q_COLUMNS}))
@@ -83,11 +148,13 @@ def page(survey, rows: pd.DataFrame, populations: list, datasets: dict, data_pat
         out.append(f"<h2>{players} players: cards</h2><p>Each population's card effect (the mean change in a "
                    "seat's chance of winning when it builds the card, adjusted for wonder, side, seat and policy: "
                    "an association, see <code>wsim balance</code>), and the verdict over the populations.</p>")
+        effects = survey.card_effects[survey.card_effects.players == players]
+        farthest = effects.effect.abs().groupby(effects.card).max()
+        cards = size.by_distance(cards.assign(_d=cards.card.map(farthest)), "_d")
         out.append(html_table(cards, {
             "card": ("card", str), "verdict": ("verdict", str), "min_effect": ("min effect (pp)", pct),
             "max_effect": ("max effect (pp)", pct), "populations": ("populations", str),
             "games_needed": ("games needed", _games)}))
-        effects = survey.card_effects[survey.card_effects.players == players]
         out.append("<p>The populations' card effects behind these verdicts, each with its 95% CI and q-value, are "
                    "in card_effects.csv;</p>" + family_note(effects))
     if survey.reference is not None:
@@ -101,5 +168,5 @@ def page(survey, rows: pd.DataFrame, populations: list, datasets: dict, data_pat
             "ci_low": ("95% CI low", pct), "ci_high": ("95% CI high", pct), **Q_COLUMNS,
             "disagrees": ("disagrees", str)}))
         out.append(family_note(ref))
-    out.append("</body></html>")
+    out += [SORT_SCRIPT, "</body></html>"]
     return "\n".join(out) + "\n"

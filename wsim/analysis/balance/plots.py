@@ -6,6 +6,7 @@ same report, and text stays text (smaller, and searchable in the page).
 
 from __future__ import annotations
 
+import html
 import io
 import re
 
@@ -22,16 +23,34 @@ _ROW_INCHES = 0.22
 _WIDTH = 7.5
 _MAIN = "#1f4e79"
 _SECOND = "#c0504d"
+_HOVER = "wsim-hover-"  # the gid of a row's hover target, replaced by its <title> in the SVG text
 
 
-def _svg(fig) -> str:
+def _svg(fig, titles: list | None = None) -> str:
+    """The figure as SVG text to inline; `titles`: the hover text of each row's target (_rows_svg)."""
     out = io.StringIO()
     fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     text = out.getvalue()
     text = text[text.index("<svg"):]  # the XML prolog and doctype do not belong inside HTML
     # the RDF block names vocabularies by URL; the page promises no external reference at all
-    return re.sub(r"\s*<metadata>.*?</metadata>", "", text, count=1, flags=re.S)
+    text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, count=1, flags=re.S)
+    if titles is None:
+        return text
+    # a browser shows an SVG group's first <title> child while the pointer is over the group
+    return re.sub(rf'<g id="{_HOVER}(\d+)">',
+                  lambda m: f'<g class="hover"><title>{html.escape(titles[int(m.group(1))])}</title>', text)
+
+
+def _rows_svg(fig, ax, y, titles: list | None) -> str:
+    """A figure of rows at heights `y` as SVG text, each row with its hover text `titles` (if
+    given) on an invisible line across the plot's whole width: an SVG stroke of opacity 0 still
+    takes the pointer (pointer-events: visiblePainted). Drawn last, once the limits are final."""
+    if titles is not None:
+        for i, yi in enumerate(y):
+            ax.plot(ax.get_xlim(), [yi, yi], lw=14, alpha=0, solid_capstyle="butt", gid=f"{_HOVER}{i}",
+                    scalex=False, scaley=False)
+    return _svg(fig, titles)
 
 
 def _arms(value, low, high) -> list:
@@ -45,28 +64,32 @@ def _rows_figure(n: int):
 
 
 def forest(labels: list, value, low, high, xlabel: str, reference: float | None = None,
-           reference_label: str = "") -> str:
+           reference_label: str = "", band: tuple | None = None, band_label: str = "",
+           titles: list | None = None) -> str:
     """Estimates with their 95% intervals, one row per label (top to bottom in the given
-    order), with an optional vertical reference line (e.g. the fair share 1/N)."""
+    order), with an optional vertical reference line (e.g. the fair share 1/N), an optional
+    shaded band (low, high) (e.g. what is fair enough) and each row's hover text `titles`."""
     with plt.rc_context(_STYLE):
         fig, ax = _rows_figure(len(labels))
         y = np.arange(len(labels))[::-1]
         value, low, high = (np.asarray(a, dtype=float) for a in (value, low, high))
+        if band is not None:
+            ax.axvspan(*band, color="#4f8a3c", alpha=0.12, lw=0, label=band_label or None)
         ax.errorbar(value, y, xerr=_arms(value, low, high), fmt="o", color=_MAIN, ms=3.5, capsize=2, lw=1)
         if reference is not None:
             ax.axvline(reference, color=_SECOND, ls="--", lw=1, label=reference_label or None)
-            if reference_label:
-                ax.legend(loc="lower right", frameon=False)
+        if reference_label or band_label:
+            ax.legend(loc="lower right", frameon=False)
         ax.set_yticks(y, labels)
         ax.set_ylim(-0.7, len(labels) - 0.3)
         ax.set_xlabel(xlabel)
         ax.grid(axis="x", lw=0.4, alpha=0.5)
-        return _svg(fig)
+        return _rows_svg(fig, ax, y, titles)
 
 
-def stacked(labels: list, parts: dict, xlabel: str) -> str:
+def stacked(labels: list, parts: dict, xlabel: str, titles: list | None = None) -> str:
     """Horizontal stacked bars: for each label, the parts {name: values} laid end to end
-    (mean points by category)."""
+    (mean points by category), with each row's hover text `titles`."""
     with plt.rc_context(_STYLE):
         fig, ax = _rows_figure(len(labels))
         y = np.arange(len(labels))[::-1]
@@ -80,12 +103,14 @@ def stacked(labels: list, parts: dict, xlabel: str) -> str:
         ax.set_ylim(-0.7, len(labels) - 0.3)
         ax.set_xlabel(xlabel)
         ax.legend(ncols=min(len(parts), 7), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
-        return _svg(fig)
+        return _rows_svg(fig, ax, y, titles)
 
 
-def paired(labels: list, diff, low, high, low_independent, high_independent, xlabel: str) -> str:
+def paired(labels: list, diff, low, high, low_independent, high_independent, xlabel: str,
+           titles: list | None = None) -> str:
     """Paired differences with two intervals per row: the paired design's (thick) and the one
-    two independent runs would give (thin, below), so the gain in precision shows."""
+    two independent runs would give (thin, below), so the gain in precision shows; `titles`:
+    each row's hover text."""
     with plt.rc_context(_STYLE):
         fig, ax = _rows_figure(len(labels))
         y = np.arange(len(labels))[::-1].astype(float)
@@ -101,17 +126,18 @@ def paired(labels: list, diff, low, high, low_independent, high_independent, xla
         ax.set_xlabel(xlabel)
         ax.grid(axis="x", lw=0.4, alpha=0.5)
         ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, frameon=False)
-        return _svg(fig)
+        return _rows_svg(fig, ax, y, titles)
 
 
 _SERIES = ("#1f4e79", "#c0504d", "#4f8a3c", "#8064a2", "#e36c09", "#4bacc6", "#7f7f7f", "#b8860b")
 
 
-def forest_groups(labels: list, series: list, xlabel: str, reference=None, notes: list | None = None) -> str:
+def forest_groups(labels: list, series: list, xlabel: str, reference=None, notes: list | None = None,
+                  titles: list | None = None) -> str:
     """Several estimates per row, each with its 95% interval: `series` is a list of (name,
     value, low, high), one marker per series in each row (NaN: none), `reference` a vertical
     line (a number, or one per row: drawn as a short tick on each), `notes` a text at the right
-    of each row (e.g. its verdict)."""
+    of each row (e.g. its verdict), `titles` each row's hover text."""
     with plt.rc_context(_STYLE):
         fig, ax = _rows_figure(len(labels) * max(1, len(series)) / 2.5)
         y = np.arange(len(labels))[::-1].astype(float)
@@ -134,4 +160,4 @@ def forest_groups(labels: list, series: list, xlabel: str, reference=None, notes
         ax.set_xlabel(xlabel)
         ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(len(series), 6), frameon=False)
         ax.grid(axis="x", lw=0.4, alpha=0.5)
-        return _svg(fig)
+        return _rows_svg(fig, ax, y, titles)

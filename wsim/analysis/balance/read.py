@@ -109,6 +109,31 @@ def wonder_table(con, ds: Dataset) -> pd.DataFrame:
     return _query(con, sql, ds)
 
 
+_COINS_BELOW = 1_000_000  # (points, coins) packed in one integer: no seat ever holds a million coins
+
+
+def margin_table(con, ds: Dataset) -> pd.DataFrame:
+    """Per players, wonder, side and margin: seats and wins. A seat's margin is the largest
+    number of points it could lose and still win (negative: the points it lacked), by the tie
+    rule of docs/rules.md §7: the best total wins, a tie goes to the most coins, a tie on coins
+    too is a shared victory (a win). With M the best total of the other players and C the most
+    coins among those of them at M, a seat of total s and coins c has margin s − M, less one when
+    c < C. It wins exactly when its margin is 0 or more (tests/test_balance_size.py checks that
+    against the `win` column). The best of the others is one window maximum of (points, coins)
+    packed in one integer, the seat itself excluded."""
+    key = f"vp_total::BIGINT * {_COINS_BELOW} + coins::BIGINT"
+    sql = f"""
+        SELECT players, wonder, side, margin, count(*) AS seats, sum(win::INTEGER) AS wins
+        FROM (SELECT players, wonder, side, win,
+                     vp_total - other // {_COINS_BELOW} - (coins < other % {_COINS_BELOW})::INTEGER AS margin
+              FROM (SELECT players, wonder, side, win, vp_total, coins,
+                           max({key}) OVER (PARTITION BY game ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED
+                                            FOLLOWING EXCLUDE CURRENT ROW) AS other
+                    FROM {_rows(con, ds, ["game", "players", "wonder", "side", "win", "vp_total", "coins"])}))
+        GROUP BY ALL ORDER BY players, wonder, side, margin"""
+    return _query(con, sql, ds)
+
+
 def card_cells(con, ds: Dataset, games: int | None = None) -> pd.DataFrame:
     """The cell table of wsim.analysis.balance.effects: per players, card, built (0/1), wonder, side, seat,
     policy and game block, the seats and their wins (of games 0..games−1 only, if given). Built

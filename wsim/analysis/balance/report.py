@@ -6,22 +6,25 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass, field
+from numbers import Real
 from pathlib import Path
 
 import pandas as pd
 
-from wsim.analysis.balance import effects, plots, read
-from wsim.analysis.significance import FINDING_Q, q_values, score_test_p
+from wsim.analysis.balance import answers, effects, plots, read, size
+from wsim.analysis.significance import FINDING_Q, q_values, score_test_p, wilson_ci
 from wsim.dataset.folder import DatasetError
-from wsim.analysis.stats import wilson_interval
 from wsim.tables import Tables
 
 WONDERS_CSV, CARDS_CSV, PAIRED_CSV, INDEX_HTML = "wonders.csv", "cards.csv", "paired.csv", "index.html"
 REPORT_FILES = (INDEX_HTML, WONDERS_CSV, CARDS_CSV, PAIRED_CSV)
 WONDER_COLUMNS = ("players", "wonder", "side", "seats", "wins", "win_rate", "ci_low", "ci_high", "mean_points",
                   "q_value")  # q_value after docs/interfaces.md's columns: a reader by position finds them where they were
+# after the categories: how far from fair (wsim.analysis.balance.size), appended for the same reason
+SIZE_COLUMNS = ("fair_share", "diff", "handicap", "handicap_ci_low", "handicap_ci_high", "threshold", "verdict")
 CARD_COLUMNS = ("players", "card", "seats_built", "build_rate", "win_rate_built", "win_rate_not_built",
-                "effect", "ci_low", "ci_high", "q_value")
+                "effect", "ci_low", "ci_high", "q_value",
+                "effect_vp", "effect_vp_ci_low", "effect_vp_ci_high", "threshold", "verdict")  # the size, appended
 PAIRED_COLUMNS = ("metric", "key", "baseline", "value", "diff", "ci_low", "ci_high", "q_value",
                   "ci_low_independent", "ci_high_independent")
 # the settings that decide which games a dataset holds: a baseline must share them all
@@ -44,6 +47,7 @@ class Report:
     wonders: pd.DataFrame
     cards: pd.DataFrame
     paired: pd.DataFrame | None
+    practical: float = size.PRACTICAL  # the practical threshold, a fraction of the fair share
     files: dict = field(default_factory=dict)  # name -> bytes
 
 
@@ -60,7 +64,7 @@ def wonders_table(raw: pd.DataFrame) -> pd.DataFrame:
     mean points, by players, wonder, side."""
     rows = []
     for r in raw.itertuples(index=False):
-        lo, hi = wilson_interval(int(r.wins), int(r.seats))
+        lo, hi = wilson_ci(int(r.wins), int(r.seats))
         rows.append({"players": int(r.players), "wonder": r.wonder, "side": r.side, "seats": int(r.seats),
                      "wins": int(r.wins), "win_rate": r.wins / r.seats, "ci_low": lo, "ci_high": hi,
                      "mean_points": float(r.mean_points),
@@ -78,6 +82,20 @@ def cards_table(cards: pd.DataFrame) -> pd.DataFrame:
     """cards.csv: the card effects with the q-value of each effect's t test (one family per
     player count; cards without an estimate stay out)."""
     return cards.assign(q_value=q_values(cards))
+
+
+def sized_wonders(wonders: pd.DataFrame, margins: pd.DataFrame, practical: float) -> pd.DataFrame:
+    """wonders_table's rows with their size (points of win share and VP) and verdict, the
+    practical threshold `practical` × the fair share (wsim.analysis.balance.size)."""
+    t = size.side_sizes(wonders, margins)
+    return size.with_verdicts(t, "diff", t.ci_low - t.fair_share, t.ci_high - t.fair_share, practical * t.fair_share)
+
+
+def sized_cards(cards: pd.DataFrame, margins: pd.DataFrame, fair: pd.Series, practical: float) -> pd.DataFrame:
+    """cards_table's rows with their effect in VP and verdict, the threshold `practical` × the
+    player count's fair share (`fair`, by players) in probability points."""
+    t = size.card_sizes(cards, size.point_slopes(margins))
+    return size.with_verdicts(t, "effect", t.ci_low, t.ci_high, practical * t.players.map(fair))
 
 
 def check_pairable(base: read.Dataset, edited: read.Dataset):
@@ -134,7 +152,25 @@ th, td { padding: 2px 8px; text-align: right; border-bottom: 1px solid #eee; }
 th:first-child, td:first-child { text-align: left; }
 .note { background: #f4f6f9; padding: 0.6rem 0.9rem; border-left: 3px solid #1f4e79; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
+table.sortable th { cursor: pointer; }
+th[data-order=down]::after { content: " ▾"; } th[data-order=up]::after { content: " ▴"; }
+ul.verdicts li { margin: 0.2rem 0; } td:last-child { white-space: nowrap; }
 """
+
+# A click on a heading sorts its table by that column (numbers by their data-v value, largest
+# first; again: smallest first); no library, nothing fetched.
+SORT_SCRIPT = """<script>
+function wsimSort(th) {
+  const i = th.cellIndex, body = th.closest("table").tBodies[0], down = th.dataset.order !== "down";
+  th.closest("tr").querySelectorAll("th").forEach(h => delete h.dataset.order);
+  th.dataset.order = down ? "down" : "up";
+  const key = r => r.cells[i].dataset.v === undefined ? r.cells[i].textContent : Number(r.cells[i].dataset.v);
+  const order = (x, y) => typeof x === "number" ? (isNaN(x) - isNaN(y)) || (down ? y - x : x - y)
+                                                : (down ? y.localeCompare(x) : x.localeCompare(y));
+  body.append(...[...body.rows].sort((a, b) => order(key(a), key(b))));
+}
+document.querySelectorAll("table.sortable th").forEach(th => th.addEventListener("click", () => wsimSort(th)));
+</script>"""
 
 
 def pct(x) -> str:
@@ -165,15 +201,28 @@ def family_note(table: pd.DataFrame) -> str:
             "the other intervals may exclude the reference value by chance alone.</p>")
 
 
+def _sort_value(value) -> str:
+    """A number cell's value for SORT_SCRIPT (` data-v="..."`), empty for text: JavaScript's
+    Number() reads NaN and Infinity, not Python's nan and inf."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return ""
+    if math.isnan(value):
+        return ' data-v="NaN"'
+    if math.isinf(value):
+        return f' data-v="{"-" if value < 0 else ""}Infinity"'
+    return f' data-v="{value!r}"'
+
+
 def html_table(table: pd.DataFrame, columns: dict) -> str:
-    """An HTML table of `columns` {column: (heading, formatter)}."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h, _ in columns.values())
+    """An HTML table of `columns` {column: (heading, formatter)}, sorted by a click on a heading
+    (SORT_SCRIPT)."""
+    head = "".join(f'<th title="sort">{html.escape(h)}</th>' for h, _ in columns.values())
     body = []
     table = table.assign(finding=table.q_value) if "q_value" in table else table
     for r in table.to_dict("records"):
-        cells = "".join(f"<td>{html.escape(fmt(r[c]))}</td>" for c, (_, fmt) in columns.items())
+        cells = "".join(f"<td{_sort_value(r[c])}>{html.escape(fmt(r[c]))}</td>" for c, (_, fmt) in columns.items())
         body.append(f"<tr>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
 
 
 def _describe(ds: read.Dataset, name: str) -> str:
@@ -184,27 +233,71 @@ def _describe(ds: read.Dataset, name: str) -> str:
             f"{str(m['data_sha256'])[:12]}…), read from {name}")
 
 
+def _vp(x) -> str:
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else answers.number(x, True)
+
+
+def _verdict(v) -> str:
+    return f"★ {v}" if v in size.FINDINGS else str(v)
+
+
+# the size and verdict columns of the wonder and card tables, after their own
+SIZE_TABLE = {"q_value": ("q", _q), "verdict": ("verdict", _verdict)}
+
+
+def size_note(table: pd.DataFrame) -> str:
+    """How many comparisons one family made, how many are significant, and how many of those are
+    findings (far enough from fair) or fair enough."""
+    tested = int(table.q_value.notna().sum())
+    significant = int((table.q_value < FINDING_Q).sum())
+    found = int(table.verdict.isin(size.FINDINGS).sum())
+    return (f"<p>{tested} comparisons with an estimate in this family, corrected together "
+            f"(Benjamini–Hochberg): {significant} with q &lt; {FINDING_Q}, of which {found} at least the practical "
+            f"threshold from fair (★ too strong or too weak) and {significant - found} closer (fair enough).</p>")
+
+
+def _side_title(r) -> str:
+    return (f"{answers.side_name(r.wonder, r.side)}: win rate {pct(r.win_rate)}% [{pct(r.ci_low)}, {pct(r.ci_high)}] "
+            f"of {r.seats:,} seats; {_vp(100 * r.diff)} points of win share, about {_vp(r.handicap)} VP "
+            f"[{_vp(r.handicap_ci_low)}, {_vp(r.handicap_ci_high)}]; q {_q(r.q_value)}; {r.verdict}")
+
+
 def _wonder_section(wonders: pd.DataFrame) -> list:
     out = ["<h2>Wonders</h2>"]
     for players, t in wonders.groupby("players", sort=True):
-        fair = 1 / players
-        labels = [f"{w} {s}" for w, s in zip(t.wonder, t.side)]
+        fair, t = t.fair_share.iloc[0], size.by_distance(t, "diff")
+        threshold = t.threshold.iloc[0]
+        labels = [answers.side_name(w, s) for w, s in zip(t.wonder, t.side)]
         out.append(f"<h3>{players} players</h3><p>Win rate of the seats holding each wonder side, with its "
-                   f"Wilson 95% interval; the dashed line is the fair share 1/{players}. Shared victories "
-                   "count for every winner. q: the score test against this player count's mean win rate per "
-                   f"seat ({100 * t.fair_share.iloc[0]:.2f}%, 1/{players} but for shared victories), "
-                   "corrected for the family of the table's rows.</p>")
+                   f"Wilson 95% interval, farthest from fair first; the dashed line is the fair share, this player "
+                   f"count's mean win rate per seat ({100 * fair:.2f}%: 1/{players} but for shared victories, which "
+                   "count for every winner), the green band what is fair enough (within "
+                   f"{100 * threshold:.1f} points of it). VP: the points the side would have to lose (negative: gain) "
+                   "to win its fair share in these same games. q: the score test against the fair share, corrected "
+                   "for the family of the table's rows. Hover over a row for its numbers; click a heading to "
+                   "sort.</p>")
         out.append("<figure>" + plots.forest(labels, t.win_rate, t.ci_low, t.ci_high, "win rate", fair,
-                                             f"fair share 1/{players}") + "</figure>")
+                                             f"fair share {100 * fair:.1f}%", (fair - threshold, fair + threshold),
+                                             "fair enough", [_side_title(r) for r in t.itertuples()]) + "</figure>")
         out.append(html_table(t, {
             "wonder": ("wonder", str), "side": ("side", str), "seats": ("seats", lambda v: f"{v:,}"),
             "wins": ("wins", lambda v: f"{v:,}"), "win_rate": ("win %", pct), "ci_low": ("95% CI low", pct),
-            "ci_high": ("95% CI high", pct), "mean_points": ("mean points", lambda v: f"{v:.1f}"),
-            **Q_COLUMNS}))
-        out.append(family_note(t))
+            "ci_high": ("95% CI high", pct), "diff": ("from fair (pp)", pct), "handicap": ("VP", _vp),
+            "handicap_ci_low": ("VP CI low", _vp), "handicap_ci_high": ("VP CI high", _vp),
+            "mean_points": ("mean points", lambda v: f"{v:.1f}"), **SIZE_TABLE}))
+        out.append(size_note(t))
+        parts = {c[3:]: t[c] for c in read.CATEGORY_COLUMNS}
+        titles = [f"{label}: " + ", ".join(f"{name} {values.iloc[i]:.1f}" for name, values in parts.items())
+                  + f" (mean {t.mean_points.iloc[i]:.1f} points)" for i, label in enumerate(labels)]
         out.append("<p>Mean points by category:</p><figure>" + plots.stacked(
-            labels, {c[3:]: t[c] for c in read.CATEGORY_COLUMNS}, "mean points per seat") + "</figure>")
+            labels, parts, "mean points per seat", titles) + "</figure>")
     return out
+
+
+def _card_title(r) -> str:
+    return (f"{r.card}: effect {_vp(100 * r.effect)} points of win chance [{_vp(100 * r.ci_low)}, "
+            f"{_vp(100 * r.ci_high)}], about {_vp(r.effect_vp)} VP; built by {r.seats_built:,} seats; "
+            f"q {_q(r.q_value)}; {r.verdict}")
 
 
 def _card_section(cards: pd.DataFrame) -> list:
@@ -215,21 +308,33 @@ def _card_section(cards: pd.DataFrame) -> list:
            f"{read.GROUPS} blocks of games at a time, because the seats of one game are not independent. "
            f"Cards built by fewer than "
            f"{effects.MIN_SEATS} seats (or not built by fewer), or with fewer than 10 wins or 10 losses "
-           "among their builders, get no estimate, so that rare cards do not top the list by noise.</p>"]
+           "among their builders, get no estimate, so that rare cards do not top the list by noise. VP: the "
+           "effect over the value of one point (the share of seats whom one point more or less would have "
+           "turned, halved). Farthest from 0 first; the green band is what is fair enough.</p>"]
     for players, t in cards.groupby("players", sort=True):
-        est = t.dropna(subset=["effect"]).sort_values("effect", ascending=False)
+        t = size.by_distance(t, "effect")
+        est = t.dropna(subset=["effect"])
         out.append(f"<h3>{players} players</h3>")
         if len(est):
-            out.append("<figure>" + plots.forest(list(est.card), est.effect * 100, est.ci_low * 100,
-                                                 est.ci_high * 100, "effect on the chance of winning "
-                                                 "(percentage points)", 0.0) + "</figure>")
-        out.append(html_table(t.sort_values("effect", ascending=False, na_position="last"), {
+            band = 100 * est.threshold.iloc[0]
+            out.append("<figure>" + plots.forest(
+                list(est.card), est.effect * 100, est.ci_low * 100, est.ci_high * 100,
+                "effect on the chance of winning (percentage points)", 0.0, "", (-band, band), "fair enough",
+                [_card_title(r) for r in est.itertuples()]) + "</figure>")
+        out.append(html_table(t, {
             "card": ("card", str), "seats_built": ("seats built", lambda v: f"{v:,}"),
             "build_rate": ("built %", pct), "win_rate_built": ("win % built", pct),
             "win_rate_not_built": ("win % not built", pct), "effect": ("effect (pp)", pct),
-            "ci_low": ("95% CI low", pct), "ci_high": ("95% CI high", pct), **Q_COLUMNS}))
-        out.append(family_note(t))
+            "ci_low": ("95% CI low", pct), "ci_high": ("95% CI high", pct), "effect_vp": ("VP", _vp),
+            "effect_vp_ci_low": ("VP CI low", _vp), "effect_vp_ci_high": ("VP CI high", _vp), **SIZE_TABLE}))
+        out.append(size_note(t))
     return out
+
+
+def _paired_title(r) -> str:
+    return (f"{r.key}: {pct(r.baseline)} → {pct(r.value)}, {_vp(100 * r.diff)} [{_vp(100 * r.ci_low)}, "
+            f"{_vp(100 * r.ci_high)}] (independent runs: [{_vp(100 * r.ci_low_independent)}, "
+            f"{_vp(100 * r.ci_high_independent)}]); q {_q(r.q_value)}")
 
 
 def _paired_section(paired: pd.DataFrame, base_name: str, name: str) -> list:
@@ -248,15 +353,14 @@ def _paired_section(paired: pd.DataFrame, base_name: str, name: str) -> list:
            "both datasets at once. The grey intervals are what two independent runs of the same size would "
            f"give; {widths}.</p>"]
     for metric, title in (("win_rate", "Win rate by wonder side"), ("effect", "Card effects")):
-        t = both[both.metric == metric]
-        if metric == "effect":
-            t = t.reindex(t["diff"].abs().sort_values(ascending=False).index)
+        t = size.by_distance(both[both.metric == metric], "diff")
         if not len(t):
             continue
-        out.append(f"<h3>{title}: edited − baseline (percentage points)</h3><figure>" + plots.paired(
+        out.append(f"<h3>{title}: edited − baseline (percentage points), largest first</h3><figure>" + plots.paired(
             list(t.key), t["diff"] * 100, t.ci_low * 100, t.ci_high * 100, t.ci_low_independent * 100,
-            t.ci_high_independent * 100, "difference (percentage points)") + "</figure>")
-    out.append(html_table(paired, {
+            t.ci_high_independent * 100, "difference (percentage points)",
+            [_paired_title(r) for r in t.itertuples()]) + "</figure>")
+    out.append(html_table(size.by_distance(paired, "diff"), {
         "metric": ("metric", str), "key": ("key", str), "baseline": ("baseline %", pct),
         "value": ("value %", pct), "diff": ("diff (pp)", pct), "ci_low": ("paired CI low", pct),
         "ci_high": ("paired CI high", pct), "ci_low_independent": ("independent CI low", pct),
@@ -274,36 +378,42 @@ def page(ds: read.Dataset, report: Report, baseline: read.Dataset | None, names:
              "<h1>wsim balance report</h1>", f"<p>{html.escape(_describe(ds, names[0]))}.</p>"]
     if baseline is not None:
         parts.append(f"<p>Baseline: {html.escape(_describe(baseline, names[1]))}.</p>")
+    parts += answers.section(report.wonders, report.cards, ds.policies, report.practical)
+    if baseline is not None:
         parts += _paired_section(report.paired, names[1], names[0])
     parts += _wonder_section(report.wonders)
     parts += _card_section(report.cards)
-    parts.append("</body></html>")
+    parts += [SORT_SCRIPT, "</body></html>"]
     return "\n".join(parts) + "\n"
 
 
 # ---------------------------------------------------------------------------------------------
 
-def build(path: Path, installed: Tables, baseline_path: Path | None = None, names: tuple | None = None) -> Report:
+def build(path: Path, installed: Tables, baseline_path: Path | None = None, names: tuple | None = None,
+          practical: float = size.PRACTICAL) -> Report:
     """Read the dataset (and its baseline) and make every table and file of the report; `names`
     (dataset, baseline) are how the page names them (default: their paths). `installed`: the card
-    data for a dataset that does not carry its own."""
+    data for a dataset that does not carry its own; `practical`: the practical threshold, a
+    fraction of the fair share (wsim.analysis.balance.size)."""
     ds = read.open_dataset(path, installed)
     base = read.open_dataset(baseline_path, installed, "--baseline") if baseline_path is not None else None
     if base is not None:
         check_pairable(base, ds)
     con = read.connect()
-    wonders = wonders_table(read.wonder_table(con, ds))
+    margins = read.margin_table(con, ds)
+    wonders = sized_wonders(wonders_table(read.wonder_table(con, ds)), margins, practical)
     cells = read.card_cells(con, ds)
     fitted = effects.fit_cells(cells)
-    cards = cards_table(effects.card_effects(cells, fitted=fitted))
+    fair = wonders.groupby("players").fair_share.first()
+    cards = sized_cards(cards_table(effects.card_effects(cells, fitted=fitted)), margins, fair, practical)
     paired = None
     if base is not None:
         base_cells = read.card_cells(con, base)
         paired = paired_table(con, base, ds, base_cells, cells, (effects.fit_cells(base_cells), fitted))
-    report = Report(wonders, cards, paired)
+    report = Report(wonders, cards, paired, practical)
     names = names or (str(path), str(baseline_path))
     report.files[INDEX_HTML] = page(ds, report, base, names).encode()
-    report.files[WONDERS_CSV] = csv_bytes(wonders, WONDER_COLUMNS + tuple(read.CATEGORY_COLUMNS))
+    report.files[WONDERS_CSV] = csv_bytes(wonders, WONDER_COLUMNS + tuple(read.CATEGORY_COLUMNS) + SIZE_COLUMNS)
     report.files[CARDS_CSV] = csv_bytes(cards, CARD_COLUMNS)
     if paired is not None:
         report.files[PAIRED_CSV] = csv_bytes(paired, PAIRED_COLUMNS)
