@@ -6,12 +6,14 @@ import re
 
 import numpy as np
 import pytest
+import yaml
 
 from clikit import last_error_line, run_cli
 from wsim import tables as tables_mod
 from wsim.analysis.edits import EditError, apply_edits, check_against
 from wsim.kernels.deal import deal
 from wsim.tables import compile_text
+from wsim.yamlfile import parse
 
 
 def _stage(t, wonder, side, k):
@@ -114,7 +116,12 @@ def test_a_bad_edit_on_the_command_line_is_exit_2_with_one_error_line(tmp_path):
 def test_against_refuses_another_deck_and_an_identical_file(tables):
     with pytest.raises(EditError, match="play the same"):
         check_against(tables, tables, "A.yaml")
-    other = compile_text(tables.raw.decode().replace("name: Lumber Yard", "name: Lumber Mill", 1), source="other")
+    renamed = compile_text(tables.raw.decode().replace("name: Lumber Yard", "name: Lumber Mill", 1), source="other")
+    with pytest.raises(EditError, match="play the same"):  # a name alone changes no game
+        check_against(tables, renamed, "A.yaml")
+    doc = parse(tables.raw)
+    doc["cards"].append(doc["cards"].pop(0))  # the same cards, another order: other deals
+    other = compile_text(yaml.safe_dump(doc, sort_keys=False), source="other")
     with pytest.raises(EditError, match="would not play the same deals"):
         check_against(tables, other, "A.yaml")
     check_against(tables, apply_edits(tables, ["Baths.cost+=wood"]), "A.yaml")

@@ -101,8 +101,8 @@ def test_the_estimate_counts_the_held_out_run(tables):
 
 def test_a_lever_at_the_top_of_its_field_is_measured_downwards(tables):
     top = rb.Lever("giza/A.stage2", "points", 19, 0)
-    assert rb.lever_move(top, 0) == -rb.LEVER_STEP and rb.lever_move(top, -3) == rb.LEVER_STEP
-    assert rb.lever_move(rb.Lever("giza/A.stage2", "points", 5, 0), 0) == rb.LEVER_STEP
+    assert rb.lever_move([top], {}, 0) == -rb.LEVER_STEP and rb.lever_move([top], {0: -3}, 0) == rb.LEVER_STEP
+    assert rb.lever_move([rb.Lever("giza/A.stage2", "points", 5, 0)], {}, 0) == rb.LEVER_STEP
     # the bounds are the data file's own: 20 points compile, 21 do not
     assert rb.FIELD_BOUNDS["points"] == (0, 20) == rb.FIELD_BOUNDS["coins"]
     from wsim.tables import compile_text

@@ -16,7 +16,7 @@ from wsim.analysis.balance.report import REPORT_FILES, Report, build
 from wsim.codes import PURPLE
 from wsim.dataset.folder import OutputFolder, precheck_output
 from wsim.dataset.write import Request, write_dataset
-from wsim.analysis.edits import EditError, apply_edits
+from wsim.analysis.edits import EditError, apply_edits, deal_differences
 from wsim.errors import brief
 from wsim.run.settings import Settings
 from wsim.tables import Tables
@@ -41,6 +41,13 @@ def refuse_edits_out_of_play(base: Tables, settings: Settings, edits: list):
     before = base
     for i, edit in enumerate(edits):
         after = apply_edits(base, edits[:i + 1])
+        if after.card_names != before.card_names:  # a card replaced: in play where its copies are dealt
+            replaced = deal_differences(before, after)
+            if not any(not counts or settings.cities in counts for _, _, counts in replaced):
+                raise EditError(f"--edit {brief(edit)}: {replaced[0][0]} is not in play in these games (no copy "
+                                f"replaced in a {settings.cities}-player deck)")
+            before = after
+            continue
         changed = [int(e) for e in np.flatnonzero((after.ent != before.ent).any(axis=1))]
         if not changed:
             raise EditError(f"--edit {brief(edit)}: changes nothing (the data says so already)")

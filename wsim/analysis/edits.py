@@ -14,11 +14,18 @@ edited run plays the same deals as the baseline:
     CARD.chain_to=LATER              owning CARD makes LATER free (LATER's chain_from gains it);
                                      chain_to-=LATER drops that link, chain_to=none every link
     CARD.points+=N, -=N              the same as points=+N, -N (also coins)
+    CARD=replace:{name: NEW, ...}    every copy of CARD becomes NEW, a card entry in YAML flow
+                                     form (cost, chain_from and effect keys, as in the data file),
+                                     in CARD's place, age and copies (a guild stays a guild)
+    CARD@N[,N...]=replace:{...}      only the copies that enter at those player counts: CARD is
+                                     taken out of those counts and NEW, placed right after it,
+                                     takes their place in the deck
 
 A card name matches as everywhere (case, spaces, punctuation, aliases) and edits every copy of
 that building (Age I and II Loom together). The edits are applied to the data document in
-memory and the result is compiled like any data file; the compiled deck is then compared with
-the original's, so an edit can never change the deal.
+memory and the result is compiled like any data file; the compiled decks are then compared with
+the original's position by position (same_deals), so an edit can never change the deal: a
+replaced card is dealt exactly where the card it replaces was.
 """
 
 from __future__ import annotations
@@ -51,6 +58,20 @@ def _wonder_id(name: str) -> str:
     return name.strip().lower().replace(" ", "_")
 
 
+def _card_name(edit: str, subject: str, doc: dict, base: Tables) -> str:
+    """The printed name of the card `subject` names (aliases as everywhere), in the data as the
+    edits before this one left it: a card an earlier edit replaced is gone, its replacement known."""
+    try:
+        name = base.card_names[base.card_id(subject)]
+    except KeyError:
+        name = subject.strip()
+    if any(normalize_name(c["name"]) == normalize_name(name) for c in doc["cards"]):
+        return next(c["name"] for c in doc["cards"] if normalize_name(c["name"]) == normalize_name(name))
+    gone = " (an earlier edit replaced it)" if name in base.card_names else " (see `wsim cards`)"
+    raise _fail(edit, f"unknown card {brief(subject)}{gone}; a wonder stage is written WONDER/SIDE.stageK, "
+                      "e.g. giza/B.stage2")
+
+
 def _targets(edit: str, subject: str, doc: dict, base: Tables) -> list:
     """The data-document entries (dicts) an edit's subject names: every copy of a card, or one stage."""
     stage = _STAGE.fullmatch(subject)
@@ -65,12 +86,7 @@ def _targets(edit: str, subject: str, doc: dict, base: Tables) -> list:
         if not 1 <= k <= len(stages):
             raise _fail(edit, f"{wonder}/{side} has stages 1..{len(stages)}, not {k}")
         return [stages[k - 1]]
-    try:
-        card = base.card_id(subject)
-    except KeyError:
-        raise _fail(edit, f"unknown card {brief(subject)} (see `wsim cards`); a wonder stage is written "
-                          "WONDER/SIDE.stageK, e.g. giza/B.stage2") from None
-    name = normalize_name(base.card_names[card])
+    name = normalize_name(_card_name(edit, subject, doc, base))
     return [c for c in doc["cards"] if normalize_name(c["name"]) == name]
 
 
@@ -83,6 +99,8 @@ def _apply(edit: str, doc: dict, base: Tables):
                           "CARD=neutral or WONDER/SIDE.stageK=neutral")
     op = subject[-1] if subject[-1] in "+-" else ""
     subject = subject[:-1].strip() if op else subject
+    if value[:8].lower() == "replace:" and not op:
+        return _replace_card(edit, subject, value[8:], doc, base)
     if value.lower() == "neutral" and not op:
         for entry in _targets(edit, subject, doc, base):
             for key in effects.KEYS:
@@ -162,7 +180,7 @@ def _edit_chain(edit: str, subject: str, op: str, value: str, doc: dict, base: T
     if _STAGE.fullmatch(subject):
         raise _fail(edit, "a chain links two cards; a wonder stage has none")
     _targets(edit, subject, doc, base)  # the subject is a card
-    name = base.card_names[base.card_id(subject)]
+    name = _card_name(edit, subject, doc, base)
     if value.lower() == "none" and not op:
         for c in doc["cards"]:
             c["chain_from"] = [n for n in c.get("chain_from", []) if normalize_name(n) != normalize_name(name)]
@@ -171,10 +189,7 @@ def _edit_chain(edit: str, subject: str, op: str, value: str, doc: dict, base: T
         return
     if op == "+":
         raise _fail(edit, "write chain_to=LATER to add a link (chain_to-=LATER drops one)")
-    try:
-        later = base.card_names[base.card_id(value)]
-    except KeyError:
-        raise _fail(edit, f"unknown card {brief(value)} (see `wsim cards`)") from None
+    later = _card_name(edit, value, doc, base)
     if normalize_name(later) == normalize_name(name):
         raise _fail(edit, f"a chain to itself ({name})")
     for c in doc["cards"]:
@@ -191,10 +206,112 @@ def _edit_chain(edit: str, subject: str, op: str, value: str, doc: dict, base: T
             c.pop("chain_from", None)
 
 
-def _deck(t: Tables) -> tuple:
-    """What decides the deal: the cards (names, ages, colours, copies) and the boards' stage counts."""
-    return (t.card_names, tuple(map(tuple, t.card_players)), t.card_age.tolist(), t.card_copies.tolist(),
-            t.board_ids, t.board_stages.tolist())
+_COPIES = re.compile(r"(?P<card>.+?)\s*@\s*(?P<counts>\d(?:\s*,\s*\d)*)")
+_REPLACE_KEYS = {"name", "color", "cost", "chain_from"} | set(effects.KEYS)
+
+
+def _replacement(edit: str, text: str) -> dict:
+    """The new card entry of a replace: edit, a YAML flow mapping with a name."""
+    try:
+        entry = parse(text.strip().encode())
+    except WsimError as e:
+        raise _fail(edit, f"replace: takes a card entry such as {{name: Decorators Guild, points: 7}}: {e}") from None
+    if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"].strip():
+        raise _fail(edit, "replace: takes a card entry with a name, e.g. replace:{name: Well, points: 3}")
+    unknown = sorted(set(entry) - _REPLACE_KEYS)
+    if unknown:
+        kept = " (the replaced card's age and copies are kept, so that the deals stay the same)" \
+            if set(unknown) & {"age", "players"} else ""
+        raise _fail(edit, f"replace: a new card takes name, color, cost, chain_from and the effect keys "
+                          f"({', '.join(effects.KEYS)}), not {', '.join(unknown)}{kept}")
+    return entry
+
+
+def _replace_card(edit: str, subject: str, text: str, doc: dict, base: Tables):
+    """CARD=replace:{...} and CARD@N,...=replace:{...}: the new entry takes the old one's place
+    (or, for some copies, the place right after it), age and copies; links to the old building
+    from later cards are dropped with it (the building is gone where it was replaced)."""
+    copies = _COPIES.fullmatch(subject)
+    subject = copies["card"] if copies else subject
+    if _STAGE.fullmatch(subject):
+        raise _fail(edit, "replace: replaces a card; a wonder stage is edited field by field")
+    new = _replacement(edit, text)
+    counts = sorted({int(n) for n in copies["counts"].split(",")}) if copies else None
+    old_entries = _targets(edit, subject, doc, base)
+    for old in old_entries:
+        if (new.get("color", old["color"]) == "purple") != (old["color"] == "purple"):
+            raise _fail(edit, "replace: a guild is replaced by a guild, and a building by a building (the deal "
+                              "draws the guilds apart)")
+        entry = {"name": new["name"].strip(), "age": old["age"], "color": new.get("color", old["color"]),
+                 **{k: v for k, v in new.items() if k not in ("name", "color")}}
+        at = doc["cards"].index(old)
+        if counts is None:
+            entry["players"] = old["players"]
+            doc["cards"][at] = entry
+            continue
+        if old["color"] == "purple":
+            raise _fail(edit, "@N: a guild has no copies by player count (N+2 of them are drawn each game)")
+        missing = [n for n in counts if n not in old["players"]]
+        if missing:
+            raise _fail(edit, f"{old['name']} (Age {old['age']}) has no copy that enters at {missing[0]} players "
+                              f"(its copies: {old['players']})")
+        old["players"] = [n for n in old["players"] if n not in counts]
+        entry["players"] = counts
+        doc["cards"].insert(at + 1, entry)
+    if counts is None:
+        name = normalize_name(old_entries[0]["name"])
+        for c in doc["cards"]:
+            links = [n for n in c.get("chain_from", []) if normalize_name(n) != name]
+            if "chain_from" in c and len(links) != len(c["chain_from"]):
+                c["chain_from"] = links
+                if not links:
+                    c.pop("chain_from")
+
+
+def _deck_positions(t: Tables) -> dict:
+    """(age, players) -> the card names of that deck in the order the deal fills it (non-guild
+    cards in data order, each copy in turn; Age III's guilds apart, as "guilds")."""
+    out = {}
+    for n in range(codes.MIN_PLAYERS, codes.MAX_PLAYERS + 1):
+        for age in range(1, codes.N_AGES + 1):
+            out[age, n] = [t.card_names[c] for c in range(t.n_cards) if t.card_age[c] == age
+                           and t.ent_kind[c] != codes.PURPLE for _ in range(int(t.card_copies[c, n]))]
+    out["guilds"] = [t.card_names[c] for c in range(t.n_cards) if t.ent_kind[c] == codes.PURPLE]
+    return out
+
+
+def deal_differences(base: Tables, other: Tables) -> list | None:
+    """How `other`'s deals differ from `base`'s, as (OLD, NEW, player counts) per card replaced
+    (a guild's counts: []), or None when they are not the same deals: the deal shuffles
+    positions, so two data files deal alike when every deck has as many cards, the boards as
+    many stages, and the cards differ only at the positions their composition forces (a card
+    replaced where it stood, not the cards shifted or reordered)."""
+    if (base.board_ids, base.board_stages.tolist()) != (other.board_ids, other.board_stages.tolist()):
+        return None
+    ours, theirs = _deck_positions(base), _deck_positions(other)
+    found: dict = {}
+    for key, names in ours.items():
+        them = theirs[key]
+        if len(them) != len(names):
+            return None
+        moved = [(a, b) for a, b in zip(names, them) if a != b]
+        forced = sum(max(0, names.count(a) - them.count(a)) for a in set(names))
+        if len(moved) != forced:
+            return None
+        for pair in dict.fromkeys(moved):
+            counts = found.setdefault(pair, [])
+            if key != "guilds" and key[1] not in counts:
+                counts.append(key[1])
+    return [(a, b, sorted(counts)) for (a, b), counts in found.items()]
+
+
+def replacement_words(difference: tuple) -> str:
+    """One deal_differences entry in words: "Arsenal -> Castrum at 4-7 players" (a guild: no counts)."""
+    old, new, counts = difference
+    if not counts:
+        return f"{old} -> {new}"
+    run = counts == list(range(counts[0], counts[-1] + 1)) and len(counts) > 2
+    return f"{old} -> {new} at {f'{counts[0]}-{counts[-1]}' if run else ', '.join(map(str, counts))} players"
 
 
 def apply_edits(base: Tables, edits: list) -> Tables:
@@ -217,9 +334,9 @@ def apply_edits(base: Tables, edits: list) -> Tables:
         edited = compile_text(text, source="edited data")
     except DataError as e:
         raise EditError(f"--edit: the edited data is not valid: {e}") from None
-    if _deck(edited) != _deck(base):
-        raise EditError("--edit: the edits change the deck's composition, so the two runs would not "
-                        "play the same deals")
+    if deal_differences(base, edited) is None:
+        raise EditError("--edit: the edits change the deck's size or order, so the two runs would not "
+                        "play the same deals (a card is replaced where it stands: CARD=replace:{...})")
     return edited
 
 
@@ -227,12 +344,12 @@ def check_against(baseline: Tables, edited: Tables, name: str):
     """Refuse (EditError) two data files that do not make a paired experiment: a deck of other
     cards, copies or boards (the deals would differ), or no difference at all. name: how the
     baseline was given (e.g. its path)."""
-    if _deck(edited) != _deck(baseline):
-        raise EditError(f"--against {name}: its cards, their copies or the boards differ from the data played, "
-                        "so the two runs would not play the same deals (only what a card or a stage does, "
-                        "costs and chains included, may differ)")
-    if (edited.ent == baseline.ent).all() and (edited.board == baseline.board).all() and \
-            (edited.card_chain == baseline.card_chain).all():
+    if deal_differences(baseline, edited) is None:
+        raise EditError(f"--against {name}: its decks (cards in order, copies) or boards differ from the data "
+                        "played, so the two runs would not play the same deals (what a card or a stage does, "
+                        "costs and chains included, may differ, and a card may be replaced where it stands)")
+    if (edited.ent.shape == baseline.ent.shape and (edited.ent == baseline.ent).all() and
+            (edited.board == baseline.board).all() and (edited.card_chain == baseline.card_chain).all()):
         raise EditError(f"--against {name}: the two data files play the same (nothing differs but the text)")
 
 

@@ -42,11 +42,12 @@ import pandas as pd
 from wsim import codes
 from wsim.analysis.edits import apply_edits, edited_text
 from wsim.analysis.populations import NAME, PopulationError, build_populations
-from wsim.analysis.significance import bh_q, normal_test_p
-from wsim.analysis.stats import Z95, wilson_interval
+from wsim.analysis.significance import bh_q, normal_test_p, wilson_ci
+from wsim.analysis.stats import Z95
 from wsim.errors import WsimError, brief, flag, one_of, option, real_number, whole_number
 from wsim.errors import text as text_value
 from wsim.kernels.layout import RES_BOARD, RES_RANK, RES_SIDE
+from wsim.kernels.schema import MAX_COST_UNITS
 from wsim.run.settings import MAX_SEED, REBALANCE_MAX_GAMES, Settings, check_players
 from wsim.tables import Tables
 
@@ -57,6 +58,8 @@ LEVER_STEP = 2  # a lever is measured this many units up (a larger signal), its 
 # the bounds of a stage's or a card's numbers in a data file (the field checks of wsim/tables.py):
 # a lever is measured downwards where LEVER_STEP up would leave them, and no edit leaves them
 FIELD_BOUNDS = {"points": (0, 20), "coins": (0, 20)}
+COIN_COST_BOUNDS = (0, 20)  # a card's coin cost
+RESOURCE_COUNT_MAX = 9  # one resource's count in a cost
 # the defaults of the options (docs/rebalance.md says how they were chosen)
 DEFAULT_TOLERANCE = 0.04
 DEFAULT_MAX_EDITS = 6
@@ -69,7 +72,8 @@ MAX_STEPS = 1_000
 MAX_EDITS = 1_000
 MAX_CHANGE = 99
 LEVER_KINDS = ("stages", "cards", "both")
-FIELD_CHOICES = ("points", "coins", "both")
+FIELD_CHOICES = ("points", "coins", "costs")  # --fields takes a comma list of them; `both` is points,coins
+COST_KINDS = ("kept", "any")  # --cost-kinds: only the kinds a cost already holds change, or any kind may join
 REPORT_FILES = ("edits.txt", "cards.yaml", "result.csv", "path.csv", "path_rates.csv", "index.html")
 RESULT_COLUMNS = ("players", "wonder", "side", "seats", "before", "before_ci_low", "before_ci_high", "after",
                   "after_ci_low", "after_ci_high", "diff", "ci_low", "ci_high", "q_value")
@@ -91,21 +95,67 @@ def owns(name: str) -> bool:
 
 @dataclass(frozen=True)
 class Lever:
-    """One number the search may change: a field of a wonder stage or of a card (every copy)."""
+    """One number the search may change: a field of a wonder stage or of a card (every copy), or
+    one count of its cost (a resource's, or a card's coins)."""
 
     subject: str  # as an --edit names it: giza/A.stage3, or a card's printed name
-    field: str  # points or coins
+    field: str  # points, coins, or cost:RESOURCE / cost:coins (the count of that kind in the cost)
     value: int  # in the input file
     entity: int  # the stage's entity, or the card's first copy
+    low: int = FIELD_BOUNDS["points"][0]  # the value's bounds (a data file's; a cost's, below)
+    high: int = FIELD_BOUNDS["points"][1]
+
+    @property
+    def cost_kind(self) -> str | None:
+        """The resource (or "coins") of a cost lever; None for points and coins."""
+        return self.field.partition(":")[2] or None
+
+    @property
+    def units(self) -> bool:
+        """A resource count: it counts against the trading solver's MAX_COST_UNITS of its cost."""
+        return self.cost_kind not in (None, "coins")
 
     def edit(self, change: int) -> str:
         """The --edit text of a change relative to the input file."""
-        return f"{self.subject}.{self.field}={change:+d}"
+        if self.cost_kind is None:
+            return f"{self.subject}.{self.field}={change:+d}"
+        count = f":{abs(change)}" if abs(change) != 1 else ""
+        return f"{self.subject}.cost{'+' if change > 0 else '-'}={self.cost_kind}{count}"
 
 
-def parse_levers(text: str, fields: str, t: Tables, manneken_pis: bool) -> list:
-    """The levers of --levers stages|cards|both[:WONDER|CARD,...] and --fields."""
-    fields = one_of(fields, "fields", FIELD_CHOICES, RebalanceError)
+def parse_fields(text: str) -> tuple:
+    """--fields: a comma list of points, coins and costs (`both`: points,coins), in that order."""
+    what = "points, coins or costs, comma-separated, e.g. points,costs (both: points,coins)"
+    text = text_value(text, "fields", what, RebalanceError)
+    chosen = set()
+    for word in text.lower().replace(" ", "").split(","):
+        names = ("points", "coins") if word == "both" else (word,)
+        if not all(n in FIELD_CHOICES for n in names):
+            raise RebalanceError(f"{option('fields')}: {what}, got {brief(text)}")
+        chosen.update(names)
+    return tuple(f for f in FIELD_CHOICES if f in chosen)
+
+
+def _cost_levers(subject: str, e: int, t: Tables, card: bool, kinds: str) -> list:
+    """The cost levers of entity e: every kind its cost holds (kinds "kept"), or every resource,
+    and coins for a card, (kinds "any"); a resource count from 0 to RESOURCE_COUNT_MAX and the
+    cost's resource units at most MAX_COST_UNITS (solve keeps their sum there too)."""
+    counts = {r: int(t.ent_cost[e, i]) for i, r in enumerate(codes.RESOURCES)}
+    units = sum(counts.values())
+    out = []
+    for r, n in counts.items():
+        if n or kinds == "any":
+            out.append(Lever(subject, f"cost:{r}", n, e, 0, min(RESOURCE_COUNT_MAX, MAX_COST_UNITS - units + n)))
+    coins = int(t.ent_coin_cost[e])
+    if card and (coins or kinds == "any"):
+        out.append(Lever(subject, "cost:coins", coins, e, *COIN_COST_BOUNDS))
+    return out
+
+
+def parse_levers(text: str, fields, t: Tables, manneken_pis: bool, cost_kinds: str = "kept") -> list:
+    """The levers of --levers stages|cards|both[:WONDER|CARD,...], --fields and --cost-kinds."""
+    fields = parse_fields(fields)
+    cost_kinds = one_of(cost_kinds, "cost_kinds", COST_KINDS, RebalanceError)
     text = text_value(text, "levers", "stages, cards or both, optionally :WONDER,... or :CARD,...", RebalanceError)
     kind, colon, names = text.partition(":")
     kind = kind.strip()
@@ -115,7 +165,7 @@ def parse_levers(text: str, fields: str, t: Tables, manneken_pis: bool) -> list:
     wanted = [n.strip() for n in names.split(",")] if colon else []
     if colon and not all(wanted):
         raise RebalanceError(f"--levers: an empty name in {brief(text)}")
-    field_list = ("points", "coins") if fields == "both" else (fields,)
+    field_list = [f for f in fields if f != "costs"]
     boards, cards = _chosen(wanted, kind, t, manneken_pis)
     levers = []
     for b in boards:
@@ -124,12 +174,16 @@ def parse_levers(text: str, fields: str, t: Tables, manneken_pis: bool) -> list:
                 e = t.stage_entity(b, side, k)
                 if t.ent_power[e] == codes.POW_COPY_STAGE:  # a copy's numbers are the copied stage's
                     continue
+                subject = f"{t.board_ids[b]}/{'AB'[side]}.stage{k + 1}"
                 for f in field_list:
-                    levers.append(Lever(f"{t.board_ids[b]}/{'AB'[side]}.stage{k + 1}", f,
-                                        int(getattr(t, f"ent_{f}")[e]), int(e)))
+                    levers.append(Lever(subject, f, int(getattr(t, f"ent_{f}")[e]), int(e), *FIELD_BOUNDS[f]))
+                if "costs" in fields:
+                    levers += _cost_levers(subject, int(e), t, False, cost_kinds)
     for c in cards:
         for f in field_list:
-            levers.append(Lever(t.card_names[c], f, int(getattr(t, f"ent_{f}")[c]), int(c)))
+            levers.append(Lever(t.card_names[c], f, int(getattr(t, f"ent_{f}")[c]), int(c), *FIELD_BOUNDS[f]))
+        if "costs" in fields:
+            levers += _cost_levers(t.card_names[c], int(c), t, True, cost_kinds)
     if not levers:
         raise RebalanceError(f"--levers: {brief(text)} leaves no number to change")
     return levers
@@ -181,11 +235,12 @@ class Plan:
     max_steps: int
     max_games: int = DEFAULT_MAX_GAMES
     held_games: int = 0  # the held-out run's games as expected before play (expected_held_out_games)
+    max_resources: int | None = None  # resource units added or taken over every cost (None: no limit of its own)
 
 
 def plan(t: Tables, players: list, population: str, policy_params: tuple, *, games: int, seed: int,
          tolerance: float, max_edits: int, max_change: int, max_steps: int, manneken_pis: bool,
-         max_games: int = DEFAULT_MAX_GAMES) -> Plan:
+         max_games: int = DEFAULT_MAX_GAMES, max_resources: int | None = None) -> Plan:
     """The checked settings of a rebalance (RebalanceError / PopulationError on a bad option),
     every refusal before any game: a held-out run that would need more than max_games games
     included."""
@@ -204,6 +259,8 @@ def plan(t: Tables, players: list, population: str, policy_params: tuple, *, gam
     max_edits = whole_number(max_edits, "max_edits", 1, MAX_EDITS, RebalanceError)
     max_change = whole_number(max_change, "max_change", 1, MAX_CHANGE, RebalanceError)
     max_steps = whole_number(max_steps, "max_steps", 1, MAX_STEPS, RebalanceError)
+    if max_resources is not None:
+        max_resources = whole_number(max_resources, "max_resources", 1, MAX_EDITS, RebalanceError)
     flag(manneken_pis, "manneken_pis", RebalanceError)
     population = text_value(population, "population", "[NAME=]POLICIES (as --policies takes them)", PopulationError)
     name, eq, spec = population.partition("=")
@@ -220,7 +277,8 @@ def plan(t: Tables, players: list, population: str, policy_params: tuple, *, gam
                                    chunk_size=min(games, 100_000))
         settings[p] = pop.settings
     boards = sum(1 for b in range(t.n_boards) if manneken_pis or not t.board_promo[b])
-    planned = Plan(name, settings, games, seed, tolerance, max_edits, max_change, max_steps, max_games)
+    planned = Plan(name, settings, games, seed, tolerance, max_edits, max_change, max_steps, max_games,
+                   max_resources=max_resources)
     held = expected_held_out_games(planned, boards)
     if held > max_games:
         raise RebalanceError(f"{option('tolerance')} {tolerance:g}: the held-out run would need about {held:,} games "
@@ -295,9 +353,10 @@ class Rates:
         """The largest |rate - fair share| over the sides."""
         return max(abs(self.rate(k) - self.fair[k[0]]) for k in self.seats if self.seats[k])
 
-    def excess(self, tolerance: float) -> float:
-        """The sides' deviations beyond the tolerance, summed."""
-        return sum(max(0.0, abs(self.rate(k) - self.fair[k[0]]) - tolerance) for k in self.seats if self.seats[k])
+    def excess(self, tolerance: float, sides=None) -> float:
+        """The sides' deviations beyond the tolerance, summed (over `sides` only, if given)."""
+        return sum(max(0.0, abs(self.rate(k) - self.fair[k[0]]) - tolerance) for k in self.seats
+                   if self.seats[k] and (sides is None or k in sides))
 
 
 def seats_of(players: int, res: np.ndarray) -> tuple:
@@ -424,12 +483,22 @@ def data_for(base: Tables, levers: list, changes: dict) -> Tables:
     return apply_edits(base, edits) if edits else base
 
 
-def lever_move(lever: Lever, change: int) -> int:
-    """The change a lever is measured with, from its current `change`: LEVER_STEP up, or down
-    where up would leave the field's bounds (FIELD_BOUNDS: a stage worth 19 points cannot be
-    measured at 21); the bounds are at least 2 * LEVER_STEP apart, so one of the two fits."""
-    hi = FIELD_BOUNDS[lever.field][1]
-    return LEVER_STEP if lever.value + change + LEVER_STEP <= hi else -LEVER_STEP
+def lever_move(levers: list, changes: dict, j: int) -> int:
+    """The change lever j is measured with, from the current `changes`: LEVER_STEP up, or down
+    where up would leave its bounds (a stage worth 19 points cannot be measured at 21, nor a cost
+    beyond the trading solver's units with the other counts of that cost as they are now), else
+    one unit up or down (a cost of one stone with no room above); 0 when nothing fits."""
+    lever = levers[j]
+    now = lever.value + changes.get(j, 0)
+    high = lever.high
+    if lever.units:
+        others = sum(lv.value + changes.get(i, 0) for i, lv in enumerate(levers)
+                     if i != j and lv.units and lv.entity == lever.entity)
+        high = min(high, MAX_COST_UNITS - others)
+    for move in (LEVER_STEP, -LEVER_STEP, 1, -1):
+        if lever.low <= now + move <= high:
+            return move
+    return 0
 
 
 def _jacobian(games: Games, base: Tables, levers: list, changes: dict, now: Rates, plan_: Plan, seed: int,
@@ -444,8 +513,12 @@ def _jacobian(games: Games, base: Tables, levers: list, changes: dict, now: Rate
     for j, lever in enumerate(levers):
         if on_lever is not None:
             on_lever(j + 1, len(levers), False)
+        move = lever_move(levers, changes, j)
+        if move == 0:  # no room either way: the solver keeps it where it is
+            if on_lever is not None:
+                on_lever(j + 1, len(levers), True)
+            continue
         moved = dict(changes)
-        move = lever_move(lever, moved.get(j, 0))
         moved[j] = moved.get(j, 0) + move
         sums = lever_sums(games, data_for(base, levers, moved), plan_, seed, now)
         for i, key in enumerate(keys):  # the same deals: the same seats, in the same order
@@ -468,9 +541,9 @@ def solve(levers: list, changes: dict, now: Rates, jac: np.ndarray, keys: list, 
     m = plan_.max_change
     goal = MARGIN * ACCEPT * plan_.tolerance
     current = np.array([changes.get(j, 0) for j in range(n)], dtype=float)
-    # within the field's bounds: nothing negative, nothing a data file refuses
-    lo = np.array([max(-m, FIELD_BOUNDS[lv.field][0] - lv.value) for lv in levers], dtype=float)
-    hi = np.array([min(m, FIELD_BOUNDS[lv.field][1] - lv.value) for lv in levers], dtype=float)
+    # within the levers' bounds: nothing negative, nothing a data file refuses
+    lo = np.array([max(-m, lv.low - lv.value) for lv in levers], dtype=float)
+    hi = np.array([min(m, lv.high - lv.value) for lv in levers], dtype=float)
     target = np.array([now.fair[key[0]] - now.rate(key) for key in keys]) + jac @ current  # J t must give this
     # variables: t (n integers), |t| (n), edited (n binaries), each side's excess beyond the goal (k)
     size = 3 * n + k
@@ -490,6 +563,11 @@ def solve(levers: list, changes: dict, now: Rates, jac: np.ndarray, keys: list, 
         row([(j, 1), (2 * n + j, -m)], -np.inf, 0)  # an edited number is one with t != 0
         row([(j, -1), (2 * n + j, -m)], -np.inf, 0)
     row([(2 * n + j, 1) for j in range(n)], -np.inf, plan_.max_edits)
+    for entity in {lv.entity for lv in levers if lv.units}:  # a cost within the trading solver's units
+        group = [j for j, lv in enumerate(levers) if lv.units and lv.entity == entity]
+        row([(j, 1) for j in group], -np.inf, MAX_COST_UNITS - sum(levers[j].value for j in group))
+    if plan_.max_resources is not None:  # the designer's limit on resource units changed, over every cost
+        row([(n + j, 1) for j, lv in enumerate(levers) if lv.units], -np.inf, plan_.max_resources)
     for i in range(k):  # |J t - target| <= goal + excess
         entries = [(j, jac[i, j]) for j in range(n) if jac[i, j] != 0]
         row(entries + [(3 * n + i, -1)], -np.inf, target[i] + goal)
@@ -552,6 +630,7 @@ def rebalance(base: Tables, levers: list, plan_: Plan, games: Games, on_event=No
     changes: dict = {}
     current, seed = now, plan_.seed
     aim = ACCEPT * plan_.tolerance
+    movable: set = set()  # the sides some lever was measured to move
     for step in range(1, plan_.max_steps + 1):
         if current.deviation() <= aim:
             break
@@ -563,6 +642,7 @@ def rebalance(base: Tables, levers: list, plan_: Plan, games: Games, on_event=No
                 say(f"  step {step}: lever {j} / {n}")
 
         jac = _jacobian(games, base, levers, changes, current, plan_, seed, keys, on_lever)
+        movable.update(keys[i] for i in np.flatnonzero(jac.any(axis=1)))
         proposed = solve(levers, changes, current, jac, keys, plan_)
         if proposed == changes:
             say(f"step {step}: no change the model prefers; the search ends")
@@ -576,7 +656,7 @@ def rebalance(base: Tables, levers: list, plan_: Plan, games: Games, on_event=No
         say(f"step {step}: {' '.join(edits_of(levers, changes)) or '(no edit)'}: max deviation "
             f"{current.deviation():.3f}")
     current.bits = {}
-    best = min(path, key=lambda s: _preference(s, aim))
+    best = min(path, key=lambda s: _preference(s, aim, movable))
     held_seed = plan_.seed + HELD_OUT_SEED_OFFSET
     # the step-0 run's own shares, never beyond --max-games (a priori within it: plan())
     held_games = min(plan_.max_games, max(plan_.games, held_out_games(now, plan_)))
@@ -595,14 +675,15 @@ def rebalance(base: Tables, levers: list, plan_: Plan, games: Games, on_event=No
                   edits=edits, data_text=edited_text(base, edits) if edits else base.raw.decode())
 
 
-def _preference(step: Step, tolerance: float) -> tuple:
+def _preference(step: Step, tolerance: float, movable: set) -> tuple:
     """The order of the path's points: within tolerance first, then fewest edited numbers and
-    least total change; outside it, the least excess beyond the tolerance (summed over the
-    sides: a side no lever moves weighs the same at every point), then fewest and least."""
+    least total change; outside it, the least excess beyond the tolerance summed over the sides
+    some lever moves, then fewest and least. A side no lever moves is the same at every point
+    but for the noise of each point's own games, which would otherwise decide between them."""
     size = (len(step.changes), sum(abs(v) for v in step.changes.values()))
     if step.rates.deviation() <= tolerance:
         return (0, 0.0, *size)
-    return (1, step.rates.excess(tolerance), *size)
+    return (1, step.rates.excess(tolerance, movable), *size)
 
 
 def held_out_games(now: Rates, plan_: Plan) -> int:
@@ -650,8 +731,8 @@ def held_out(games: Games, base: Tables, levers: list, changes: dict, plan_: Pla
         mean, se = paired_mean_se(seats, *sums[key])
         if seats < 2:
             se = math.nan
-        lo0, hi0 = wilson_interval(w0, seats)
-        lo1, hi1 = wilson_interval(w1, seats)
+        lo0, hi0 = wilson_ci(w0, seats)
+        lo1, hi1 = wilson_ci(w1, seats)
         rows.append({"players": p, "wonder": b, "side": "AB"[s], "seats": seats,
                      "before": w0 / seats, "before_ci_low": lo0, "before_ci_high": hi0,
                      "after": w1 / seats, "after_ci_low": lo1, "after_ci_high": hi1,
@@ -726,7 +807,7 @@ def report_files(result: Result, base: Tables, plan_: Plan, policy_params: tuple
     for s in result.path:
         for key in sorted(s.rates.seats):
             p, b, side = key
-            lo, hi = wilson_interval(s.rates.wins[key], s.rates.seats[key])
+            lo, hi = wilson_ci(s.rates.wins[key], s.rates.seats[key])
             rates.append({"step": s.step, "players": p, "wonder": base.board_ids[b], "side": "AB"[side],
                           "rate": s.rates.rate(key), "ci_low": lo, "ci_high": hi})
     path = path_frame(result)

@@ -41,12 +41,15 @@ def analysis_extra():
 DATA_FILE = "a card data file"  # what `data` names, in its refusal
 
 
-def balance(dataset, *, out=None, baseline=None, overwrite: bool = False, data=None) -> Report:
+def balance(dataset, *, out=None, baseline=None, overwrite: bool = False, data=None,
+            practical: float | None = None) -> Report:
     """The balance report of a dataset folder (`wsim balance`): returns the report, whose
-    `.wonders` (win rates with Wilson 95% CIs and q-values), `.cards` (card effects) and, with a
-    `baseline` dataset of the same games, `.paired` are DataFrames. With `out`, its files
-    (index.html, wonders.csv, cards.csv, paired.csv) are written there as the command writes
-    them; without, nothing is written."""
+    `.wonders` (win rates with Wilson 95% CIs, q-values, sizes in points of win share and VP,
+    verdicts), `.cards` (card effects) and, with a `baseline` dataset of the same games, `.paired`
+    are DataFrames. With `out`, its files (index.html, wonders.csv, cards.csv, paired.csv) are
+    written there as the command writes them; without, nothing is written. practical: the
+    practical threshold, a fraction of the fair share above 0 and below 1 (None: 0.08), below
+    which a significant side or card is fair enough (docs/analysis.md)."""
     from wsim import tables as tables_mod
 
     source = folder_arg(dataset, "dataset", "a dataset folder")
@@ -54,14 +57,17 @@ def balance(dataset, *, out=None, baseline=None, overwrite: bool = False, data=N
     folder = optional_path(out, "out", "a folder")
     overwrite = flag(overwrite, "overwrite")
     data = optional_path(data, "data", DATA_FILE)
+    practical = None if practical is None else real_number(practical, "practical", 0, 1)
     analysis_extra()
     from wsim.analysis.balance.report import build, owns
+    from wsim.analysis.balance.size import PRACTICAL
     from wsim.dataset.folder import output_files
 
     t = tables_mod.load(data)
+    practical = PRACTICAL if practical is None else practical
     if folder is None:
         with settings_error():
-            return build(source, t, base)
+            return build(source, t, base, practical=practical)
     # the report folder is locked while the datasets are read: it cannot be one of them
     dataset_name = "dataset" if option("out") == "out" else "DIR"  # the command's argument
     for what, read in ((dataset_name, source), (option("baseline"), base)):
@@ -69,22 +75,23 @@ def balance(dataset, *, out=None, baseline=None, overwrite: bool = False, data=N
             raise WsimError(f"{option('out')}: {out} is the dataset folder {what} names; give the report a folder "
                             "of its own")
     with settings_error(), output_files(folder, owns, overwrite, "report") as commit:
-        report = build(source, t, base)
+        report = build(source, t, base, practical=practical)
         commit(report.files)
     return report
 
 
 def ablate(edits=(), *, out, against=None, games=100_000, players=4, policies="random", policy_params=(), seed=0,
            wonders="random", sides="random", manneken_pis=False, data=None, threads=None, chunk_size=100_000,
-           dask=None, overwrite: bool = False, progress=False, on_run=None) -> Report:
+           dask=None, overwrite: bool = False, progress=False, on_run=None, on_event=None) -> Report:
     """The paired experiment (`wsim ablate`): the same games with the card data as it is and with
     `edits` (a list of --edit texts: "Baths.points=+1", "Baths.cost+=stone", ...), then the
     balance report of the two in `out` (the two datasets in out/data/). against: a data file
     played as the baseline instead, `data` (with the edits, if any) being the edited run: two
     whole data files compared on the same deals. Returns the report (its `.paired` DataFrame:
     every metric's paired difference with its CI and q-value). on_run(name, result) is called
-    after each of the two runs; progress: True (drawn on stderr), False or a function receiving
-    each wsim.run.progress.Update (docs/api.md)."""
+    after each of the two runs; on_event(text) receives, before play, the cards the edited run
+    deals in another's place ("replaced: Arsenal -> Castrum at 4-7 players"); progress: True
+    (drawn on stderr), False or a function receiving each wsim.run.progress.Update (docs/api.md)."""
     from wsim.run.settings import LONG_RUN_GAMES
 
     folder = folder_arg(out)
@@ -94,10 +101,11 @@ def ablate(edits=(), *, out, against=None, games=100_000, players=4, policies="r
     overwrite = flag(overwrite, "overwrite")
     progress = progress_value(progress)
     callback(on_run, "on_run")
+    callback(on_event, "on_event")
     data = optional_path(data, "data", DATA_FILE)
     analysis_extra()
     from wsim.analysis.ablate import precheck, refuse_edits_out_of_play, run_ablate
-    from wsim.analysis.edits import apply_edits
+    from wsim.analysis.edits import apply_edits, deal_differences, replacement_words
 
     t, settings = run_settings(games=games, players=players, policies=policies, policy_params=policy_params, seed=seed,
                                wonders=wonders, sides=sides, manneken_pis=manneken_pis, data=data,
@@ -113,9 +121,16 @@ def ablate(edits=(), *, out, against=None, games=100_000, players=4, policies="r
 
             base = tables_mod.load(against)
             check_against(base, edited, str(against))
+        from wsim.run.runner import check_learned
+
+        for tables in (base, edited):  # a model that cannot play a run is refused before either is played
+            check_learned(tables, settings)
     threads_checked(threads, dask)
     with settings_error():
         precheck(folder, overwrite)
+    replaced = deal_differences(base, edited)
+    if replaced and on_event is not None:
+        on_event("replaced: " + "; ".join(map(replacement_words, replaced)))
     with settings_error(), KERNEL_LOCK:
         report, _ = run_ablate(base, edited, settings, folder, overwrite, progress, on_run, dask, threads)
     return report
@@ -251,8 +266,8 @@ def survey(*, out, populations=None, players: int = 4, games: int = 20_000, seed
 
 
 def rebalance(*, out, players=4, population: str = "heuristic", policy_params=(), levers: str = "stages",
-              fields: str = "points", tolerance: float | None = None, max_edits: int | None = None,
-              max_change: int | None = None, max_steps: int | None = None, games: int = 20_000,
+              fields: str = "points", cost_kinds: str = "kept", tolerance: float | None = None,
+              max_edits: int | None = None, max_change: int | None = None, max_resources: int | None = None, max_steps: int | None = None, games: int = 20_000,
               max_games: int = 10**7, seed: int = 0, manneken_pis: bool = False, data=None, threads=None, dask=None,
               overwrite: bool = False, progress=False, on_estimate=None, on_event=None):
     """The smallest edit of the printed numbers after which every wonder side's win rate is within
@@ -260,7 +275,9 @@ def rebalance(*, out, players=4, population: str = "heuristic", policy_params=()
     docs/rebalance.md): writes the report to `out` and returns the result (`.edits`, the --edit
     texts; `.held_out`, result.csv's DataFrame; `.solved`; `.max_deviation`; `.files`).
     players: a count, a list or "3,4,5"; population: [NAME=]POLICIES; levers:
-    stages|cards|both[:WONDER|CARD,...]; fields: points|coins|both; max_games: the held-out
+    stages|cards|both[:WONDER|CARD,...]; fields: a comma list of points, coins and costs (both:
+    points,coins); cost_kinds: kept (only the kinds a cost holds change) or any; max_resources: the
+    resource units added or taken over every cost at most (None: no limit of its own); max_games: the held-out
     run's games at most (a tolerance that needs more is refused before anything is played).
     on_estimate(seconds, games) receives the estimated play before the search (not with dask);
     on_event(text) follows it; progress: True (drawn on stderr), False or a function receiving
@@ -285,8 +302,8 @@ def rebalance(*, out, players=4, population: str = "heuristic", policy_params=()
     specs = param_specs(policy_params)
     with settings_error():
         plan = rb.plan(t, counts, population, specs, games=games, seed=seed, tolerance=tolerance,
-                       manneken_pis=manneken_pis, max_games=max_games, **limits)
-        chosen = rb.parse_levers(levers, fields, t, manneken_pis)
+                       manneken_pis=manneken_pis, max_games=max_games, max_resources=max_resources, **limits)
+        chosen = rb.parse_levers(levers, fields, t, manneken_pis, cost_kinds)
     threads_checked(threads, dask)
     if dask is None and any("rollout" in s.policies for s in plan.settings.values()):
         raise WsimError(f"{option('population')}: a rollout population plays tens of games a second here, and a "

@@ -19,18 +19,23 @@ from wsim.run.settings import LONG_RUN_GAMES, MAX_CHUNK, REBALANCE_MAX_GAMES
 @click.argument("directory", type=click.Path())
 @click.option("--baseline", type=click.Path(), default=None, metavar="DIR0",
               help="A dataset of the same games (seed, games, players, policies) to compare with, game by game.")
+@click.option("--practical", type=float, default=None, metavar="FRACTION",
+              help="The practical threshold, a fraction of the fair share: a significant side or card closer to "
+                   "fair than this is 'fair enough', not a finding [0.08: 2 points of win share at 4 players].")
 @overwrite_option("report")
 @out_option("Report folder (created if missing).")
 @click.pass_context
-def balance_cmd(ctx, directory, baseline, overwrite, out):
-    """Balance report of a dataset: REPORT/index.html (plots inline), wonders.csv (win rates with
-    Wilson 95% CIs), cards.csv (build and win rates, the adjusted association of each card with
+def balance_cmd(ctx, directory, baseline, practical, overwrite, out):
+    """Balance report of a dataset: REPORT/index.html (a verdict per wonder side and card, plots
+    inline), wonders.csv (win rates with Wilson 95% CIs, their distance from fair in points of win
+    share and in VP), cards.csv (build and win rates, the adjusted association of each card with
     winning) and, with --baseline, paired.csv (every metric compared game by game).
     """
     from wsim.api.analysis import balance
 
     folder = out_folder(out)
-    report = balance(directory, out=folder, baseline=baseline, overwrite=overwrite, data=ctx.obj.get("data"))
+    report = balance(directory, out=folder, baseline=baseline, overwrite=overwrite, data=ctx.obj.get("data"),
+                     practical=practical)
     if report.paired is not None:
         click.echo(paired_text(report))
     click.echo(f"report: {folder / 'index.html'} ({', '.join(n for n in report.files if n.endswith('.csv'))})")
@@ -72,7 +77,7 @@ def ablate_cmd(ctx, edits, against, games, players, seed, policy, policies, poli
                         policies=policy_names(policy, policies, players)[0], policy_params=policy_param, seed=seed,
                         wonders=wonders, sides=sides, manneken_pis=manneken_pis, data=ctx.obj.get("data"),
                         threads=threads, chunk_size=chunk_size, dask=dask, overwrite=overwrite,
-                        progress=progress_of(ctx, quiet), on_run=on_run)
+                        progress=progress_of(ctx, quiet), on_run=on_run, on_event=click.echo)
     except (KeyboardInterrupt, signals.Terminated) as e:
         left_behind(e, "the report folder is as it was")
         raise
@@ -155,12 +160,17 @@ def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, si
               help="A parameter of the population's policies (repeatable).")
 @click.option("--levers", default="stages", show_default=True, metavar="stages|cards|both[:WONDER|CARD,...]",
               help="What may change: wonder stages, cards or both, optionally only the named wonders or cards.")
-@click.option("--fields", type=click.Choice(["points", "coins", "both"]), default="points", show_default=True,
-              help="The numbers edited.")
+@click.option("--fields", default="points", show_default=True, metavar="points,coins,costs",
+              help="The numbers edited, a comma list: points, coins (both: points,coins) and costs (every count of "
+                   "a cost: its resources, and a card's coins).")
+@click.option("--cost-kinds", "cost_kinds", type=click.Choice(["kept", "any"]), default="kept", show_default=True,
+              help="With costs: only the kinds a cost already holds change (kept), or any resource may join (any).")
 @click.option("--tolerance", type=float, default=None,
               help="How far from the fair share a side's win rate may be, e.g. 0.05 [0.04].")
 @click.option("--max-edits", "max_edits", type=int, default=None, help="At most this many numbers edited [6].")
 @click.option("--max-change", "max_change", type=int, default=None, help="Each edit at most ±N [3].")
+@click.option("--max-resources", "max_resources", type=int, default=None,
+              help="With costs: at most K resource units added or taken, over every cost [no limit of its own].")
 @click.option("--max-steps", "max_steps", type=int, default=None,
               help="Measure-solve-verify steps at most [4].")
 @click.option("--games", type=click.IntRange(*REBALANCE_MAX_GAMES), default=20_000, show_default=True,
@@ -178,8 +188,9 @@ def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, si
 @out_option("Report folder (created if missing).")
 @quiet_option
 @click.pass_context
-def rebalance_cmd(ctx, players, population, policy_param, levers, fields, tolerance, max_edits, max_change, max_steps,
-                  games, max_games, seed, manneken_pis, threads, dask, overwrite, out, quiet):
+def rebalance_cmd(ctx, players, population, policy_param, levers, fields, cost_kinds, tolerance, max_edits,
+                  max_change, max_resources, max_steps, games, max_games, seed, manneken_pis, threads, dask,
+                  overwrite, out, quiet):
     """The smallest edit of the printed numbers (fewest numbers, then least change) after which
     every wonder side's win rate is within --tolerance of the fair share at every player count of
     --players, verified on held-out games. Writes REPORT/edits.txt, cards.yaml, result.csv,
@@ -198,8 +209,9 @@ def rebalance_cmd(ctx, players, population, policy_param, levers, fields, tolera
 
     try:
         result = rebalance(out=folder, players=players, population=population, policy_params=policy_param,
-                           levers=levers, fields=fields, tolerance=tolerance, max_edits=max_edits,
-                           max_change=max_change, max_steps=max_steps, games=games, max_games=max_games, seed=seed,
+                           levers=levers, fields=fields, cost_kinds=cost_kinds, tolerance=tolerance,
+                           max_edits=max_edits, max_change=max_change, max_resources=max_resources,
+                           max_steps=max_steps, games=games, max_games=max_games, seed=seed,
                            manneken_pis=manneken_pis, data=ctx.obj.get("data"), threads=threads, dask=dask,
                            overwrite=overwrite, progress=progress_of(ctx, quiet),
                            on_estimate=None if quiet else on_estimate)

@@ -112,7 +112,8 @@ def check_header(header: dict, tables: Tables, where: str):
                          f"{RULES_VERSION}: train it again with wsim learn")
     if features.get("names_sha256") != names_digest(tables):
         raise ModelError(f"{where}: its features name other buildings or boards than the data file "
-                         f"{tables.source} (a model fits the names it was trained on)")
+                         f"{tables.source} (a model fits the names it was trained on; a card replaced or renamed is "
+                         "a building it never saw: train one on that data with `wsim --data FILE learn`)")
 
 
 def uses_learned(policies, params) -> bool:

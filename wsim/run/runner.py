@@ -87,6 +87,12 @@ def _learned_model(tables: Tables, settings: Settings, policies, params):
         raise SettingsError(str(e)) from None
 
 
+def check_learned(tables: Tables, settings: Settings):
+    """Refuse (SettingsError), before any game, a learned seat whose model does not fit `tables`
+    (an ablation's edited data: a replaced card is a building the model never saw)."""
+    _learned_model(tables, settings, settings.policy_ids(), settings.policy_params())
+
+
 BLOCKS_PER_THREAD = 4  # blocks of a kernel call per thread: a slow block delays the call less
 
 
