@@ -32,7 +32,7 @@ import numpy as np
 from wsim import codes
 from wsim.dataset.folder import output_files
 from wsim.kernels.layout import RES_COINS, RES_GUILD, RES_MILITARY, RES_RANK, RES_STAGES, RES_TOTAL
-from wsim.run.runner import CLUSTER_CHUNK_GAMES, Runner, chunk_ranges, play_chunks
+from wsim.run.runner import CLUSTER_CHUNK_GAMES, SETS_COLUMN, Runner, chunk_ranges, play_chunks
 from wsim.run.settings import Settings, SettingsError, apply_policy_params, check_players, parse_policies
 from wsim.analysis.stats import mean_half_width, wilson_interval
 from wsim.tables import Tables
@@ -46,9 +46,11 @@ PLAY_CSV = "play.csv"
 CATEGORY_COLUMNS = tuple(f"vp_{c}" for c in codes.CATEGORIES)
 PLAY_COLUMNS = ("policy", "players", "games", "seats", "mean_points", "points_ci_low", "points_ci_high",
                 *CATEGORY_COLUMNS, "coins", "stages", "wins", "wins_with_guild_points", "guild_share", "guild_ci_low",
-                "guild_ci_high")
-# the results columns play.csv averages: the categories (consecutive in RES_*), total, coins, stages
-_PLAY_RES = list(range(RES_MILITARY, RES_MILITARY + len(codes.CATEGORIES))) + [RES_TOTAL, RES_COINS, RES_STAGES]
+                "guild_ci_high", "science_sets")
+# the results columns play.csv averages: the categories (consecutive in RES_*), total, coins, stages and
+# the complete science sets (the column the runner adds, SETS_COLUMN)
+_PLAY_RES = list(range(RES_MILITARY, RES_MILITARY + len(codes.CATEGORIES))) + [RES_TOTAL, RES_COINS, RES_STAGES,
+                                                                               SETS_COLUMN]
 
 
 def owns(name: str) -> bool:
@@ -122,9 +124,9 @@ class PlayTally:
                "mean_points": round(points, 3), "points_ci_low": round(points - half, 3),
                "points_ci_high": round(points + half, 3)}
         row.update({c: round(float(means[i]), 3) for i, c in enumerate(CATEGORY_COLUMNS)})
-        row.update({"coins": round(float(means[-2]), 3), "stages": round(float(means[-1]), 3), "wins": self.wins,
+        row.update({"coins": round(float(means[-3]), 3), "stages": round(float(means[-2]), 3), "wins": self.wins,
                     "wins_with_guild_points": self.guild_wins, "guild_share": "", "guild_ci_low": "",
-                    "guild_ci_high": ""})
+                    "guild_ci_high": "", "science_sets": round(float(means[-1]), 3)})
         if self.wins:  # a policy that never won has no share to estimate
             lo, hi = wilson_interval(self.guild_wins, self.wins)
             row.update({"guild_share": round(self.guild_wins / self.wins, 4), "guild_ci_low": round(lo, 4),
@@ -194,7 +196,7 @@ def play_pair(tables: Tables, x: Entry, y: Entry, players: int, games: int, seed
     a time. ratings, when given (a Ratings), is updated with every game, in order."""
     pair = PairResult(x.label, y.label, players)
     for seat, settings, first, count in _blocks(x, y, players, games, seed, first_game):
-        for _, res in play_chunks(Runner(tables, settings), first, count, on_progress):
+        for _, res in play_chunks(Runner(tables, settings), first, count, on_progress, sets=True):
             _tally(pair, seat, settings, res, ratings, play)
     return pair
 
@@ -287,7 +289,7 @@ class Ladder:
             step(batch[0][0])
             ranges = [(settings, at, n) for _, _, settings, at, n in batch]
             for (k, seat, settings, _, _), res in zip(batch, play_ranges(cluster, self.tables.raw, ranges, threads,
-                                                                          played)):
+                                                                          played, sets=True)):
                 _tally(results[k], seat, settings, res, self._ratings, self.play)
             batch.clear()
 

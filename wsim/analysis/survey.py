@@ -47,7 +47,7 @@ CARD_EFFECT_COLUMNS = ("population", "players", "card", "seats_built", "build_ra
                        "q_value")
 PLAY_COLUMNS = ("population", "players", "games", "mean_points", "points_ci_low", "points_ci_high", "mean_gap",
                 "gap_ci_low", "gap_ci_high", "guild_wins", "winners_with_guild", "guild_ci_low", "guild_ci_high",
-                *read.CATEGORY_COLUMNS, "coins", "stages")
+                *read.CATEGORY_COLUMNS, "coins", "stages", "science_sets", "sets_ci_low", "sets_ci_high")
 REFERENCE_COLUMNS = ("players", "wonder", "side", "population", "rate", "people_rate", "diff", "ci_low", "ci_high",
                      "q_value", "disagrees")
 
@@ -231,7 +231,8 @@ def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame
     datasets = {p.name: read.open_dataset(data / p.name, tables) for p in populations}
     rates, cards, fits = [], [], {}
     guilds = [tables.card_names[c] for c in range(tables.n_cards) if tables.ent_kind[c] == codes.PURPLE]
-    play = pd.concat([play_rows(read.play_table(con, datasets[p.name], guilds)).assign(population=p.name)
+    play = pd.concat([play_rows(read.play_table(con, datasets[p.name], guilds).merge(
+        read.science_sets_table(con, datasets[p.name], tables), on="players")).assign(population=p.name)
                       for p in populations], ignore_index=True)
     for pop in populations:
         ds = datasets[pop.name]
@@ -289,10 +290,11 @@ def play_rows(table: pd.DataFrame) -> pd.DataFrame:
     """read.play_table's per-game deviations turned into 95% intervals of the means (normal, over
     independent games) and the share of games won with a guild with its Wilson interval."""
     out = table.copy()
-    for what in ("points", "gap"):
+    for what in ("points", "gap", "sets"):
         half = mean_half_width(out[f"sd_{what}"].fillna(0), out.games)
         out[f"{what}_ci_low"] = out[f"mean_{what}"] - half
         out[f"{what}_ci_high"] = out[f"mean_{what}"] + half
+    out["science_sets"] = out.mean_sets
     out["winners_with_guild"] = out.guild_wins / out.games
     bounds = [wilson_ci(int(w), int(g)) for w, g in zip(out.guild_wins, out.games)]
     out["guild_ci_low"] = [lo for lo, _ in bounds]

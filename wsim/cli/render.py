@@ -164,6 +164,7 @@ def play_text(play) -> str:
         lines.append(f"  {r.population} @{r.players}: {r.mean_points:.1f} points a seat "
                      f"(±{r.points_ci_high - r.mean_points:.1f}), first to last {r.mean_gap:.1f} "
                      f"(±{r.gap_ci_high - r.mean_gap:.1f}), {r.coins:.1f} coins left, {r.stages:.1f} stages, "
+                     f"{r.science_sets:.2f} science sets (±{r.sets_ci_high - r.science_sets:.2f}), "
                      f"winner with a guild in {100 * r.winners_with_guild:.0f}% of {r.games:,} games "
                      f"({100 * r.guild_ci_low:.0f}–{100 * r.guild_ci_high:.0f}%); points: {categories}")
     return "how each population plays (a seat's means):\n" + "\n".join(lines)

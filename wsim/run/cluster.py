@@ -108,10 +108,15 @@ def carried(value):
     return value
 
 
-def play_range(data_text: bytes, settings, first: int, games: int, threads: int):
+def play_range(data_text: bytes, settings, first: int, games: int, threads: int, sets: bool = False):
     """The kernels' res rows (games x cities x RES_COUNT) of games first .. first + games - 1
-    of `settings` (a wsim.run.settings.Settings): the ladder's tasks."""
-    return play_locked(worker_tables(data_text), settings, first, games, threads).res
+    of `settings` (a wsim.run.settings.Settings): the ladder's and rebalance's tasks; sets: with
+    the column SETS_COLUMN (wsim.run.runner.with_science_sets), computed on the worker."""
+    from wsim.run.runner import with_science_sets
+
+    t = worker_tables(data_text)
+    chunk = play_locked(t, settings, first, games, threads)
+    return with_science_sets(t, chunk) if sets else chunk.res
 
 
 def _model_file(model: bytes) -> str:
@@ -403,13 +408,14 @@ def play_parts(cluster: Cluster, task, data_text: bytes, run_meta: dict, todo: l
 RANGE_GAMES = 2_000  # games per ladder task at most: enough tasks to share among workers
 
 
-def play_ranges(cluster: Cluster, data_text: bytes, ranges: list, threads: int, on_progress=None) -> list:
+def play_ranges(cluster: Cluster, data_text: bytes, ranges: list, threads: int, on_progress=None,
+                sets: bool = False) -> list:
     """The res rows of each (Settings, first, games) of `ranges`, played as tasks of at most
-    RANGE_GAMES games, returned in the order of `ranges`."""
+    RANGE_GAMES games, returned in the order of `ranges` (sets: as play_range)."""
     import numpy as np
 
     def task(i, data, at, games):
-        return play_range, (data, ranges[i][0], at, games, threads)
+        return play_range, (data, ranges[i][0], at, games, threads, sets)
 
     return [np.concatenate(p) for p in _range_results(cluster, data_text, ranges, task, on_progress)]
 

@@ -24,8 +24,8 @@ from wsim.codes import CATEGORIES, FC_SEAT
 from wsim.kernels.deal import deal
 from wsim.kernels.game import new_run, new_scratch, new_state, play_games
 from wsim.kernels.learned import empty_tape
-from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_COINS, RES_COUNT, RES_GUILD, RES_MILITARY, RES_RANK,
-                                 RES_TOTAL, kernel_tables)
+from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_BOARD, RES_COINS, RES_COUNT, RES_GUILD, RES_MILITARY,
+                                 RES_NCARDS, RES_RANK, RES_SCIENCE, RES_SIDE, RES_STAGES, RES_TOTAL, kernel_tables)
 from wsim.kernels.policy import P_COUNT, POLICY_ROLLOUT
 from wsim.movelog import EVENT_COLUMNS
 from wsim.run.chunk import Chunk
@@ -189,14 +189,36 @@ def chunk_ranges(first: int, games: int, size: int = CHUNK_GAMES) -> list:
     return [(at, min(size, first + games - at)) for at in range(first, first + games, size)]
 
 
+SETS_COLUMN = RES_COUNT  # the column with_science_sets adds to res rows: a city's complete science sets
+
+
+def with_science_sets(tables: Tables, chunk: Chunk) -> np.ndarray:
+    """The chunk's res rows with one column more (SETS_COLUMN): each city's complete science sets
+    at the final count (wsim.reference.science, from its buildings and stages, held to its
+    science points)."""
+    from wsim.reference import science
+
+    res = chunk.res
+    games, cities = res.shape[:2]
+    owned = np.arange(MAX_CITY) < res[:, :, RES_NCARDS, None]  # a city's cards are the first ncards
+    symbols = science.card_symbols(tables)[chunk.cards.astype(np.int64)]
+    owner = np.broadcast_to(np.arange(games * cities).reshape(games, cities, 1), owned.shape)
+    counts, wild = science.symbol_counts(symbols[owned], owner[owned], games * cities)
+    flat = res.reshape(games * cities, -1).astype(np.int64)
+    stage_counts, stage_wild = science.stage_counts(tables, flat[:, RES_BOARD], flat[:, RES_SIDE], flat[:, RES_STAGES])
+    sets = science.science_sets(counts + stage_counts, wild + stage_wild, flat[:, RES_SCIENCE])
+    return np.concatenate([res, sets.astype(res.dtype).reshape(games, cities, 1)], axis=2)
+
+
 def play_chunks(runner: Runner, first: int, games: int, on_progress=None, pacer: Pacer | None = None,
-                size: int | None = None):
+                size: int | None = None, sets: bool = False):
     """Yield (first game, res rows) of games first .. first + games - 1, `size` (CHUNK_GAMES) at a
     time (memory: one chunk's arrays), each chunk in kernel calls sized by the pacer;
-    on_progress(n) after each call."""
+    on_progress(n) after each call. sets: the rows carry SETS_COLUMN (with_science_sets)."""
     pacer = pacer or Pacer()
     for at, count in chunk_ranges(first, games, size or CHUNK_GAMES):
-        yield at, play_paced(runner, pacer, at, count, on_progress).res
+        chunk = play_paced(runner, pacer, at, count, on_progress)
+        yield at, with_science_sets(runner.tables, chunk) if sets else chunk.res
 
 
 def available_cores() -> int:
