@@ -7,6 +7,11 @@
 #   make verify   the deep runs (SHARD=k/n for one shard of n, DEPTH=full for the full depth);
 #                 resumable: a shard run again skips what passed under the same code
 PY      ?= python3
+# Python keeps the bytecode of wsim and of the tests (__pycache__, ignored by git) even where the
+# environment sets PYTHONDONTWRITEBYTECODE (CI does): otherwise every process, each of the system
+# tests' wsim subprocesses and each pytest collection included, compiles them from source again
+# (measured: a collection 8.4 s -> 5.6 s, `wsim simulate --games 1` 1.0 s -> 0.9 s)
+unexport PYTHONDONTWRITEBYTECODE
 VENV    := .venv
 BIN     := $(VENV)/bin
 BASE    := $(VENV)/.installed-base
