@@ -8,7 +8,7 @@
 #                 resumable: a shard run again skips what passed under the same code
 PY      ?= python3
 # Python keeps the bytecode of wsim and of the tests (__pycache__, ignored by git) even where the
-# environment sets PYTHONDONTWRITEBYTECODE (CI does): otherwise every process, each of the system
+# environment sets PYTHONDONTWRITEBYTECODE (the project machine does): otherwise every process, each of the system
 # tests' wsim subprocesses and each pytest collection included, compiles them from source again
 # (measured: a collection 8.4 s -> 5.6 s, `wsim simulate --games 1` 1.0 s -> 0.9 s)
 unexport PYTHONDONTWRITEBYTECODE
@@ -29,9 +29,10 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
 # make run needs the base dependencies only; the test targets add every extra (their own stamp).
-# (pip's byte-compiling is half the install, but --no-compile cost more than it saved where
-# PYTHONDONTWRITEBYTECODE is set: every subprocess of the system tests compiled its imports again)
-PIP     := $(BIN)/pip install --quiet
+# pip compiles no bytecode (half the install: 49 s -> 20 s with every extra): with bytecode kept
+# (above), the first process to import a module compiles it once, and most of what is installed
+# (jax's, scipy's, dask's thousands of files) is never imported
+PIP     := $(BIN)/pip install --quiet --no-compile
 
 $(BASE): pyproject.toml | $(BIN)/python
 	$(PIP) -e .
