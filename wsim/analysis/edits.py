@@ -255,7 +255,10 @@ def _replace_card(edit: str, subject: str, text: str, doc: dict, base: Tables):
         if missing:
             raise _fail(edit, f"{old['name']} (Age {old['age']}) has no copy that enters at {missing[0]} players "
                               f"(its copies: {old['players']})")
-        old["players"] = [n for n in old["players"] if n not in counts]
+        players = list(old["players"])
+        for n in counts:  # one copy each (a card may have two copies entering at one count)
+            players.remove(n)
+        old["players"] = players
         entry["players"] = counts
         doc["cards"].insert(at + 1, entry)
     if counts is None:
