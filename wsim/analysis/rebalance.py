@@ -514,17 +514,14 @@ def _jacobian(games: Games, base: Tables, levers: list, changes: dict, now: Rate
         if on_lever is not None:
             on_lever(j + 1, len(levers), False)
         move = lever_move(levers, changes, j)
-        if move == 0:  # no room either way: the solver keeps it where it is
-            if on_lever is not None:
-                on_lever(j + 1, len(levers), True)
-            continue
-        moved = dict(changes)
-        moved[j] = moved.get(j, 0) + move
-        sums = lever_sums(games, data_for(base, levers, moved), plan_, seed, now)
-        for i, key in enumerate(keys):  # the same deals: the same seats, in the same order
-            mean, se = paired_mean_se(now.seats[key], *sums[key])
-            if abs(mean) >= SIGNIFICANT * se and mean != 0:
-                out[i, j] = mean / move
+        if move:  # else no room either way: its column stays 0 and the solver keeps it where it is
+            moved = dict(changes)
+            moved[j] = moved.get(j, 0) + move
+            sums = lever_sums(games, data_for(base, levers, moved), plan_, seed, now)
+            for i, key in enumerate(keys):  # the same deals: the same seats, in the same order
+                mean, se = paired_mean_se(now.seats[key], *sums[key])
+                if abs(mean) >= SIGNIFICANT * se and mean != 0:
+                    out[i, j] = mean / move
         if on_lever is not None:
             on_lever(j + 1, len(levers), True)
     return out

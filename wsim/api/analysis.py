@@ -267,18 +267,19 @@ def survey(*, out, populations=None, players: int = 4, games: int = 20_000, seed
 
 def rebalance(*, out, players=4, population: str = "heuristic", policy_params=(), levers: str = "stages",
               fields: str = "points", cost_kinds: str = "kept", tolerance: float | None = None,
-              max_edits: int | None = None, max_change: int | None = None, max_resources: int | None = None, max_steps: int | None = None, games: int = 20_000,
-              max_games: int = 10**7, seed: int = 0, manneken_pis: bool = False, data=None, threads=None, dask=None,
-              overwrite: bool = False, progress=False, on_estimate=None, on_event=None):
+              max_edits: int | None = None, max_change: int | None = None, max_resources: int | None = None,
+              max_steps: int | None = None, games: int = 20_000, max_games: int = 10**7, seed: int = 0,
+              manneken_pis: bool = False, data=None, threads=None, dask=None, overwrite: bool = False,
+              progress=False, on_estimate=None, on_event=None):
     """The smallest edit of the printed numbers after which every wonder side's win rate is within
     `tolerance` of the fair share at every player count of `players` (`wsim rebalance`,
     docs/rebalance.md): writes the report to `out` and returns the result (`.edits`, the --edit
     texts; `.held_out`, result.csv's DataFrame; `.solved`; `.max_deviation`; `.files`).
     players: a count, a list or "3,4,5"; population: [NAME=]POLICIES; levers:
     stages|cards|both[:WONDER|CARD,...]; fields: a comma list of points, coins and costs (both:
-    points,coins); cost_kinds: kept (only the kinds a cost holds change) or any; max_resources: the
-    resource units added or taken over every cost at most (None: no limit of its own); max_games: the held-out
-    run's games at most (a tolerance that needs more is refused before anything is played).
+    points,coins); cost_kinds: kept (only the kinds a cost holds change) or any; max_resources:
+    the resource units added or taken over every cost at most (None: no limit of its own);
+    max_games: the held-out run's games at most (a tolerance that needs more is refused before anything is played).
     on_estimate(seconds, games) receives the estimated play before the search (not with dask);
     on_event(text) follows it; progress: True (drawn on stderr), False or a function receiving
     each wsim.run.progress.Update (its step: the search's)."""

@@ -80,10 +80,19 @@ def science_sets(counts: np.ndarray, wild: np.ndarray, science: np.ndarray) -> n
         if not off.any():
             break
         wild[off] += 1
-        points[off], sets[off] = (x[off] for x in _best(counts, wild))
+        points[off], sets[off] = _best(counts[off], wild[off])
     off = points != science
     if off.any():
         i = int(np.flatnonzero(off)[0])
         raise ValueError(f"science points {int(science[i])} of a city with symbols {counts[i].tolist()} and "
                          f"{int(wild[i])} wildcards: no placement scores them")
     return sets
+
+
+def city_sets(t: Tables, symbols: np.ndarray, owner: np.ndarray, boards, sides, stages, points) -> np.ndarray:
+    """The complete sets of n cities (n = len(boards)): from their buildings' symbols (`symbols`,
+    card_symbols of each building, owned by city `owner`), the stages their boards and sides
+    built, and the science points the engine gave them (science_sets)."""
+    counts, wild = symbol_counts(symbols, owner, len(boards))
+    staged, staged_wild = stage_counts(t, np.asarray(boards), np.asarray(sides), np.asarray(stages))
+    return science_sets(counts + staged, wild + staged_wild, points)

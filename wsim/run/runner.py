@@ -203,10 +203,9 @@ def with_science_sets(tables: Tables, chunk: Chunk) -> np.ndarray:
     owned = np.arange(MAX_CITY) < res[:, :, RES_NCARDS, None]  # a city's cards are the first ncards
     symbols = science.card_symbols(tables)[chunk.cards.astype(np.int64)]
     owner = np.broadcast_to(np.arange(games * cities).reshape(games, cities, 1), owned.shape)
-    counts, wild = science.symbol_counts(symbols[owned], owner[owned], games * cities)
     flat = res.reshape(games * cities, -1).astype(np.int64)
-    stage_counts, stage_wild = science.stage_counts(tables, flat[:, RES_BOARD], flat[:, RES_SIDE], flat[:, RES_STAGES])
-    sets = science.science_sets(counts + stage_counts, wild + stage_wild, flat[:, RES_SCIENCE])
+    sets = science.city_sets(tables, symbols[owned], owner[owned], flat[:, RES_BOARD], flat[:, RES_SIDE],
+                             flat[:, RES_STAGES], flat[:, RES_SCIENCE])
     return np.concatenate([res, sets.astype(res.dtype).reshape(games, cities, 1)], axis=2)
 
 

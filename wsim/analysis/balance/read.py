@@ -187,22 +187,16 @@ def science_sets_table(con, ds: Dataset, t: Tables) -> pd.DataFrame:
     """Per players: the complete science sets a seat scored, its mean over games (each game one
     observation: the mean of its seats) as `mean_sets` and their standard deviation `sd_sets`
     (wsim.reference.science: from each city's buildings and stages, held to its science points)."""
-    import numpy as np
-
     from wsim.reference import science
 
     columns = ["players", "game", "wonder", "side", "stages", "vp_science", "cards"]
     table = _query(con, f"SELECT {', '.join(columns)} FROM {_rows(con, ds, columns)}", ds)
-    symbol_of = dict(zip(t.card_names, science.card_symbols(t).tolist()))
-    lengths = table.cards.map(len).to_numpy()
-    names = np.concatenate([np.asarray(c, dtype=object) for c in table.cards]) if len(table) else []
-    owner = np.repeat(np.arange(len(table)), lengths)
-    counts, wild = science.symbol_counts(np.array([symbol_of[n] for n in names], dtype=np.int64), owner, len(table))
+    built = table.cards.explode().dropna()  # a building a row, indexed by its city's row
+    symbols = built.map(dict(zip(t.card_names, science.card_symbols(t).tolist()))).to_numpy(dtype="int64")
     board_of = {b: i for i, b in enumerate(t.board_ids)}
-    boards = table.wonder.astype(str).map(board_of).to_numpy()
-    sides = table.side.astype(str).map({"A": 0, "B": 1}).to_numpy()
-    stage_counts, stage_wild = science.stage_counts(t, boards, sides, table.stages.to_numpy())
-    sets = science.science_sets(counts + stage_counts, wild + stage_wild, table.vp_science.to_numpy())
+    sets = science.city_sets(t, symbols, built.index.to_numpy(), table.wonder.astype(str).map(board_of).to_numpy(),
+                             table.side.astype(str).map({"A": 0, "B": 1}).to_numpy(), table.stages.to_numpy(),
+                             table.vp_science.to_numpy())
     games = table[["players", "game"]].assign(sets=sets).groupby(["players", "game"]).sets.mean()
     out = games.groupby("players").agg(mean_sets="mean", sd_sets="std")
     return out.reset_index()
