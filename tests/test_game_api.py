@@ -125,3 +125,49 @@ def test_replay_text_is_the_replay_commands(tables):
     _play_by_policy_moves(g)
     settings = build_settings(tables, players=3, policies=["greedy"] * 3, seed=6, games=3)
     assert g.replay_text() == log_text(game_log(Runner(tables, settings), 2), ["greedy"] * 3)
+
+
+@pytest.fixture(scope="module")
+def negated_model(tables, tmp_path_factory):
+    """The shipped model with its value negated: a learned seat playing it picks the options
+    the shipped model values least."""
+    from wsim.run.model import Model, read_model
+
+    shipped = read_model("shipped", tables)
+    path = tmp_path_factory.mktemp("model") / "negated.npz"
+    Model(shipped.w1, shipped.b1, -shipped.w2, -shipped.b2, shipped.header).write(path)
+    return path
+
+
+@pytest.mark.slow  # the learned family's kernels
+def test_a_game_plays_the_model_file_its_settings_name(negated_model):
+    """learned.model=FILE is played by wsim.Game as by wsim.simulate (it once played the shipped
+    model whatever the setting): with the model's value negated, the learned seat's moves change,
+    and the game is still the one simulate plays with that file."""
+    policies = ["learned", "heuristic", "heuristic", "heuristic"]
+    params = (f"learned.model={negated_model}",)
+    shipped = _play_by_policy_moves(wsim.Game(players=4, seed=8, policies=policies))
+    negated = _play_by_policy_moves(wsim.Game(players=4, seed=8, policies=policies, policy_params=params))
+    assert negated != shipped
+    table = wsim.simulate(games=1, players=4, policies=policies, policy_params=params, seed=8, threads=1).to_pylist()
+    for row, score in zip(table, negated, strict=True):
+        assert {k: row[k] for k in score if k != "seat"} == {k: v for k, v in score.items() if k != "seat"}
+
+
+@pytest.mark.slow
+def test_a_model_file_changed_after_the_game_began_is_refused(negated_model, tmp_path):
+    """The game plays the model its settings read, or none: a file replaced meanwhile is refused
+    at the learned seat's first decision, before any move."""
+    import shutil
+
+    from wsim.run.model import SHIPPED
+
+    path = tmp_path / "m.npz"
+    shutil.copyfile(negated_model, path)
+    g = wsim.Game(players=4, seed=8, policies=["learned", "heuristic", "heuristic", "heuristic"],
+                  policy_params=(f"learned.model={path}",))
+    shutil.copyfile(SHIPPED, path)
+    before = g.observation(0)
+    with pytest.raises(wsim.WsimError, match="its sha256 is not the one these seats were set to play"):
+        g.policy_move(0)
+    assert repr(g.observation(0)) == repr(before) and [d.seat for d in g.pending()] == [0, 1, 2, 3]

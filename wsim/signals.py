@@ -10,9 +10,13 @@ section ends: a half-done commit is recoverable, but a finished one is simpler f
 An exception raised by the handler can be swallowed when the signal lands in Python code that C
 calls back into (llvmlite's object-cache callback while numba loads the kernels ignores it).
 So every signal is also remembered, and `check()`, called after each kernel call and when the
-command ends, raises it again if it never ended the command. Python would also print such a
-swallowed exception as "Exception ignored ..." with a traceback; `install()` keeps that quiet
-for these exceptions alone (sys.unraisablehook), since the signal is acted on anyway.
+command ends, raises it again if it never ended the command. A signal's exception can also reach
+the command line dressed as another error: Python wraps an exception raised inside a class's
+`__set_name__` (a dataclass made during a lazy import) in a RuntimeError, and numba reports a load
+it was interrupted in as its own RuntimeError; `behind()` finds the signal under such an error.
+Python would also print a swallowed exception as "Exception ignored ..." with a traceback;
+`install()` keeps that quiet for these exceptions alone (sys.unraisablehook), since the signal is
+acted on anyway.
 This module imports nothing heavy: the console entry point installs it before anything else.
 """
 
@@ -66,6 +70,28 @@ def swallowed():
     signum = _received[0] if _received else None
     _received.clear()
     return signum
+
+
+def behind(error: BaseException):
+    """The signal number an exception stands for, or None: a KeyboardInterrupt or Terminated in
+    its chain of causes and contexts, else a signal whose exception was swallowed on the way
+    (module docstring; cleared)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, KeyboardInterrupt):
+            swallowed()
+            return signal.SIGINT
+        if isinstance(error, Terminated):
+            swallowed()
+            return error.signum
+        error = error.__cause__ or error.__context__
+    return swallowed()
+
+
+def stop_text(signum: int) -> str:
+    """The last line of a command a signal ended: "interrupted" or "terminated by SIGTERM"."""
+    return "interrupted" if signum == signal.SIGINT else f"terminated by {signal.Signals(signum).name}"
 
 
 _other_unraisable = sys.unraisablehook  # the hook install() found, for every other exception

@@ -74,9 +74,9 @@ class Game:
     """One game of 7 Wonders at the step level (module docstring).
 
     players 2..7 (2: the Free City variant), seed and game: the game `wsim.simulate(seed=seed)`
-    plays as game index `game`. wonders, sides, manneken_pis, policies, policy_params, data: as
-    for wsim.simulate; the policies are those policy_move uses by default (and, at 2 players,
-    those the Free City's controller plays it with).
+    plays as game index `game`. wonders, sides, manneken_pis, policies, policy_params (a learned
+    seat's model file included), data: as for wsim.simulate; the policies are those policy_move
+    uses by default (and, at 2 players, those the Free City's controller plays it with).
     """
 
     def __init__(self, players: int = 4, seed: int = 0, game: int = 0, *, wonders: str = "random",
@@ -92,7 +92,8 @@ class Game:
         boards, game_sides = settings.board_spec(t)
         with KERNEL_LOCK:
             self._g = KernelGame(t, settings.players, seed=settings.seed, game=game, board_spec=boards,
-                                 side_spec=game_sides, promo=settings.promo_in_pool())
+                                 side_spec=game_sides, promo=settings.promo_in_pool(), model=settings.model,
+                                 model_digests=settings.weights_files)
         self._g.policies[:] = settings.policy_ids()
         self._g.params[:] = settings.policy_params()
         self.players, self.seed, self.game = settings.players, settings.seed, game

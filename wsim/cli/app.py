@@ -31,6 +31,8 @@ class WsimGroup(click.Group):
         try:
             with CompileWatch(on_first=_announce_compile) as ctx.meta["wsim.compile_watch"]:
                 return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit):
+            raise  # click's own: usage errors and exits
         except WsimError as e:
             raise UserError(str(e)) from None
         except BrokenPipeError:
@@ -38,14 +40,13 @@ class WsimGroup(click.Group):
         except OSError as e:  # an environment error no command foresaw: still no traceback
             where = f"{e.filename}: " if e.filename else ""
             raise UserError(f"{where}{e.strerror or e}") from None
-        except KeyboardInterrupt as e:
-            signals.swallowed()  # delivered after all
-            _stopped(e, "interrupted")
-            ctx.exit(130)
-        except signals.Terminated as e:
-            signals.swallowed()
-            _stopped(e, str(e))
-            ctx.exit(128 + e.signum)
+        except (KeyboardInterrupt, signals.Terminated, Exception) as e:
+            # a signal, also one that reached here dressed as another error (wsim.signals.behind)
+            signum = signals.behind(e)
+            if signum is None:
+                raise  # a bug in wsim: its traceback
+            _stopped(e, signals.stop_text(signum))
+            ctx.exit(128 + signum)
         finally:
             OPTION_STYLE.reset(style)
 

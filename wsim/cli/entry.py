@@ -6,7 +6,6 @@ a closed stdout pipe (`wsim replay ... | head`) ends it quietly with 141, as for
 """
 
 import os
-import signal
 import sys
 
 from wsim import signals
@@ -33,7 +32,12 @@ def main(argv=None) -> int:
 
         try:
             result = app.main(args=argv, prog_name="wsim", standalone_mode=False)
-        except click.exceptions.Abort:  # click's name for a KeyboardInterrupt while parsing
+        except click.exceptions.Abort as e:
+            # click's name for a KeyboardInterrupt while parsing, but also for any EOFError, which
+            # is no interrupt: an EOFError no command mapped is a bug of wsim, shown as one
+            if isinstance(e.__cause__, EOFError):
+                raise e.__cause__ from None
+            signals.swallowed()
             sys.stderr.write("\ninterrupted\n")
             return 130
         except click.ClickException as e:
@@ -44,14 +48,15 @@ def main(argv=None) -> int:
             return 141
         late = signals.swallowed()  # a signal lost inside a C callback still ends with its status
         if late is not None:
-            return 130 if late == signal.SIGINT else 128 + late
+            return 128 + late
         return result if isinstance(result, int) else 0
-    except KeyboardInterrupt:
-        sys.stderr.write("\ninterrupted\n")
-        return 130
-    except signals.Terminated as e:
-        sys.stderr.write(f"\n{e}\n")
-        return 128 + e.signum
+    except (KeyboardInterrupt, signals.Terminated, Exception) as e:
+        # before the group maps them (its import, say): a signal, dressed or not (signals.behind)
+        signum = signals.behind(e)
+        if signum is None:
+            raise
+        sys.stderr.write(f"\n{signals.stop_text(signum)}\n")
+        return 128 + signum
 
 
 def run():

@@ -96,9 +96,11 @@ class KernelGame:
     """
 
     def __init__(self, tables: Tables, players: int, seed: int = 0, game: int = 0, policy: str = "random",
-                 board_spec=None, side_spec=None, promo: bool = False, _state=None, model: str = "shipped"):
+                 board_spec=None, side_spec=None, promo: bool = False, _state=None, model: str = "shipped",
+                 model_digests=()):
         self.tables = tables
         self.model_file = model  # the learned seats' model file (read when a learned seat first decides)
+        self.model_digests = model_digests  # per seat, the sha256 that file had when the settings read it
         self._model = None
         self.n = codes.FC_CITIES if players == codes.FC_PLAYERS else players  # cities
         self.ent, self.board, self.n_cards = kernel_tables(tables)
@@ -201,12 +203,12 @@ class KernelGame:
     def _kernel_model(self):
         """The learned model's kernel tuple when a seat plays learned (or bases a rollout on it),
         else None (no learned code is compiled)."""
-        from wsim.run.model import read_model, uses_learned
+        from wsim.run.model import seats_model, uses_learned
 
         if not uses_learned(self.policies, self.params):  # asked each time: policies may be set later
             return None
         if self._model is None:
-            self._model = read_model(self.model_file, self.tables).kernel_model(self.tables)
+            self._model = seats_model(self.tables, self.model_file, self.policies, self.params, self.model_digests)
         return self._model
 
     def apply(self, seat: int, kind: int, options: np.ndarray, index: int):
