@@ -14,19 +14,27 @@ same call (Gymnasium's same-step autoreset): info["vp_total"] and info["final_ob
 the ended game's totals and last observations where terminations is True.
 
 The arrays returned are the environment's own buffers, written again by the next call (copy what
-must be kept): obs["observation"] (N, P, F) float32 (the learned player's encoder,
-kernels/observe.py; zeros for kernel seats), obs["action_mask"] (N, P, A) int8 (the ids of
-wsim.env.actions.ActionLayout), info["legal_ids"] / info["legal_count"] (the same ids as a
-compact list per seat). A seat with no decision to take passes -1.
+must be kept; vector_env returns copies): obs["observation"] (N, P, F) float32 (the learned
+player's encoder, kernels/observe.py; zeros for kernel seats), obs["action_mask"] (N, P, A) int8
+(the ids of wsim.env.actions.ActionLayout), info["legal_ids"] / info["legal_count"] (the same ids
+as a compact list per seat). A seat with no decision to take passes -1.
 
 Slot g plays games g, g + N, g + 2N, ... of the seed, so a game's play depends only on the seed,
-its index and the actions it is given, never on N or the threads. `VectorLearner` is one learning
-seat (rotated by game) against kernel policies, as a gymnasium.vector.VectorEnv.
+its index and the actions it is given, never on N or the threads. `LearnerVectorEnv` (vector.py)
+is one learning seat (rotated by game) against kernel policies, as a gymnasium.vector.VectorEnv.
+
+Every array is allocated in the constructor from one list (BatchedEnv._array_specs), which the
+memory check reads first: a request whose arrays need more than MEMORY_SHARE of the memory
+available is refused before anything is allocated (np.zeros only reserves address space: the
+pages are taken at reset(), where the OOM killer would end the process without a word).
 """
 
 from __future__ import annotations
 
+import math
+import os
 import threading
+from pathlib import Path
 
 import numpy as np
 
@@ -38,6 +46,73 @@ MAX_GAMES = 1_000_000
 KERNEL_POLICIES = ("random", "greedy", "heuristic", "learned")  # rollout searches: too slow to batch
 VERDICTS = ("", "is out of range", "is not one of its legal actions", "was given by a seat with no decision to take "
             "(pass -1)")
+# The share of the memory available an environment's arrays may take: the rest is for Python, the
+# kernels' scratch, the copies a caller keeps, and the other programs
+MEMORY_SHARE = 0.75
+BOOK = ("game", "pend", "n_legal", "legal", "stash", "draws")  # kernels/batched.py's `book`, in its order
+VIEWS = ("obs", "mask", "reward", "vp", "ended", "final_obs")  # and its `views`
+INT64_MAX = np.iinfo(np.int64).max
+
+
+def memory_available() -> int | None:
+    """The bytes of memory this process may still take: Linux's MemAvailable, lowered to what its
+    cgroup's memory limit leaves; the free pages where there is no /proc; None when neither is known."""
+    found = []
+    try:
+        meminfo = Path("/proc/meminfo").read_text()
+        found += [int(line.split()[1]) * 1024 for line in meminfo.splitlines() if line.startswith("MemAvailable:")]
+        group = Path("/sys/fs/cgroup") / Path("/proc/self/cgroup").read_text().partition("::")[2].strip().lstrip("/")
+        limit = (group / "memory.max").read_text().strip()
+        if limit != "max":
+            found.append(int(limit) - int((group / "memory.current").read_text()))
+    except (OSError, ValueError):
+        pass  # no cgroup v2 (or no /proc): MemAvailable alone, or the free pages below
+    if not found and hasattr(os, "sysconf"):
+        try:
+            found.append(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+        except (OSError, ValueError):
+            pass  # a system without these names: no bound but MAX_GAMES
+    return min(found) if found else None
+
+
+def array_bytes(specs: dict) -> int:
+    """The bytes of the arrays `specs` lists (name -> (shape, dtype, fill))."""
+    return sum(math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype, _ in specs.values())
+
+
+def _size(count: int) -> str:
+    """A count of bytes in words: "93.6 GiB", "4.1 MiB"."""
+    return f"{count / 2**30:,.1f} GiB" if count >= 2**30 else f"{count / 2**20:,.1f} MiB"
+
+
+def refuse_beyond_memory(needed: int, num_games: int, name: str, hint: str = ""):
+    """EnvError when `needed` bytes of arrays (num_games games' worth, each array linear in it)
+    are more than MEMORY_SHARE of the memory available, naming the largest count that fits."""
+    available = memory_available()
+    if available is None:
+        return
+    allowed = int(max(available, 0) * MEMORY_SHARE)
+    if needed <= allowed:
+        return
+    fits = allowed // (needed // num_games)
+    raise EnvError(f"{name}: {num_games:,} games need {_size(needed)} of arrays, more than the {_size(allowed)} "
+                   f"they may take ({MEMORY_SHARE:.0%} of the {_size(available)} of memory available now): at most "
+                   f"{fits:,} fit{hint}")
+
+
+def int64_actions(actions, shape: tuple) -> np.ndarray:
+    """actions as a C-contiguous int64 array of `shape`: EnvError for another shape, an array of
+    non-integers, or a value int64 cannot hold (a uint64 2**64 - 1 would be read as -1)."""
+    a = np.asarray(actions)
+    if a.shape != shape or not np.issubdtype(a.dtype, np.integer):
+        form = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
+        raise EnvError(f"step: actions as an integer array of shape ({form}), got {brief(actions)}"
+                       + (f" of shape {a.shape}, dtype {a.dtype}" if a.ndim else ""))
+    if a.dtype == np.uint64 and a.size and a.max() > INT64_MAX:
+        where = tuple(int(i) for i in np.argwhere(a > INT64_MAX)[0])
+        raise EnvError(f"step: actions[{', '.join(map(str, where))}] is {int(a[where])}, out of range (an action "
+                       "id, or -1 for a seat with no decision to take); no game was played")
+    return np.ascontiguousarray(a, np.int64)
 
 
 def _seat_policies(policies, players: int) -> list:
@@ -78,20 +153,23 @@ class BatchedEnv:
     per game (in game i, seat s plays the role policies[(s - i) mod players] names: a learner
     or a kernel policy); dense_mask: keep
     obs["action_mask"] (False: only the compact legal list, far less memory); wonders, sides,
-    manneken_pis, data: as for wsim.simulate."""
+    manneken_pis, data: as for wsim.simulate. Refused (EnvError) when its arrays would need more
+    than MEMORY_SHARE of the memory available (the message names the largest num_games that fits)."""
+
+    count_name = "num_games"  # the count's name in messages (LearnerVectorEnv's is num_envs)
 
     def __init__(self, num_games: int = 1024, players: int = 4, seed: int = 0, policies=None, reward: str = "win",
                  rotate: bool = False, dense_mask: bool = True, wonders: str = "random", sides: str = "random",
                  manneken_pis: bool = False, data=None):
         from wsim.api.runs import run_settings
         from wsim.kernels.batched import REWARD_MARGIN, REWARD_WIN
-        from wsim.kernels.layout import MAX_CITY, MAX_EVENTS, RES_COUNT, STATE
+        from wsim.kernels.layout import MAX_CITY, MAX_EVENTS, RES_COUNT
         from wsim.kernels.observe import O_LENGTH, names, tables_layout
         from wsim.kernels.schema import MAX_MOVES
         from wsim.movelog import EVENT_COLUMNS
         from wsim.run.runner import Runner
 
-        self.num_games = whole_number(num_games, "num_games", 1, MAX_GAMES, EnvError)
+        self.num_games = whole_number(num_games, self.count_name, 1, MAX_GAMES, EnvError)
         one_of(reward, "reward", REWARDS, EnvError)
         rotate, dense_mask = flag(rotate, "rotate", EnvError), flag(dense_mask, "dense_mask", EnvError)
         players = whole_number(players, "players", 2, 7, EnvError)
@@ -118,25 +196,42 @@ class BatchedEnv:
         self._learner[players] = rotate
         self.rotate = rotate
         self._reward_kind = np.int64(REWARD_WIN if reward == "win" else REWARD_MARGIN)
-        n, p = self.num_games, players
-        self._states = np.zeros(n, STATE)
-        # pend and stash are int32, the game loop's seat and kind type, so that the kernels they
-        # reach (legal, apply, decide) load the step family's compiled code instead of compiling again
-        self._book = (np.zeros(n, np.int64), np.full((n, p, 2), -1, np.int32), np.zeros((n, p), np.int16),
-                      np.zeros((n, p, MAX_MOVES), np.int16), np.full((n, p, 2), -1, np.int32),
-                      np.zeros(n, np.uint64))
-        f = self.n_features
-        self._views = (np.zeros((n, p, f), np.float32), np.zeros((n if dense_mask else 0, p, lay.size), np.int8),
-                       np.zeros((n, p), np.float32), np.zeros((n, p), np.int16), np.zeros(n, np.bool_),
-                       np.zeros((n, p, f), np.float32))
+        self.dense_mask = dense_mask
+        specs = self._array_specs()
+        refuse_beyond_memory(array_bytes(specs), self.num_games, self.count_name,
+                             " (dense_mask=False needs about a third less)" if dense_mask else "")
+        self._held = {name: np.full(shape, fill, dtype) if fill else np.zeros(shape, dtype)
+                      for name, (shape, dtype, fill) in specs.items()}
+        self._states = self._held["states"]
+        self._book = tuple(self._held[name] for name in BOOK)
+        self._views = tuple(self._held[name] for name in VIEWS)
+        self._actions = self._held["actions"]  # sample_legal's and policy_actions' answers
+        self._truncations = self._held["truncations"]
         self._tmp_shapes = (((self.cities, RES_COUNT), np.int16), ((self.cities, MAX_CITY), np.int16),
                             ((MAX_MOVES,), np.int32), ((lay.size,), np.int8),
                             ((0, MAX_EVENTS, len(EVENT_COLUMNS)), np.int16), ((0,), np.int32))
         self._local = threading.local()
-        self._actions = np.full((n, p), -1, np.int64)  # sample_legal's and policy_actions' answers
-        self._truncations = np.zeros(n, np.bool_)
         self._verdict = np.full(2, -1, np.int64)
-        self._dealt = False
+        self._dealt = self._closed = False
+
+    def _array_specs(self) -> dict:
+        """name -> (shape, dtype, fill) of every array the environment keeps, each of num_games
+        rows (the dense mask of none without dense_mask): what the constructor allocates and what
+        the memory check counts."""
+        from wsim.kernels.layout import STATE
+        from wsim.kernels.schema import MAX_MOVES
+
+        n, p, f, a = self.num_games, self.players, self.n_features, self.n_actions
+        # pend and stash are int32, the game loop's seat and kind type, so that the kernels they
+        # reach (legal, apply, decide) load the step family's compiled code instead of compiling again
+        return {"states": ((n,), STATE, 0),
+                "game": ((n,), np.int64, 0), "pend": ((n, p, 2), np.int32, -1), "n_legal": ((n, p), np.int16, 0),
+                "legal": ((n, p, MAX_MOVES), np.int16, 0), "stash": ((n, p, 2), np.int32, -1),
+                "draws": ((n,), np.uint64, 0),
+                "obs": ((n, p, f), np.float32, 0), "mask": ((n if self.dense_mask else 0, p, a), np.int8, 0),
+                "reward": ((n, p), np.float32, 0), "vp": ((n, p), np.int16, 0), "ended": ((n,), np.bool_, 0),
+                "final_obs": ((n, p, f), np.float32, 0),
+                "actions": ((n, p), np.int64, -1), "truncations": ((n,), np.bool_, 0)}
 
     # -- the kernels' calls ----------------------------------------------------------------------
     def _scratch(self) -> tuple:
@@ -172,6 +267,7 @@ class BatchedEnv:
         from wsim.kernels.batched import reset_games
         from wsim.run.settings import MAX_SEED
 
+        self._refuse_closed("reset")
         seed = optional_whole(seed, "seed", 0, MAX_SEED, EnvError)
         if seed is not None:
             self.seed = seed
@@ -194,7 +290,7 @@ class BatchedEnv:
         from wsim.kernels.batched import step_games, validate
 
         self._need_reset("step")
-        actions = self._checked_actions(actions)
+        actions = int64_actions(actions, (self.num_games, self.players))
         self._verdict[:] = -1
         validate(actions, 0, self.num_games, self.players, self._alay, self._book, self._verdict)
         if self._verdict[0] >= 0:
@@ -211,14 +307,6 @@ class BatchedEnv:
         self._in_blocks(work)
         views = self._views
         return self._observations(), views[2], views[4], self._truncations, self._info()
-
-    def _checked_actions(self, actions) -> np.ndarray:
-        """actions as an int64 (N, P) array (EnvError for any other shape or type)."""
-        a = np.asarray(actions)
-        if a.shape != (self.num_games, self.players) or not np.issubdtype(a.dtype, np.integer):
-            raise EnvError(f"step: actions as an integer array of shape ({self.num_games}, {self.players}), got "
-                           f"{brief(actions)}" + (f" of shape {a.shape}, dtype {a.dtype}" if a.ndim else ""))
-        return np.ascontiguousarray(a, np.int64)
 
     def sample_legal(self) -> np.ndarray:
         """(N, P) int64: a uniform legal action of every acting learner seat, -1 where none acts,
@@ -267,7 +355,12 @@ class BatchedEnv:
         self._in_blocks(work)
         return out
 
+    def _refuse_closed(self, what: str):
+        if self._closed:
+            raise EnvError(f"{what}: the environment is closed (make a new one)")
+
     def _need_reset(self, what: str):
+        self._refuse_closed(what)
         if not self._dealt:
             raise EnvError(f"{what}: call reset() first")
 
@@ -294,13 +387,15 @@ class BatchedEnv:
         return list(self._feature_names)
 
     def nbytes(self) -> int:
-        """The bytes of the environment's arrays (its games' state records, book and views)."""
-        return self._states.nbytes + sum(a.nbytes for a in (*self._book, *self._views, self._actions))
+        """The bytes of the environment's arrays (its games' state records, book, views and answers;
+        the memory check's count, made before they were allocated)."""
+        return sum(a.nbytes for a in self._held.values())
 
     def acting(self) -> np.ndarray:
         """(N, P) bool: which seats have a decision to take now."""
         return self._book[2] > 0
 
     def close(self):
-        pass
+        """End the environment: a later reset, step, sample_legal or policy_actions is refused."""
+        self._closed = True
 

@@ -11,6 +11,11 @@ reward comes at the end (the AEC env's). on_illegal="raise" refuses an action th
 allow (EnvError); on_illegal="legal" plays a uniform legal action instead, drawn from the env's
 np_random, and says so in info["illegal_action"]: what checkers that sample the action space
 without the mask (Gymnasium's and stable-baselines3's check_env) need.
+
+Every argument goes through wsim's one validation, before anything changes: the opponents in
+the constructor, a seed before Gymnasium reseeds np_random (numpy's integers taken, as
+everywhere in wsim), an action before any seat plays; a step before reset() or after the game
+ended is an EnvError too.
 """
 
 from __future__ import annotations
@@ -20,9 +25,10 @@ import numpy as np
 
 from wsim.env.actions import EnvError
 from wsim.env.wonders_v0 import raw_env
-from wsim.errors import brief, one_of, whole_number
+from wsim.errors import brief, one_of, optional_whole, whole_number
 
 ON_ILLEGAL = ("raise", "legal")
+GAME_OVER = "step: the game is over (terminated was True): reset() starts the next"
 
 
 def single_learner(**kwargs) -> SingleLearnerEnv:
@@ -31,10 +37,22 @@ def single_learner(**kwargs) -> SingleLearnerEnv:
     return SingleLearnerEnv(**kwargs)
 
 
+def _opponents(opponents, count: int) -> list:
+    """One kernel policy name (those policy_action plays) per other seat, from a name for every
+    one or a list of `count`; EnvError naming the first that is not one."""
+    from wsim.kernels.policy import POLICY_NAMES
+
+    if isinstance(opponents, str):
+        opponents = [opponents] * count
+    if not isinstance(opponents, (list, tuple)) or len(opponents) != count:
+        raise EnvError(f"opponents: a policy name, or a list of {count} (one per other seat), got {brief(opponents)}")
+    return [one_of(name, "opponents", POLICY_NAMES, EnvError) for name in opponents]
+
+
 class SingleLearnerEnv(gymnasium.Env):
     """wonders_v0 with one learner seat (module docstring). seat: the learner's; opponents: a
-    policy name (random, greedy, heuristic, rollout) for every other seat, or a list with one
-    per other seat in seat order; on_illegal: "raise" or "legal"; the other settings as
+    policy name (random, greedy, heuristic, rollout, learned) for every other seat, or a list
+    with one per other seat in seat order; on_illegal: "raise" or "legal"; the other settings as
     wonders_v0.env's."""
 
     metadata = {"render_modes": ["ansi"]}
@@ -45,14 +63,10 @@ class SingleLearnerEnv(gymnasium.Env):
         self.raw = raw_env(players=players, **settings)
         players = self.raw.game.players
         self.seat = whole_number(seat, "seat", 0, players - 1, EnvError)
-        if isinstance(opponents, str):
-            opponents = [opponents] * (players - 1)
-        if not isinstance(opponents, (list, tuple)) or len(opponents) != players - 1:
-            raise EnvError(f"opponents: a policy name, or a list of {players - 1} (one per other seat), got "
-                           f"{brief(opponents)}")
         self.agent = self.raw.possible_agents[self.seat]
         others = [a for a in self.raw.possible_agents if a != self.agent]
-        self.opponents = dict(zip(others, opponents))
+        self.opponents = dict(zip(others, _opponents(opponents, players - 1)))
+        self._dealt = False
         self.on_illegal = on_illegal
         self.render_mode = self.raw.render_mode
         self.observation_space = self.raw.observation_space(self.agent)
@@ -61,14 +75,24 @@ class SingleLearnerEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """A new game (wonders_v0's reset: game 0 of `seed`, or the next game), played to the
         learner's first decision; (obs, info)."""
+        from wsim.run.settings import MAX_SEED
+
+        # checked before gymnasium reseeds np_random (a refused seed changes nothing), and
+        # given to it as an int (it refuses numpy's integers)
+        seed = optional_whole(seed, "seed", 0, MAX_SEED, EnvError)
         super().reset(seed=seed)
         self.raw.reset(seed=seed)
         self._play_opponents()
+        self._dealt = True
         return self.raw.observe(self.agent), {}
 
     def step(self, action):
         """Play the learner's action, then the opponents' until the learner decides again or
         the game ends; (obs, reward, terminated, truncated, info)."""
+        if not self._dealt:
+            raise EnvError("step: call reset() first")
+        if self.raw.game.done:
+            raise EnvError(GAME_OVER)
         info = {}
         mask = self.raw.observe(self.agent)["action_mask"]
         try:

@@ -12,6 +12,12 @@ decisions, and the next game's deal when one ends, happen inside the same call (
 autoreset: info["final_obs"] holds an ended game's last observation, info["_final_obs"] marks
 which, info["vp_total"] the learner's final points and info["seat"] its seat in the game the step
 played).
+
+What reset, step, sample_legal and policy_actions return is the caller's, as Gymnasium's
+SyncVectorEnv returns it: the rewards, terminations, truncations, infos and actions are new
+arrays at every call, and so are the observations unless copy=False, which hands out the
+environment's observation buffers (obs and info["final_obs"]), written again by the next call,
+to save their copy.
 """
 
 from __future__ import annotations
@@ -22,28 +28,53 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from wsim.env.actions import EnvError
-from wsim.env.batched import BatchedEnv
-from wsim.errors import brief, whole_number
+from wsim.env.batched import BatchedEnv, int64_actions
+from wsim.errors import brief, flag, whole_number
+
+# BatchedEnv's settings vector_env gives itself, and what to give instead
+SET_HERE = {"num_games": "give num_envs", "policies": "give opponents: the learner takes the remaining seat",
+            "dense_mask": "it keeps only the legal-id lists and writes the learner's mask itself"}
+
+
+class _LearnerGames(BatchedEnv):
+    """The BatchedEnv under a LearnerVectorEnv: it also holds the vector env's own arrays (the
+    learner's views), so that one memory check counts them all, and its count is num_envs."""
+
+    count_name = "num_envs"
+
+    def _array_specs(self) -> dict:
+        from wsim.kernels.schema import MAX_MOVES
+
+        n, f = self.num_games, self.n_features
+        return {**super()._array_specs(),
+                "seat": ((n,), np.int64, 0), "played_seat": ((n,), np.int64, 0),
+                "learner_obs": ((n, f), np.float32, 0), "learner_final_obs": ((n, f), np.float32, 0),
+                "learner_mask": ((n, self.n_actions), np.int8, 0), "mask_ids": ((n, MAX_MOVES), np.int16, 0),
+                "mask_count": ((n,), np.int16, 0), "every_seat": ((n, self.players), np.int64, -1)}
 
 
 class LearnerVectorEnv(VectorEnv):
     """A BatchedEnv with one learner seat per game, as gymnasium.vector.VectorEnv (module
     docstring). opponents: a policy name for every other seat, or a list of players - 1 names
-    (from the learner's left); the other settings as BatchedEnv's."""
+    (from the learner's left); copy: return copies of the observations (False: its buffers);
+    the other settings as BatchedEnv's, but for num_games, policies and dense_mask, which it
+    sets itself."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, num_envs: int = 1024, players: int = 4, seed: int = 0, opponents="heuristic",
-                 rotate: bool = True, **settings):
-        from wsim.kernels.schema import MAX_MOVES
-
+                 rotate: bool = True, copy: bool = True, **settings):
+        for name, instead in SET_HERE.items():
+            if name in settings:
+                raise EnvError(f"{name}: vector_env sets it itself ({instead})")
         players = whole_number(players, "players", 2, 7, EnvError)
+        self.copy = flag(copy, "copy", EnvError)
         if isinstance(opponents, str):
             opponents = [opponents] * (players - 1)
         if not isinstance(opponents, (list, tuple)) or any(p is None for p in opponents):
             raise EnvError(f"opponents: a policy name, or one per other seat, got {brief(opponents)}")
-        self.batched = BatchedEnv(num_games=num_envs, players=players, seed=seed, policies=[None, *opponents],
-                                  rotate=rotate, dense_mask=False, **settings)
+        self.batched = _LearnerGames(num_games=num_envs, players=players, seed=seed, policies=[None, *opponents],
+                                     rotate=rotate, dense_mask=False, **settings)
         b = self.batched
         self.num_envs = b.num_games
         self.single_observation_space = spaces.Dict({
@@ -52,52 +83,48 @@ class LearnerVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(b.n_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        n = self.num_envs
-        self._seats = np.zeros(n, np.int64)
-        self._out = (np.zeros((n, b.n_features), np.float32), np.zeros((n, b.n_features), np.float32),
-                     np.zeros((n, b.n_actions), np.int8))
-        self._prev = (np.zeros((n, MAX_MOVES), np.int16), np.zeros(n, np.int16))
-        self._full = np.full((n, b.players), -1, np.int64)
-        self._before = np.zeros(n, np.int64)  # the learner's seat in the game a step played
-        self._rows = np.arange(n)
-        self._picked = np.zeros(n, np.int64)
-        self._rewards = np.zeros(n, np.float32)
-        self._vp = np.zeros(n, np.int16)
+        held = b._held
+        self._seats = held["seat"]  # the learner's seat in the game each slot plays now
+        self._before = held["played_seat"]  # and in the game the last step played
+        self._out = (held["learner_obs"], held["learner_final_obs"], held["learner_mask"])
+        self._prev = (held["mask_ids"], held["mask_count"])
+        self._full = held["every_seat"]
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal every game (game g of the seed in slot g); (obs, info)."""
         self.batched.reset(seed=seed, options=options)
-        self._vp[:] = 0
         obs = self._gather()
         np.copyto(self._before, self._seats)
-        return obs, self._info()
+        return obs, self._info(np.zeros(self.num_envs, np.int16))
 
     def step(self, actions):
         """Play each game's learner action (shape (N,)); (obs, rewards, terminations,
         truncations, info), rewards the learner's."""
         b = self.batched
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise EnvError(f"step: actions as an integer array of shape ({self.num_envs},), got {brief(actions)}")
+        a = int64_actions(actions, (self.num_envs,))
         self._full[:] = -1
-        self._full[self._rows, self._seats] = a
+        np.put_along_axis(self._full, self._seats[:, None], a[:, None], axis=1)
         _, rewards, ended, truncated, _ = b.step(self._full)
-        self._rewards[:] = rewards[self._rows, self._seats]  # the seat of the game just played
-        self._vp[:] = b._views[3][self._rows, self._seats]
+        rewards, vp = self._learners(rewards), self._learners(b._views[3])  # at the seat of the game just played
         np.copyto(self._before, self._seats)
         obs = self._gather()
-        return obs, self._rewards, ended, truncated, self._info()
+        return obs, rewards, ended.copy(), truncated.copy(), self._info(vp)
 
     def sample_legal(self) -> np.ndarray:
         """(N,) int64: a uniform legal action of each game's learner (BatchedEnv.sample_legal)."""
-        self._picked[:] = self.batched.sample_legal()[self._rows, self._seats]
-        return self._picked
+        return self._learners(self.batched.sample_legal())
 
     def policy_actions(self, policy: str = "heuristic") -> np.ndarray:
         """(N,) int64: the learner's action by a kernel policy (BatchedEnv.policy_actions)."""
-        self._picked[:] = self.batched.policy_actions([policy] + [None] * (self.batched.players - 1))[
-            self._rows, self._seats]
-        return self._picked
+        return self._learners(self.batched.policy_actions([policy] + [None] * (self.batched.players - 1)))
+
+    def close_extras(self, **kwargs):
+        """Close the batched environment: a later reset, step or draw is refused."""
+        self.batched.close()
+
+    def _learners(self, per_seat: np.ndarray) -> np.ndarray:
+        """A new (N,) array: each slot's entry of per_seat (N, P) at its learner's seat."""
+        return np.take_along_axis(per_seat, self._seats[:, None], axis=1)[:, 0]
 
     def _gather(self) -> dict:
         """The learner's seat of every slot and its views (the seat the step's game gives it)."""
@@ -106,12 +133,16 @@ class LearnerVectorEnv(VectorEnv):
         b = self.batched
         np.remainder(b._book[0], b.players if b.rotate else 1, out=self._seats)
         seat_views(self._seats, self._before, b._book, b._views, self._out, self._prev)
-        return {"observation": self._out[0], "action_mask": self._out[2]}
+        return {"observation": self._handed(self._out[0]), "action_mask": self._handed(self._out[2])}
 
-    def _info(self) -> dict:
+    def _handed(self, buffer: np.ndarray) -> np.ndarray:
+        """An observation buffer as the caller receives it: a copy, or with copy=False itself."""
+        return buffer.copy() if self.copy else buffer
+
+    def _info(self, vp: np.ndarray) -> dict:
         b = self.batched
-        return {"final_obs": {"observation": self._out[1]}, "_final_obs": b._views[4], "vp_total": self._vp,
-                "seat": self._before, "game": b._book[0]}
+        return {"final_obs": {"observation": self._handed(self._out[1])}, "_final_obs": b._views[4].copy(),
+                "vp_total": vp, "seat": self._before.copy(), "game": b._book[0].copy()}
 
     def action_to_string(self, action: int) -> str:
         return self.batched.action_to_string(action)
