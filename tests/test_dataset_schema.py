@@ -3,6 +3,7 @@ description, `policy`, `wonder` and `side` are dictionary-encoded, the policy pa
 recorded by name, `wsim check --describe` prints it all; a dataset of schema version 1 (written
 before) stays readable, and --resume onto one keeps its schema."""
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 import wsim
 from clikit import last_error_line, run_cli
+from wsim import RULES_VERSION
 from wsim import tables as tables_mod
 from wsim.dataset import columns, parts
 from wsim.dataset import plan as plan_mod
@@ -192,6 +194,41 @@ def test_resume_refuses_a_schema_version_it_does_not_write(tmp_path):
     assert result.exit_code == 2
     assert last_error_line(result) == (f"Error: --resume: {out} was written with schema version 3, this wsim "
                                        "writes versions 1, 2")
+
+
+def _doctor(out, key, value):
+    """Every part's metadata and the manifest's (its checksums kept true) saying `key: value`."""
+    for name in parts.part_files(out):
+        table = pq.read_table(name)
+        meta = dict(json.loads(table.schema.metadata[b"wsim"]), **{key: value})
+        pq.write_table(table.replace_schema_metadata({**table.schema.metadata, b"wsim": json.dumps(meta)}), name)
+    doc = json.loads((out / parts.MANIFEST).read_text())
+    doc["wsim"][key] = value
+    for entry in doc["parts"]:
+        entry["sha256"] = hashlib.sha256((out / entry["file"]).read_bytes()).hexdigest()
+    (out / parts.MANIFEST).write_text(json.dumps(doc))
+
+
+@pytest.mark.parametrize("key, said", [
+    ("schema_version", "written with schema version 99, this wsim writes versions 1, 2"),
+    ("rules_version", f"written under rules version 99, this wsim plays rules version {RULES_VERSION}"),
+])
+def test_check_reports_a_version_this_wsim_does_not_write(tmp_path, key, said):
+    """As --resume refuses it: its columns may not mean what this wsim reads. balance, which
+    reads only what check passes, refuses it too."""
+    out = simulate(tmp_path / "ds", "--games", "6", "--chunk-size", "3", "--players", "3")
+    _doctor(out, key, 99)
+    problem = f"{out}: dataset {said}"
+    checked = run_cli("check", str(out))
+    assert checked.exit_code == 1 and checked.stdout.splitlines() == [problem, "damaged: 1 problems"]
+    assert wsim.check(out).problems == (problem,)
+    report = tmp_path / "report"
+    refused = run_cli("balance", str(out), "--out", str(report))
+    assert refused.exit_code == 2 and last_error_line(refused) == f"Error: DIR: {problem}"
+    assert not report.exists()
+    (out / parts.MANIFEST).unlink()  # an interrupted run: its first part says what --resume would read
+    checked = run_cli("check", str(out))
+    assert checked.exit_code == 1 and problem in checked.stdout.splitlines()
 
 
 @pytest.mark.parametrize("specs", [

@@ -89,13 +89,55 @@ def test_a_replacement_round_trips_through_the_data_file_it_writes(tables, edits
     ("Spies Guild@4=replace:{name: Castrum}", "a guild has no copies by player count"),
     ("Arsenal=replace:{shields: 3}", "a card entry with a name"),
     ("Arsenal=replace:{name: Castrum, shields: 3", "replace: takes a card entry"),
-    ("Arsenal=replace:{name: Fortifications}", "the name appears twice in Age 3"),
+    ("Arsenal=replace:{name: Fortifications}",
+     "replace: the name 'Fortifications' is taken: Fortifications is a building of Age 3; a new card takes a name "
+     "unused in the deck"),
+    ("Altar=replace:{name: Temple, points: 3}", "the name 'Temple' is taken: Temple is a building of Age 2"),
+    ("Altar=replace:{name: LOOM}", "the name 'LOOM' is taken: Loom is a building of Ages 1, 2"),
+    ("Altar=replace:{name: Caravanserai}", "the name 'Caravanserai' is taken: Caravansery is a building of Age 2"),
+    ("Temple=replace:{name: temple, points: 4}",
+     "replace: the new card takes the name of the card it replaces (Temple), and the report would pair the two as one "
+     "building; edit Temple's fields instead (Temple.points=..., Temple.cost=..., Temple=neutral) or give the new "
+     "card a name of its own"),
+    ("Bazar=replace:{name: Bazaar}", "takes the name of the card it replaces (Bazar)"),
+    ("Arsenal@4=replace:{name: Arsenal, shields: 3}", "takes the name of the card it replaces (Arsenal)"),
+    ("Altar=replace:{name: Well, chain_from: [Altar]}",
+     "replace: the new card cannot chain from Altar, the card it replaces (a chain comes from a building of an "
+     "earlier age)"),
+    ("Arsenal@=replace:{name: Castrum}",
+     "'Arsenal@': write CARD@N[,N...] with the player counts whose copies are replaced (e.g. Arsenal@4,7), or "
+     "CARD=replace:{...} for every copy"),
+    ("Arsenal@.points=3", "'Arsenal@': CARD@N (some copies) goes with replace:{...} only"),
+    ('Altar=replace:{name: "Well\\nx", points: 3}',
+     "replace: the name 'Well\\nx' holds a control character or a line break; a name is one line of printable text"),
+    ('Altar=replace:{name: "Well\\u2028x"}', "holds a control character or a line break"),
     ("giza/A.stage1=replace:{name: X}", "a wonder stage is edited field by field"),
     ("Atlantis=replace:{name: X}", "unknown card 'Atlantis'"),
 ])
 def test_bad_replacements_are_refused(tables, edit, message):
     with pytest.raises(EditError, match=re.escape(message)):
         apply_edits(tables, [edit])
+
+
+def test_a_new_card_named_like_a_card_an_earlier_edit_replaced_is_refused(tables):
+    """Well replaces Baths, then Baths would come back in Well's place: a card of the baseline's
+    name in another place, which the report would pair with the baseline's Baths."""
+    with pytest.raises(EditError, match=re.escape(
+            "--edit 'Well=replace:{name: Baths}': replace: the name 'Baths' is taken: Baths is a card of the data "
+            "that an earlier edit replaced")):
+        apply_edits(tables, ["Baths=replace:{name: Well}", "Well=replace:{name: Baths}"])
+    apply_edits(tables, ["Baths=replace:{name: Well}", "Well=replace:{name: Spring}"])  # a new name is taken
+
+
+def test_ablate_refuses_a_replacement_named_like_another_building_before_playing(tmp_path):
+    out = tmp_path / "t"
+    result = run_cli("ablate", "--threads", "1", "--games", "40", "--players", "3", "--policy", "heuristic",
+                     "--edit", "Altar=replace:{name: Temple, points: 3}", "--out", str(out))
+    assert result.exit_code == 2
+    assert last_error_line(result) == ("Error: --edit 'Altar=replace:{name: Temple, points: 3}': replace: the name "
+                                       "'Temple' is taken: Temple is a building of Age 2; a new card takes a name "
+                                       "unused in the deck")
+    assert "replaced:" not in result.stdout and not out.exists()
 
 
 def test_a_removal_that_leaves_a_deck_short_is_refused(tables):

@@ -5,6 +5,7 @@ games."""
 
 import csv
 import io
+import re
 
 import numpy as np
 import pytest
@@ -114,12 +115,27 @@ def test_solve_keeps_costs_within_the_designers_limits():
     (["--fields", "costs", "--cost-kinds", "some"], "--cost-kinds"),
     (["--fields", "costs", "--max-resources", "0"], "--max-resources: must be a whole number from 1"),
     (["--fields", "costs", "--levers", "cards:Tavern"], "--levers: 'cards:Tavern' leaves no number to change"),
+    (["--max-resources", "3"], "Error: --max-resources 3: shapes the cost levers, and --fields points makes none; "
+                               "add costs (--fields points,costs)"),
+    (["--fields", "both", "--cost-kinds", "any"], "Error: --cost-kinds any: shapes the cost levers, and --fields "
+                                                  "points,coins makes none; add costs (--fields points,coins,costs)"),
 ])
 def test_bad_cost_options_write_nothing(tmp_path, args, message):
     result = run_cli("rebalance", "--games", "10", *args, "--out", str(tmp_path / "r"))
     assert result.exit_code == 2
     assert last_error_line(result).startswith("Error: ") and message in last_error_line(result), result.output
     assert not (tmp_path / "r").exists()
+
+
+def test_the_cost_options_without_costs_are_refused_from_python_too(tmp_path):
+    import wsim
+
+    for options, message in (({"max_resources": 3}, "max_resources 3: shapes the cost levers, and fields points "
+                                                    "makes none; add costs (fields points,costs)"),
+                             ({"cost_kinds": "any"}, "cost_kinds any: shapes the cost levers")):
+        with pytest.raises(rb.RebalanceError, match=re.escape(message)):
+            wsim.rebalance(out=tmp_path / "r", games=10, **options)
+        assert not (tmp_path / "r").exists()
 
 
 PLANTED = "giza/A.stage3.cost=stone"  # four stones in the rules

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources as importlib_resources
@@ -52,6 +53,12 @@ class DataError(WsimError):
 def normalize_name(name: str) -> str:
     """Matching key for names typed by users: case, spaces and punctuation ignored."""
     return re.sub(r"[^a-z0-9]", "", str(name).lower())
+
+
+def has_control_character(text: str) -> bool:
+    """Whether text holds a control character or a line break (U+0085, U+2028 and U+2029 are
+    line breaks to YAML too): a card's name, printed in reports and logs, is one line of text."""
+    return any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in text)
 
 
 @dataclass(frozen=True)
@@ -449,6 +456,8 @@ class _Compiler:
                             f"text, got {brief(entry['name'])}")
         name = entry["name"].strip()
         where = f"card {brief(name)}"
+        if has_control_character(name):
+            self.fail(where, "name", "holds a control character or a line break; a name is one line of printable text")
         for k in entry:
             if k not in _CARD_KEYS | _EFFECT_KEYS:
                 self.fail(where, k, "unknown field")

@@ -16,7 +16,8 @@ edited run plays the same deals as the baseline:
     CARD.points+=N, -=N              the same as points=+N, -N (also coins)
     CARD=replace:{name: NEW, ...}    every copy of CARD becomes NEW, a card entry in YAML flow
                                      form (cost, chain_from and effect keys, as in the data file),
-                                     in CARD's place, age and copies (a guild stays a guild)
+                                     in CARD's place, age and copies (a guild stays a guild); NEW
+                                     is a name unused in the data (the reports pair by name)
     CARD@N[,N...]=replace:{...}      only the copies that enter at those player counts: CARD is
                                      taken out of those counts and NEW, placed right after it,
                                      takes their place in the deck
@@ -31,13 +32,12 @@ replaced card is dealt exactly where the card it replaces was.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 import yaml
 
 from wsim import codes, effects
 from wsim.errors import WsimError, brief
-from wsim.tables import DataError, Tables, compile_text, normalize_name
+from wsim.tables import DataError, Tables, compile_text, has_control_character, normalize_name
 from wsim.yamlfile import parse
 
 _AMOUNT = re.compile(r"([+-]?)(\d{1,4})")
@@ -61,6 +61,9 @@ def _wonder_id(name: str) -> str:
 def _card_name(edit: str, subject: str, doc: dict, base: Tables) -> str:
     """The printed name of the card `subject` names (aliases as everywhere), in the data as the
     edits before this one left it: a card an earlier edit replaced is gone, its replacement known."""
+    if "@" in subject:  # normalize_name would drop it, and with it the copies it meant to pick
+        raise _fail(edit, f"{brief(subject.strip())}: CARD@N (some copies) goes with replace:{{...}} only; any "
+                          "other edit of a card changes every copy")
     try:
         name = base.card_names[base.card_id(subject)]
     except KeyError:
@@ -218,6 +221,9 @@ def _replacement(edit: str, text: str) -> dict:
         raise _fail(edit, f"replace: takes a card entry such as {{name: Decorators Guild, points: 7}}: {e}") from None
     if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"].strip():
         raise _fail(edit, "replace: takes a card entry with a name, e.g. replace:{name: Well, points: 3}")
+    if has_control_character(entry["name"].strip()):
+        raise _fail(edit, f"replace: the name {brief(entry['name'].strip())} holds a control character or a line "
+                          "break; a name is one line of printable text")
     unknown = sorted(set(entry) - _REPLACE_KEYS)
     if unknown:
         kept = " (the replaced card's age and copies are kept, so that the deals stay the same)" \
@@ -232,12 +238,16 @@ def _replace_card(edit: str, subject: str, text: str, doc: dict, base: Tables):
     (or, for some copies, the place right after it), age and copies; links to the old building
     from later cards are dropped with it (the building is gone where it was replaced)."""
     copies = _COPIES.fullmatch(subject)
+    if "@" in subject and not copies:  # not every copy: "Arsenal@" says some, and names none
+        raise _fail(edit, f"{brief(subject)}: write CARD@N[,N...] with the player counts whose copies are "
+                          "replaced (e.g. Arsenal@4,7), or CARD=replace:{...} for every copy")
     subject = copies["card"] if copies else subject
     if _STAGE.fullmatch(subject):
         raise _fail(edit, "replace: replaces a card; a wonder stage is edited field by field")
     new = _replacement(edit, text)
     counts = sorted({int(n) for n in copies["counts"].split(",")}) if copies else None
     old_entries = _targets(edit, subject, doc, base)
+    _check_new_card(edit, new, old_entries, doc, base)
     for old in old_entries:
         if (new.get("color", old["color"]) == "purple") != (old["color"] == "purple"):
             raise _fail(edit, "replace: a guild is replaced by a guild, and a building by a building (the deal "
@@ -269,6 +279,40 @@ def _replace_card(edit: str, subject: str, text: str, doc: dict, base: Tables):
                 c["chain_from"] = links
                 if not links:
                     c.pop("chain_from")
+
+
+def _check_new_card(edit: str, new: dict, old_entries: list, doc: dict, base: Tables):
+    """Refuse a new card named like a building of the deck (as the edits before this one left
+    it, or as given; names compared as the data loader compares them, aliases included) or
+    chaining from the card it replaces. The reports count and pair buildings by name, and the
+    loader makes one building of a name in two ages: a new card named like another would be
+    taken for it (and a city holding one could not build the other)."""
+    old = old_entries[0]["name"]
+    own = {normalize_name(n) for entry in old_entries for n in [entry["name"], *(entry.get("aliases") or [])]}
+    name = new["name"].strip()
+    key = normalize_name(name)
+    if key in own:
+        raise _fail(edit, f"replace: the new card takes the name of the card it replaces ({old}), and the report "
+                          f"would pair the two as one building; edit {old}'s fields instead ({old}.points=..., "
+                          f"{old}.cost=..., {old}=neutral) or give the new card a name of its own")
+    ages: dict = {}  # normalized name or alias -> (the building's name, its ages), in the deck now
+    for entry in doc["cards"]:
+        for n in [entry["name"], *(entry.get("aliases") or [])]:
+            ages.setdefault(normalize_name(n), (entry["name"], set()))[1].add(entry["age"])
+    if key in ages:
+        building, in_ages = ages[key]
+        raise _fail(edit, f"replace: the name {brief(name)} is taken: {building} is a building of Age"
+                          f"{'s' if len(in_ages) > 1 else ''} {', '.join(map(str, sorted(in_ages)))}; a new card "
+                          "takes a name unused in the deck")
+    if key in base.lookup:
+        card = base.card_names[base.lookup[key]]
+        raise _fail(edit, f"replace: the name {brief(name)} is taken: {card} is a card of the data that an earlier "
+                          f"edit replaced; a new card takes a name unused in the data, so that the report does not "
+                          f"pair it with the baseline's {card}")
+    chains = new.get("chain_from")
+    if isinstance(chains, list) and any(isinstance(c, str) and normalize_name(c) in own for c in chains):
+        raise _fail(edit, f"replace: the new card cannot chain from {old}, the card it replaces (a chain comes "
+                          "from a building of an earlier age)")
 
 
 def _deck_positions(t: Tables) -> dict:
@@ -323,9 +367,9 @@ def apply_edits(base: Tables, edits: list) -> Tables:
     if not edits:
         raise EditError("--edit: give at least one edit, e.g. --edit 'Altar.points=+5'")
     for edit in edits:
-        # an edit is also written into the data text, as a comment: a line break (YAML's include
-        # U+0085, U+2028 and U+2029) would end the comment there and make the rest data
-        if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in edit):
+        # an edit is also written into the data text, as a comment: a line break would end the
+        # comment there and make the rest data
+        if has_control_character(edit):
             raise _fail(edit, "holds a control character or a line break; an edit is one line of printable "
                               "text, e.g. 'Altar.points=+5'")
     doc = parse(base.raw)

@@ -152,10 +152,13 @@ def _cost_levers(subject: str, e: int, t: Tables, card: bool, kinds: str) -> lis
     return out
 
 
-def parse_levers(text: str, fields, t: Tables, manneken_pis: bool, cost_kinds: str = "kept") -> list:
-    """The levers of --levers stages|cards|both[:WONDER|CARD,...], --fields and --cost-kinds."""
+def parse_levers(text: str, fields, t: Tables, manneken_pis: bool, cost_kinds: str = "kept",
+                 max_resources: int | None = None) -> list:
+    """The levers of --levers stages|cards|both[:WONDER|CARD,...], --fields and --cost-kinds;
+    --cost-kinds any and max_resources (whose value plan() checks) need costs in --fields."""
     fields = parse_fields(fields)
     cost_kinds = one_of(cost_kinds, "cost_kinds", COST_KINDS, RebalanceError)
+    _refuse_cost_options_without_costs(fields, cost_kinds, max_resources)
     text = text_value(text, "levers", "stages, cards or both, optionally :WONDER,... or :CARD,...", RebalanceError)
     kind, colon, names = text.partition(":")
     kind = kind.strip()
@@ -187,6 +190,18 @@ def parse_levers(text: str, fields, t: Tables, manneken_pis: bool, cost_kinds: s
     if not levers:
         raise RebalanceError(f"--levers: {brief(text)} leaves no number to change")
     return levers
+
+
+def _refuse_cost_options_without_costs(fields: tuple, cost_kinds: str, max_resources: int | None):
+    """Refuse --cost-kinds any and --max-resources when --fields has no costs: they shape the cost
+    levers only, and a search without any would drop them without a word (a forgotten `costs`)."""
+    if "costs" in fields:
+        return
+    given = ([f"{option('cost_kinds')} any"] if cost_kinds == "any" else []) + (
+        [f"{option('max_resources')} {max_resources}"] if max_resources is not None else [])
+    if given:
+        raise RebalanceError(f"{given[0]}: shapes the cost levers, and {option('fields')} {','.join(fields)} makes "
+                             f"none; add costs ({option('fields')} {','.join(fields + ('costs',))})")
 
 
 def _chosen(wanted: list, kind: str, t: Tables, manneken_pis: bool) -> tuple:

@@ -304,7 +304,7 @@ def rebalance(*, out, players=4, population: str = "heuristic", policy_params=()
     with settings_error():
         plan = rb.plan(t, counts, population, specs, games=games, seed=seed, tolerance=tolerance,
                        manneken_pis=manneken_pis, max_games=max_games, max_resources=max_resources, **limits)
-        chosen = rb.parse_levers(levers, fields, t, manneken_pis, cost_kinds)
+        chosen = rb.parse_levers(levers, fields, t, manneken_pis, cost_kinds, plan.max_resources)
     threads_checked(threads, dask)
     if dask is None and any("rollout" in s.policies for s in plan.settings.values()):
         raise WsimError(f"{option('population')}: a rollout population plays tens of games a second here, and a "

@@ -23,8 +23,8 @@ from pathlib import Path
 from wsim.dataset import folder
 from wsim.dataset.folder import DatasetError
 from wsim.dataset.columns import METADATA, description, type_text
-from wsim.dataset.parts import (DATA_KEY, MANIFEST, META_KEY, PART_RE, PartHeader, owns, part_files, part_index,
-                                part_name, read_header, read_metadata, run_metadata)
+from wsim.dataset.parts import (DATA_KEY, MANIFEST, META_KEY, PART_RE, PartHeader, other_rules, other_schema, owns,
+                                part_files, part_index, part_name, read_header, read_metadata, run_metadata)
 from wsim.errors import brief
 from wsim.inputfile import open_regular, read_regular
 from wsim.run.settings import Settings, SettingsError, settings_from_metadata
@@ -146,6 +146,7 @@ class Report:
     meta: dict | None = None  # the manifest's `wsim` object: the run's metadata less `part`
     settings: Settings | None = None
     files: tuple = ()  # the part files, in game order
+    tables: Tables | None = None  # the card data the games were played with
 
     @property
     def ok(self) -> bool:
@@ -180,7 +181,8 @@ def check(path: Path, installed: Tables) -> Report:
         report.closing = f"damaged: {len(report.problems)} problems"
         return report
     expected = doc["wsim"]
-    settings = _settings(path, doc, installed, report.problems)
+    report.problems += _other_versions(path, expected)
+    tables, settings = _settings(path, doc, installed, report.problems)
     listed = {}  # name -> entry
     for entry in doc["parts"]:
         name = entry["file"]
@@ -203,23 +205,29 @@ def check(path: Path, installed: Tables) -> Report:
         return _closing_incomplete(report, games, expected.get("games"))
     report.closing = (f"damaged: {len(report.problems)} problems" if report.problems
                       else f"ok: {games} games, {rows} rows")
-    report.meta, report.settings = expected, settings
+    report.meta, report.settings, report.tables = expected, settings, tables
     report.files = tuple(path / name for name in sorted(listed, key=part_index))
     return report
 
 
-def _settings(path: Path, doc: dict, installed: Tables, problems: list) -> Settings | None:
-    """The run's settings from the manifest, checked as command-line options are; None, and a
-    problem, when they are not valid."""
+def _other_versions(path: Path, meta: dict) -> list:
+    """A run's metadata of rules or a schema this wsim does not play or write, as problems
+    (`simulate --resume` refuses them: their columns may not mean what this wsim reads)."""
+    return [f"{path}: dataset {other}" for other in (other_rules(meta), other_schema(meta)) if other]
+
+
+def _settings(path: Path, doc: dict, installed: Tables, problems: list) -> tuple:
+    """(tables, settings): the run's card data and settings from the manifest, the settings
+    checked as command-line options are; (None, None), and a problem, when they are not valid."""
     meta = doc["wsim"]
     try:
         tables = tables_of_dataset(path / MANIFEST, doc.get("data"), meta.get("data_sha256"), installed)
-        return settings_from_metadata(meta, tables)
+        return tables, settings_from_metadata(meta, tables)
     except SettingsError as e:
         problems.append(f"{path / MANIFEST}: its metadata holds invalid settings ({e})")
     except DatasetError as e:
         problems.append(str(e))
-    return None
+    return None, None
 
 
 def _check_part(p: Path, entry: dict, expected: dict, problems: list) -> int:
@@ -286,15 +294,16 @@ def _incomplete(path: Path, report: Report, busy: bool) -> Report:
     parts = part_files(path)
     if not parts and not busy and not report.problems:
         raise DatasetError(f"{path}: no wsim dataset here (no part files, no manifest)")
-    done, total = 0, None
+    headers = []
     for p in parts:
         try:
-            header = read_header(p)
+            headers.append(read_header(p))
         except DatasetError as e:
             report.problems.append(str(e))
-            continue
-        done += header.games
-        total = header.meta.get("games") if total is None else total
+    done, total = sum(h.games for h in headers), None
+    if headers:  # the first readable part: what --resume reads
+        report.problems += _other_versions(path, headers[0].meta)
+        total = headers[0].meta.get("games")
     if total is None and busy:  # no part yet: the planned games the writer announced
         total = folder.lock_note(path).get("games")
     _temporary_files(path, report)

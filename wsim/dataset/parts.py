@@ -231,6 +231,15 @@ def other_rules(meta: dict) -> str | None:
     return f"written under rules version {brief(version)}, this wsim plays rules version {RULES_VERSION}"
 
 
+def other_schema(meta: dict) -> str | None:
+    """None when a run's metadata says a schema version this wsim writes, else what to say of it
+    (the value as written, as other_rules says it)."""
+    if schema_version(meta) is not None:
+        return None
+    return (f"written with schema version {brief(meta.get('schema_version'))}, this wsim writes versions "
+            f"{', '.join(map(str, SCHEMA_VERSIONS))}")
+
+
 def schema_version(meta: dict) -> int | None:
     """The schema version a dataset's run metadata records (1 when it records none), which its
     new parts keep; None when it is not one this wsim writes (columns.SCHEMA_VERSIONS)."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wsim.dataset import manifest, parts
-from wsim.dataset.columns import SCHEMA_VERSION, SCHEMA_VERSIONS
+from wsim.dataset.columns import SCHEMA_VERSION
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target, is_temp_of
 from wsim.errors import brief
 from wsim.run.settings import Settings, SettingsError, settings_from_metadata, wonders_text
@@ -103,14 +103,10 @@ def _plan_resume(folder: OutputFolder, tables: Tables, settings: Settings, expli
         if parts.run_metadata(h.meta) != run_meta:
             raise DatasetError(f"--resume: {folder.path / h.name} belongs to another run than "
                                f"{folder.path / first.name} (their settings differ)")
-    other = parts.other_rules(run_meta)
-    if other:
-        raise DatasetError(f"--resume: {folder.path} was {other}")
+    for other in (parts.other_rules(run_meta), parts.other_schema(run_meta)):
+        if other:
+            raise DatasetError(f"--resume: {folder.path} was {other}")
     version = parts.schema_version(run_meta)
-    if version is None:
-        raise DatasetError(f"--resume: {folder.path} was written with schema version "
-                           f"{brief(run_meta.get('schema_version'))}, this wsim writes versions "
-                           f"{', '.join(map(str, SCHEMA_VERSIONS))}")
     given = tables
     tables = dataset_tables(folder.path / first.name, first, given, "data" in explicit,
                             f"--resume: --data differs from the data file {folder.path} was made with "

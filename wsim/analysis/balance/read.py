@@ -31,13 +31,14 @@ _tables = itertools.count()  # each query registers its parts under a name of it
 
 @dataclass(frozen=True)
 class Dataset:
-    """A complete dataset folder, verified (`wsim.dataset.manifest.check`): its run metadata
-    and settings, and the part files its manifest lists."""
+    """A complete dataset folder, verified (`wsim.dataset.manifest.check`): its run metadata,
+    settings and card data, and the part files its manifest lists."""
 
     path: Path
     meta: dict
     settings: Settings
     files: tuple  # Paths, in game order
+    tables: Tables  # the card data its games were played with
 
     @property
     def policies(self) -> list:
@@ -63,7 +64,7 @@ def open_dataset(path: Path, installed: Tables, option: str = "DIR") -> Dataset:
     if not report.ok:
         more = f"; `wsim check {path}` lists all {len(report.problems)}" if len(report.problems) > 1 else ""
         raise DatasetError(f"{option}: {report.problems[0]}{more}")
-    return Dataset(path, report.meta, report.settings, report.files)
+    return Dataset(path, report.meta, report.settings, report.files, report.tables)
 
 
 def connect() -> duckdb.DuckDBPyConnection:

@@ -114,10 +114,31 @@ def _brief(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _building_ages(t: Tables) -> dict:
+    """Each building's name, as a dataset's `cards` column records it -> the ages of its entries."""
+    ages: dict = {}
+    for c in range(t.n_cards):
+        ages.setdefault(t.names[int(t.card_name_id[c])], set()).add(int(t.card_age[c]))
+    return {name: tuple(sorted(a)) for name, a in ages.items()}
+
+
+def apart_labels(base: Tables, edited: Tables) -> tuple:
+    """The buildings two data files name alike in other ages (a Temple of Age 1 in one, of Age 2
+    in the other), each labelled with its ages, "Temple (Age 2)": ({name: label} of the
+    baseline's, of the edited's). Within one file a name is one building (the data loader's
+    rule, Loom of Ages 1 and 2); across two it is the name and its ages, so these two are
+    different buildings, and paired with nothing."""
+    ages = [_building_ages(t) for t in (base, edited)]
+    apart = [name for name in ages[0].keys() & ages[1].keys() if ages[0][name] != ages[1][name]]
+    return tuple({name: f"{name} (Age{'s' if len(a[name]) > 1 else ''} {', '.join(map(str, a[name]))})"
+                  for name in apart} for a in ages)
+
+
 def paired_table(con, base: read.Dataset, edited: read.Dataset, base_cells: pd.DataFrame,
                  edited_cells: pd.DataFrame, fitted: tuple) -> pd.DataFrame:
     """paired.csv: every wonder×side win rate and every card effect, baseline against edited,
-    with the paired CI and the CI two independent runs would give."""
+    with the paired CI and the CI two independent runs would give; a card is paired with the
+    same building only (apart_labels)."""
     rows = []
     for r in read.paired_wonders(con, base, edited).itertuples(index=False):
         n = int(r.seats)
@@ -129,6 +150,9 @@ def paired_table(con, base: read.Dataset, edited: read.Dataset, base_cells: pd.D
                      "ci_low_independent": lo_i, "ci_high_independent": hi_i, "p_value": p,
                      "players": int(r.players), "_o": _board_key(r.wonder)})
     wonders = pd.DataFrame(rows).sort_values(["_o", "key"]).drop(columns="_o")
+    labels = apart_labels(base.tables, edited.tables)
+    fitted = tuple({(players, label.get(card, card)): fit for (players, card), fit in fits.items()}
+                   for fits, label in zip(fitted, labels))
     cards = effects.paired_effects(base_cells, edited_cells, fitted=fitted)
     cards = cards.assign(metric="effect", key=cards.card + "@" + cards.players.astype(str))
     columns = [c for c in PAIRED_COLUMNS if c != "q_value"] + ["p_value", "players"]
