@@ -1,4 +1,5 @@
-"""The environments' shared words: the fixed action space (ActionLayout) and their error."""
+"""The environments' shared words: the fixed action space (ActionLayout), their error, and the
+opponents a learner seat plays against."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 
 from wsim import codes
 from wsim.api.game import DECISION_KINDS
-from wsim.errors import WsimError, brief
+from wsim.errors import WsimError, brief, one_of
 from wsim.kernels.layout import DECLINE, M_ACTION, M_CARD, M_COPY3, M_SLOT
 from wsim.kernels.schema import MAX_OPTIONS
 
@@ -16,6 +17,16 @@ PURCHASE_SLOTS = MAX_OPTIONS  # a (card, action) pair's purchases, the default f
 
 class EnvError(WsimError):
     """An action the environment cannot take, or a bad environment setting."""
+
+
+def opponent_policies(opponents, count: int, choices) -> list:
+    """The policy of each of a learner's `count` opponents, from one name for all or a list of
+    `count` names, each one of `choices`: EnvError naming `opponents` otherwise."""
+    if isinstance(opponents, str):
+        opponents = [opponents] * count
+    if not isinstance(opponents, (list, tuple)) or len(opponents) != count:
+        raise EnvError(f"opponents: a policy name, or a list of {count} (one per other seat), got {brief(opponents)}")
+    return [one_of(name, "opponents", choices, EnvError) for name in opponents]
 
 
 class ActionLayout:

@@ -23,8 +23,9 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 
-from wsim.env.actions import EnvError
+from wsim.env.actions import EnvError, opponent_policies
 from wsim.env.wonders_v0 import raw_env
+from wsim.kernels.policy import POLICY_NAMES
 from wsim.errors import brief, one_of, optional_whole, whole_number
 
 ON_ILLEGAL = ("raise", "legal")
@@ -35,18 +36,6 @@ def single_learner(**kwargs) -> SingleLearnerEnv:
     """One learner seat against kernel policies, as a single-agent gymnasium.Env
     (SingleLearnerEnv's settings)."""
     return SingleLearnerEnv(**kwargs)
-
-
-def _opponents(opponents, count: int) -> list:
-    """One kernel policy name (those policy_action plays) per other seat, from a name for every
-    one or a list of `count`; EnvError naming the first that is not one."""
-    from wsim.kernels.policy import POLICY_NAMES
-
-    if isinstance(opponents, str):
-        opponents = [opponents] * count
-    if not isinstance(opponents, (list, tuple)) or len(opponents) != count:
-        raise EnvError(f"opponents: a policy name, or a list of {count} (one per other seat), got {brief(opponents)}")
-    return [one_of(name, "opponents", POLICY_NAMES, EnvError) for name in opponents]
 
 
 class SingleLearnerEnv(gymnasium.Env):
@@ -65,7 +54,7 @@ class SingleLearnerEnv(gymnasium.Env):
         self.seat = whole_number(seat, "seat", 0, players - 1, EnvError)
         self.agent = self.raw.possible_agents[self.seat]
         others = [a for a in self.raw.possible_agents if a != self.agent]
-        self.opponents = dict(zip(others, _opponents(opponents, players - 1)))
+        self.opponents = dict(zip(others, opponent_policies(opponents, players - 1, POLICY_NAMES)))
         self._dealt = False
         self.on_illegal = on_illegal
         self.render_mode = self.raw.render_mode

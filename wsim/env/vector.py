@@ -27,9 +27,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from wsim.env.actions import EnvError
-from wsim.env.batched import BatchedEnv, int64_actions
-from wsim.errors import brief, flag, whole_number
+from wsim.env.actions import EnvError, opponent_policies
+from wsim.env.batched import KERNEL_POLICIES, BatchedEnv, int64_actions
+from wsim.errors import flag, whole_number
 
 # BatchedEnv's settings vector_env gives itself, and what to give instead
 SET_HERE = {"num_games": "give num_envs", "policies": "give opponents: the learner takes the remaining seat",
@@ -69,10 +69,7 @@ class LearnerVectorEnv(VectorEnv):
                 raise EnvError(f"{name}: vector_env sets it itself ({instead})")
         players = whole_number(players, "players", 2, 7, EnvError)
         self.copy = flag(copy, "copy", EnvError)
-        if isinstance(opponents, str):
-            opponents = [opponents] * (players - 1)
-        if not isinstance(opponents, (list, tuple)) or any(p is None for p in opponents):
-            raise EnvError(f"opponents: a policy name, or one per other seat, got {brief(opponents)}")
+        opponents = opponent_policies(opponents, players - 1, KERNEL_POLICIES)
         self.batched = _LearnerGames(num_games=num_envs, players=players, seed=seed, policies=[None, *opponents],
                                      rotate=rotate, dense_mask=False, **settings)
         b = self.batched
