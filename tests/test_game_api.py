@@ -135,7 +135,7 @@ def negated_model(tables, tmp_path_factory):
 
     shipped = read_model("shipped", tables)
     path = tmp_path_factory.mktemp("model") / "negated.npz"
-    Model(shipped.w1, shipped.b1, -shipped.w2, -shipped.b2, shipped.header).write(path)
+    path.write_bytes(Model(shipped.w1, shipped.b1, -shipped.w2, -shipped.b2, shipped.header).to_bytes())
     return path
 
 

@@ -2,6 +2,7 @@
 encoding of the position the rules make of it, a recorded game is the simulated game, the model
 file is checked before it plays, and `wsim learn` trains, goes on and repeats itself."""
 
+import hashlib
 import json
 
 import numpy as np
@@ -104,10 +105,11 @@ def test_a_recorded_game_is_the_simulated_game(tables):
 def test_a_model_file_round_trips_and_a_mismatch_is_refused(tables, tmp_path):
     m = _model(tables)
     path = tmp_path / "m.npz"
-    sha = m.write(path)
+    path.write_bytes(m.to_bytes())
     back = read_model(path, tables)
-    assert back.sha256 == sha and (back.w1 == m.w1).all() and back.header == m.header
-    assert m.to_bytes() == path.read_bytes()  # the same weights, the same bytes
+    assert back.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert (back.w1 == m.w1).all() and back.header == m.header
+    assert back.to_bytes() == path.read_bytes()  # the same weights, the same bytes
     for keys, value, words in ((("features", "version"), 99, "features version"), (("rules",), 0, "rules version"),
                                (("features", "names_sha256"), "0" * 64, "other buildings"),
                                (("format",), "x", "not a wsim-learned-1 model")):
@@ -116,10 +118,10 @@ def test_a_model_file_round_trips_and_a_mismatch_is_refused(tables, tmp_path):
         for key in keys[:-1]:
             node = node[key]
         node[keys[-1]] = value
-        Model(m.w1, m.b1, m.w2, m.b2, header).write(path)
+        path.write_bytes(Model(m.w1, m.b1, m.w2, m.b2, header).to_bytes())
         with pytest.raises(ModelError, match=words):
             read_model(path, tables)
-    Model(m.w1[:-1], m.b1, m.w2, m.b2, m.header).write(path)
+    path.write_bytes(Model(m.w1[:-1], m.b1, m.w2, m.b2, m.header).to_bytes())
     with pytest.raises(ModelError, match="wrong shape"):
         read_model(path, tables)
     path.write_bytes(b"not a zip")
@@ -140,8 +142,12 @@ def test_a_bad_model_file_is_an_error_line_and_exit_2(tmp_path):
 
 def test_wsim_learn_trains_goes_on_and_repeats_itself(tables, tmp_path):
     """A tiny run (two iterations of 30 games): it writes a model that plays, the same command
-    goes on from its work folder and writes the same file, another folder with the same options
-    gives the same weights, and other options on the same folder are refused."""
+    goes on from its work folder and writes the same file (with --overwrite), a fresh run into
+    another folder and file name gives the same file bit for bit, and so does a run resumed after
+    an interruption (here after iteration 1's teacher games); other options on the same folder
+    are refused. The header holds no wall-clock time and no --out (learn.json keeps the seconds)."""
+    import shutil
+
     options = ["--iterations", "2", "--games", "30", "--players", "3,4", "--rate", "0.5", "--hidden", "4",
                "--epochs", "3", "--eval-games", "8", "--threads", "1", "--seed", "3"]
     first = tmp_path / "a.npz"
@@ -149,18 +155,30 @@ def test_wsim_learn_trains_goes_on_and_repeats_itself(tables, tmp_path):
     assert result.exit_code == 0, result.output
     assert "iteration 1: against 3 heuristic seats" in result.output
     model = read_model(first, tables)
-    iterations = model.header["provenance"]["iterations"]
+    provenance = model.header["provenance"]
+    iterations = provenance["iterations"]
     assert [i["iteration"] for i in iterations] == [0, 1] and iterations[1]["teacher"] == "learned (iteration 0)"
+    assert all("seconds" not in i for i in iterations) and "--out" not in provenance["command"]
+    assert all("seconds" in i for i in json.loads((tmp_path / "a.npz.work" / "learn.json").read_text())["iterations"])
     written = first.read_bytes()
-    again = run_cli("learn", "--out", str(first), *options)
+    again = run_cli("learn", "--out", str(first), *options, "--overwrite")
     assert again.exit_code == 0 and "teacher games" not in again.output and first.read_bytes() == written
-    other = run_cli("learn", "--out", str(tmp_path / "b.npz"), *options)
-    assert other.exit_code == 0
-    twin = read_model(tmp_path / "b.npz", tables)
-    assert all((getattr(twin, k) == getattr(model, k)).all() for k in ("w1", "b1", "w2", "b2"))
-    refused = run_cli("learn", "--out", str(first), "--work", str(tmp_path / "a.npz.work"),
+    (tmp_path / "elsewhere").mkdir()
+    other = tmp_path / "elsewhere" / "b.npz"
+    assert run_cli("learn", "--out", str(other), *options).exit_code == 0
+    assert other.read_bytes() == written
+    resumed = tmp_path / "c.npz"
+    shutil.copytree(tmp_path / "a.npz.work", tmp_path / "c.npz.work")
+    record = json.loads((tmp_path / "c.npz.work" / "learn.json").read_text())
+    record["iterations"] = record["iterations"][:1]  # stopped after iteration 1's teacher games
+    (tmp_path / "c.npz.work" / "learn.json").write_text(json.dumps(record))
+    (tmp_path / "c.npz.work" / "model-1.npz").unlink()
+    went_on = run_cli("learn", "--out", str(resumed), *options)
+    assert went_on.exit_code == 0 and "teacher games" not in went_on.output and "iteration 1: fit" in went_on.output
+    assert resumed.read_bytes() == written
+    refused = run_cli("learn", "--out", str(first), "--work", str(tmp_path / "a.npz.work"), "--overwrite",
                       *options[:-2], "--seed", "4")
-    assert refused.exit_code == 2 and "other options" in last_error_line(refused)
+    assert refused.exit_code == 2 and "other options" in last_error_line(refused) and first.read_bytes() == written
     played = Runner(tables, Settings(players=3, policies=("learned", "heuristic", "heuristic"), model=str(first)))
     assert (played.play(0, 4).res[:, :, RES_TOTAL] > 0).all()
 
@@ -293,14 +311,16 @@ def test_learn_mix_seats_the_teacher_beside_the_model():
     assert _teacher_settings(Plan(), 1, 3, "m.npz").policies == ("learned",) * 3
 
 
-def test_a_work_folder_from_before_an_option_goes_on_with_its_default(tmp_path):
+def test_a_work_folder_from_before_an_option_goes_on_with_its_default(tables, tmp_path):
     """A learn.json written before --mix existed is the run of mix 0: it goes on, mix 0.5 is refused."""
     from dataclasses import asdict
 
-    from wsim.agents.learn import RECORD, LearnError, Plan, Work
+    from wsim.agents.learn import RECORD, LearnError, Plan, Work, basis
 
     old = {k: v for k, v in asdict(Plan()).items() if k != "mix"}
-    (tmp_path / RECORD).write_text(json.dumps({"plan": old, "iterations": []}))
-    assert Work(tmp_path, Plan()).iterations == []
-    with pytest.raises(LearnError, match="other options"):
-        Work(tmp_path, Plan(mix=0.5))
+    (tmp_path / RECORD).write_text(json.dumps({"plan": old, **basis(tables), "iterations": []}))
+    with Work(tmp_path, Plan(), basis(tables)) as work:
+        assert work.iterations == []
+    with pytest.raises(LearnError, match="other options \\(--mix 0.0 where this run has 0.5\\)"):
+        with Work(tmp_path, Plan(mix=0.5), basis(tables)):
+            pass

@@ -2,9 +2,11 @@
 
 Opening a FIFO for reading waits for a writer, and Arrow retries that open when a signal
 interrupts it, so a FIFO named like a part would hang wsim beyond even SIGTERM. Every input
-(data, scenario and weights files, a dataset's parts, manifest and journal) is therefore opened
-here: without waiting (O_NONBLOCK), checked with fstat to be a regular file, and only then read,
-from that same descriptor, so that nothing can swap the file between the check and the read.
+(data, scenario and weights files, a dataset's parts, manifest and journal, model files and
+`wsim learn`'s work files) is therefore opened here: without waiting (O_NONBLOCK), checked with
+fstat to be a regular file, and only then read, from that same descriptor, so that nothing can
+swap the file between the check and the read. A reader may bound what it takes (read_regular's
+limit): a file larger than any it expects is refused unread.
 """
 
 from __future__ import annotations
@@ -55,7 +57,28 @@ def open_regular(path: str | os.PathLike) -> BinaryIO:
         raise
 
 
-def read_regular(path: str | os.PathLike) -> bytes:
-    """The whole content of regular file `path` (see open_regular)."""
+class TooLarge(OSError):
+    """A regular input file holding more bytes than its reader takes. An OSError, as
+    NotRegularFile; its text is "larger than 1,048,576 bytes" (callers name the file)."""
+
+    def __init__(self, limit: int, filename=None):
+        super().__init__(None, f"larger than {limit:,} bytes", filename)
+        self.limit = limit
+
+    def __str__(self) -> str:
+        return self.strerror
+
+
+def read_regular(path: str | os.PathLike, limit: int | None = None) -> bytes:
+    """The whole content of regular file `path` (see open_regular); with `limit`, TooLarge when
+    it holds more than `limit` bytes (never more than limit + 1 are read: a file growing
+    meanwhile, or one of /proc that reports a size of 0, is bounded too)."""
     with open_regular(path) as f:
-        return f.read()
+        if limit is None:
+            return f.read()
+        if os.fstat(f.fileno()).st_size > limit:
+            raise TooLarge(limit, os.fspath(path))
+        raw = f.read(limit + 1)
+    if len(raw) > limit:
+        raise TooLarge(limit, os.fspath(path))
+    return raw

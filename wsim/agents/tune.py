@@ -22,22 +22,17 @@ written are the search distribution's final mean.
 The file: {"format", "policy", "note", "weights": {KEY: int}, "tune": {the options, "pool",
 "variety_weight", "log": [{"generation", "best", "mean", "shortfall"}]}} (shortfall: the best
 candidate's), written whole (a temporary file renamed), refused over an existing file unless
---overwrite; the file is held by its writer's lock from its first check to the rename (out_file).
+--overwrite; the file is held by its writer's lock from its first check to the rename
+(wsim.dataset.outfile, which `wsim learn` and the PPO example's --out share).
 """
 
 from __future__ import annotations
 
-import errno
 import json
-import os
 import warnings
-from contextlib import contextmanager
-from pathlib import Path
 
 import numpy as np
 
-from wsim.dataset.folder import held_file, write_durably
-from wsim.errors import WsimError
 from wsim.kernels.heuristic import HEURISTIC_KEYS
 from wsim.agents.ladder import Entry, play_pair, table
 from wsim.agents.mechanics import shortfall, usage
@@ -49,10 +44,6 @@ SCALE = 100  # weights are hundredths of a point; the search moves in points
 MAX_POINTS = 10  # the search's upper bound on a weight, in points
 VARIETY_WEIGHT = 1.0  # a mechanic 10 points of use below the floor costs as much as 10% of wins
 SPECIALISTS = ("science", "military", "civilian")
-
-
-class TuneError(WsimError):
-    """A tune run that cannot start or write its file."""
 
 
 def _entry(label: str, x) -> Entry:
@@ -104,82 +95,10 @@ def base_pool() -> list:
     return pool
 
 
-def check_out(out: str) -> Path:
-    """Refusals before the lock: an --out that names a folder, or whose folder does not exist."""
-    if out.endswith(("/", os.sep)):
-        raise TuneError(f"--out: {out} names a folder; give the weights file's name")
-    target = Path(out)
-    if not target.parent.is_dir():
-        why = "exists and is not a folder" if os.path.lexists(target.parent) else "does not exist (create it first)"
-        raise TuneError(f"--out: the folder {target.parent} {why}")
-    return target
-
-
-def _refuse_present(target: Path, overwrite: bool):
-    """Under the lock: refuse a target that is not a file, or that exists (a symbolic link
-    counts, even one to nothing) without --overwrite."""
-    if not os.path.lexists(target):
-        return
-    if target.exists() and not target.is_file():
-        raise TuneError(f"--out: {target} is not a regular file")
-    if not overwrite:
-        raise TuneError(f"--out: {target} exists (use --overwrite to replace it)")
-
-
-def _room(generations: int) -> int:
+def weights_room(generations: int) -> int:
     """More bytes than the file of a search of `generations` generations takes (the weights
     and options take about 1 KB, the log at most about 126 bytes a generation)."""
     return 4096 + 160 * generations
-
-
-@contextmanager
-def out_file(out: str, overwrite: bool, generations: int):
-    """tune's --out, held from its first check to its commit (docs/interfaces.md §0: one writer at a
-    time; wsim.dataset.folder.held_file). Before the search, the target is checked and room for
-    the file is taken, so that a read-only or full filesystem is refused before any game.
-    Yields write(text), which the block calls once: the text goes to a fsynced temporary file
-    (the run's own: the lock keeps every other wsim run away), then takes the target's name;
-    without overwrite, never over a file something else put there meanwhile (link refuses an
-    existing name)."""
-    target = check_out(out)
-    with held_file(target):
-        _refuse_present(target, overwrite)
-        tmp = target.parent / f".{target.name}.tmp"
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        except OSError as e:
-            raise TuneError(f"--out: cannot write to {target.parent} ({e.strerror or e})") from None
-        try:
-            try:
-                if hasattr(os, "posix_fallocate"):  # not on macOS
-                    os.posix_fallocate(fd, 0, _room(generations))
-            except OSError as e:
-                if e.errno not in (errno.EOPNOTSUPP, errno.EINVAL):  # some filesystems cannot reserve
-                    raise TuneError(f"--out: cannot write to {target.parent} ({e.strerror or e})") from None
-
-            def write(text: str):
-                _commit(fd, tmp, target, text.encode(), overwrite)
-
-            yield write
-        finally:
-            os.close(fd)
-            try:
-                tmp.unlink(missing_ok=True)
-            except OSError:
-                pass
-
-
-def _commit(fd: int, tmp: Path, target: Path, data: bytes, overwrite: bool):
-    try:
-        write_durably(fd, data)
-        if overwrite:
-            os.replace(tmp, target)
-        else:
-            os.link(tmp, target)
-    except FileExistsError:
-        raise TuneError(f"--out: {target} appeared while tuning (use --overwrite to replace it)") from None
-    except OSError as e:
-        raise TuneError(f"cannot write {target} ({e.strerror or e})") from None
 
 
 def tune(tables: Tables, players: int, generations: int, population: int, games: int, seed: int,

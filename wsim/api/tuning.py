@@ -28,12 +28,13 @@ def tune(*, out=None, policy: str = "heuristic", players: int = 4, generations: 
     search; progress: True (drawn on stderr), False or a function receiving each
     wsim.run.progress.Update (its step: the generation and candidate)."""
     from wsim import tables
-    from wsim.agents.tune import document_text, out_file, tune as search
+    from wsim.agents.tune import document_text, tune as search, weights_room
+    from wsim.dataset.outfile import out_file
     from wsim.run.runner import set_threads
     from wsim.run.settings import MAX_SEED, TUNE_GAMES, TUNE_GENERATIONS, TUNE_POPULATION
 
     if optional_path(out, "out", "the weights file") is not None:
-        out = os.fspath(out)  # as given: a trailing "/" says it names a folder (tune.check_out)
+        out = os.fspath(out)  # as given: a trailing "/" names a folder (wsim.dataset.outfile.check_out)
     policy = one_of(policy, "policy", TUNED_POLICIES)
     players = whole_number(players, "players", codes.MIN_SIMULATED_PLAYERS, codes.MAX_PLAYERS)
     generations = whole_number(generations, "generations", *TUNE_GENERATIONS)
@@ -49,7 +50,7 @@ def tune(*, out=None, policy: str = "heuristic", players: int = 4, generations: 
         set_threads(threads)
         if out is None:
             return search(t, players, generations, population, games, seed, on_generation, progress)
-        with out_file(out, overwrite, generations) as write:
+        with out_file(out, overwrite, weights_room(generations), "the weights file") as write:
             doc = search(t, players, generations, population, games, seed, on_generation, progress)
-            write(document_text(doc))
+            write(document_text(doc).encode())
         return doc

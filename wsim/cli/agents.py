@@ -120,10 +120,11 @@ def tune_cmd(ctx, policy, players, generations, population, games, seed, threads
 @click.option("--dask", default=None, metavar="tcp://HOST:PORT|local:W",
               help="Play the teacher games as tasks on a Dask cluster (see simulate; the fit and the evaluations "
                    "run here). Needs wsim[dask].")
+@click.option("--overwrite", is_flag=True, help="Replace an existing --out file once the new model is complete.")
 @quiet_option
 @click.pass_context
 def learn_cmd(ctx, out, work, iterations, games, players, rate, explore, hidden, epochs, eval_games, teacher, mix,
-              seed, threads, dask, quiet):
+              seed, threads, dask, overwrite, quiet):
     """Train the learned player (policy `learned`): teacher games record positions and how they
     ended, a network learns them, and the next iteration's teacher is that network; each model
     is evaluated against three heuristic seats and the best is written to OUT, which
@@ -135,12 +136,14 @@ def learn_cmd(ctx, out, work, iterations, games, players, rate, explore, hidden,
 
     options = {"iterations": iterations, "games": games, "players": players, "rate": rate, "explore": explore,
                "hidden": hidden, "epochs": epochs, "eval-games": eval_games, "teacher": teacher, "mix": mix, "seed": seed}
-    command = shlex.join(["wsim", "learn", "--out", str(out)] + [w for k, v in options.items() for w in (f"--{k}", str(v))])
+    # what decides the weights, and no --out: the file's bytes do not depend on where it is written
+    command = shlex.join(["wsim", "learn"] + [w for k, v in options.items() for w in (f"--{k}", str(v))])
     try:
         header = learn(out=out, work=work, iterations=iterations, games=games, players=players, rate=rate,
                        explore=explore, hidden=hidden, epochs=epochs, eval_games=eval_games, teacher=teacher, mix=mix,
                        seed=seed, threads=threads, data=ctx.obj.get("data"), command=command,
-                       say=None if quiet else click.echo, dask=dask, progress=progress_of(ctx, quiet))
+                       say=None if quiet else click.echo, dask=dask, progress=progress_of(ctx, quiet),
+                       overwrite=overwrite)
     except (KeyboardInterrupt, signals.Terminated) as e:
         left_behind(e, "the work folder keeps every completed step: the same command goes on from it")
         raise

@@ -147,9 +147,9 @@ def take_lock(lock: Path, busy: Path, option: str = "--out", make_folder: bool =
     `make_folder`); returns its descriptor. DatasetError "`busy` is being written by another
     wsim run" when another process holds it, else a DatasetError naming `option`.
 
-    A holder may remove its lock file before it lets go (OutputFolder.release, held_file): a
-    lock then taken on the removed file guards nothing, so the file is opened again until the
-    lock held is the one the path names.
+    A holder may remove its lock file before it lets go (OutputFolder.release,
+    wsim.dataset.outfile.held_file, wsim.agents.learn.Work): a lock then taken on the removed
+    file guards nothing, so the file is opened again until the lock held is the one the path names.
     """
     while True:
         try:
@@ -184,18 +184,6 @@ def drop_lock(lock: Path, fd: int, remove: bool):
         pass  # a lock file left behind is never data
     finally:
         os.close(fd)
-
-
-@contextmanager
-def held_file(target: Path, option: str = "--out"):
-    """Hold the writer's lock of a single output file (`wsim tune`'s) for the block: a hidden
-    .NAME.wsim-lock beside it, removed at the end. Its folder must exist."""
-    lock = target.parent / f".{target.name}.wsim-lock"
-    fd = take_lock(lock, target, option)
-    try:
-        yield
-    finally:
-        drop_lock(lock, fd, remove=True)
 
 
 def temp_name(name: str) -> str:

@@ -6,13 +6,17 @@ value = b2 + w2 . relu(b1 + x w1)), and `header`, a JSON text:
     {"format": "wsim-learned-1",
      "features": {"version": FEATURES_VERSION, "inputs": ..., "names_sha256": ...},
      "rules": wsim.RULES_VERSION, "target": "margin", "hidden": H,
-     "provenance": {"data_sha256": ..., "teacher": ..., "games": ..., "seed": ..., "command": ...,
-                    "iterations": [...]}}
+     "provenance": {"data_sha256": ..., "teacher": ..., "plan": {the options}, "iteration": ...,
+                    "chosen_iteration": ..., "command": ..., "iterations": [...]}}
 
+The header holds only what determines the weights (the command without --out, the iterations
+without their wall-clock seconds): the same run gives the same bytes wherever it is written.
 The features' names (kernels/observe.names, then each city's points) depend on the data file's
 building names and boards: a model is refused, with the reason, when its format, features or rules
 version differ from this engine's, or its names from the data file's. The data file it was trained
-on is provenance only (an edited file with the same names, as `rebalance` plays, may use it).
+on is provenance only (an edited file with the same names, as `rebalance` plays, may use it). A
+model file is read as an input file (wsim.inputfile): a regular file of at most max_model_bytes.
+This module writes no file (the run layer's rule): wsim.agents.learn puts to_bytes() in place.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import numpy as np
 
 from wsim import RULES_VERSION
 from wsim.errors import WsimError, brief
+from wsim.inputfile import TooLarge, read_regular
 from wsim.kernels.layout import MAX_HIDDEN, MAX_SEATS
 from wsim.kernels.learned import input_layout
 from wsim.kernels.observe import names as observation_names, tables_layout
@@ -36,6 +41,7 @@ FORMAT = "wsim-learned-1"
 FEATURES_VERSION = 1  # bumped whenever the input vector's meaning changes (kernels/learned.py)
 SHIPPED = Path(__file__).resolve().parents[1] / "data" / "learned.npz"
 ARRAYS = ("w1", "b1", "w2", "b2")
+HEADER_ROOM = 1 << 20  # bytes for the JSON header and the archive's records (20 iterations' header: about 12 kB)
 
 
 class ModelError(WsimError):
@@ -56,7 +62,8 @@ def features_header(tables: Tables) -> dict:
 
 
 class Model:
-    """A model's weights (float32 arrays), its header and the file's sha256 ("" until written)."""
+    """A model's weights (float32 arrays), its header and the sha256 of the file it was read
+    from ("" for a model made in memory)."""
 
     def __init__(self, w1, b1, w2, b2, header: dict, sha256: str = ""):
         self.w1 = np.ascontiguousarray(w1, np.float32)
@@ -72,20 +79,12 @@ class Model:
         return input_layout(tables_layout(tables)), self.w1, self.b1, self.w2, self.b2
 
     def to_bytes(self) -> bytes:
+        """The model file's bytes: equal weights and headers give equal bytes (the writers,
+        wsim.agents.learn, put them in place whole)."""
         buf = io.BytesIO()
         np.savez(buf, header=np.array(json.dumps(self.header, sort_keys=True)),
                  **{k: getattr(self, k) for k in ARRAYS})
         return _canonical_zip(buf.getvalue())
-
-    def write(self, path) -> str:
-        """Write the file atomically; returns its sha256."""
-        raw = self.to_bytes()
-        path = Path(path)
-        tmp = path.with_name(path.name + ".partial")
-        tmp.write_bytes(raw)
-        tmp.replace(path)
-        self.sha256 = hashlib.sha256(raw).hexdigest()
-        return self.sha256
 
 
 def _canonical_zip(raw: bytes) -> bytes:
@@ -141,19 +140,46 @@ def seats_model(tables: Tables, model_file: str, policies, params, digests=()):
     return model.kernel_model(tables)
 
 
-def read_model(path, tables: Tables) -> Model:
-    """The model in file `path` (the shipped model for "shipped"), checked against the tables."""
+def max_model_bytes(inputs: int, hidden: int = MAX_HIDDEN) -> int:
+    """The most bytes a model file of `inputs` inputs and `hidden` units takes: its float32
+    weights and HEADER_ROOM. A larger file is not a model (read_model reads no further)."""
+    return 4 * (inputs * hidden + 2 * hidden + 1) + HEADER_ROOM
+
+
+def _named(path) -> tuple:
+    """(the Path, how messages name it) of a model file argument ("shipped": the shipped model)."""
     path = SHIPPED if str(path) == "shipped" else Path(path)
-    where = f"model file {brief(str(path))}"
+    return path, f"model file {brief(str(path))}"
+
+
+def model_file_bytes(path, tables: Tables) -> bytes:
+    """The bytes of model file `path` ("shipped": the shipped model), read as an input file
+    (docs/interfaces.md §0: a regular file, here of at most max_model_bytes for the tables'
+    inputs); ModelError naming the file otherwise."""
+    path, where = _named(path)
+    limit = max_model_bytes(len(feature_names(tables)))
     try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise ModelError(f"{where}: cannot be read ({e.strerror or e})") from None
+        return read_regular(path, limit)
+    except TooLarge:
+        raise ModelError(f"{where}: not a model file (larger than {limit:,} bytes, the most a model of this data "
+                         f"file's inputs and up to {MAX_HIDDEN} hidden units takes)") from None
+    except (OSError, ValueError) as e:  # ValueError: a NUL character in the path
+        raise ModelError(f"{where}: cannot be read ({getattr(e, 'strerror', None) or e})") from None
+
+
+def read_model(path, tables: Tables) -> Model:
+    """The model in file `path` ("shipped": the shipped model), checked against the tables."""
+    raw = model_file_bytes(path, tables)
+    where = _named(path)[1]
     try:
+        members = zipfile.ZipFile(io.BytesIO(raw)).infolist()
+        if sum(m.file_size for m in members) > max_model_bytes(len(feature_names(tables))):
+            raise ValueError("its arrays unpack to more bytes than a model takes")  # a compressed bomb
         with np.load(io.BytesIO(raw), allow_pickle=False) as z:
             header = json.loads(str(z["header"]))
             arrays = {k: np.array(z[k]) for k in ARRAYS}
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
+    # EOFError: np.load of an empty file, which click would take for Ctrl-D (an interrupt)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
         raise ModelError(f"{where}: not a model file ({brief(str(e))})") from None
     check_header(header, tables, where)
     w1, b1, w2, b2 = (arrays[k] for k in ARRAYS)
@@ -164,4 +190,3 @@ def read_model(path, tables: Tables) -> Model:
         raise ModelError(f"{where}: weights of the wrong shape or not finite (expected w1 {inputs} x H, b1 and w2 H, "
                          f"b2 1, with 1 <= H <= {MAX_HIDDEN})")
     return Model(w1, b1, w2, b2, header, hashlib.sha256(raw).hexdigest())
-
