@@ -17,6 +17,18 @@ def tables():
 
 
 @pytest.fixture(scope="session")
+def negated_model(tables, tmp_path_factory):
+    """The shipped model with its value negated: a learned seat playing it picks the options
+    the shipped model values least."""
+    from wsim.run.model import Model, read_model
+
+    shipped = read_model("shipped", tables)
+    path = tmp_path_factory.mktemp("model") / "negated.npz"
+    path.write_bytes(Model(shipped.w1, shipped.b1, -shipped.w2, -shipped.b2, shipped.header).to_bytes())
+    return path
+
+
+@pytest.fixture(scope="session")
 def data_doc():
     """The packaged data file as a Python document, to mutate into broken copies."""
     with open(tables_mod.data_path(), encoding="utf-8") as f:

@@ -95,3 +95,26 @@ def test_single_learner_plays_simulate_games():
     assert info["scores"]["vp_total"] == mine.vp_total
     assert reward == pytest.approx(1 / expected.win.sum() if mine.win else 0.0)
     assert steps >= 18
+
+
+def _opponents_points(env) -> list:
+    """Every seat's final points of game 0 of seed 4, the learner played by greedy."""
+    env.reset(seed=4)
+    terminated = False
+    while not terminated:
+        _, _, terminated, _, _ = env.step(env.raw.policy_action(env.agent, "greedy"))
+    return [s["vp_total"] for s in env.raw.game.scores()]
+
+
+@pytest.mark.slow  # the learned family's kernels
+def test_opponents_play_the_model_file_policy_params_name(negated_model):
+    """policy_params reach single_learner's opponents (the AEC env's policies and parameters):
+    learned opponents playing a model whose value is negated play another game than the
+    shipped model's, and wsim.simulate's game with that file."""
+    shipped = _opponents_points(single.single_learner(players=3, opponents="learned"))
+    params = (f"learned.model={negated_model}",)
+    negated = _opponents_points(single.single_learner(players=3, opponents="learned", policy_params=params))
+    assert negated != shipped
+    table = wsim.simulate(games=1, players=3, seed=4, policies=["greedy", "learned", "learned"],
+                          policy_params=params, threads=1).to_pylist()
+    assert [r["vp_total"] for r in table] == negated

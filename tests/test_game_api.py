@@ -127,18 +127,6 @@ def test_replay_text_is_the_replay_commands(tables):
     assert g.replay_text() == log_text(game_log(Runner(tables, settings), 2), ["greedy"] * 3)
 
 
-@pytest.fixture(scope="module")
-def negated_model(tables, tmp_path_factory):
-    """The shipped model with its value negated: a learned seat playing it picks the options
-    the shipped model values least."""
-    from wsim.run.model import Model, read_model
-
-    shipped = read_model("shipped", tables)
-    path = tmp_path_factory.mktemp("model") / "negated.npz"
-    path.write_bytes(Model(shipped.w1, shipped.b1, -shipped.w2, -shipped.b2, shipped.header).to_bytes())
-    return path
-
-
 @pytest.mark.slow  # the learned family's kernels
 def test_a_game_plays_the_model_file_its_settings_name(negated_model):
     """learned.model=FILE is played by wsim.Game as by wsim.simulate (it once played the shipped

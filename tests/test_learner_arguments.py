@@ -52,7 +52,8 @@ def _calls(out: str, live: dict | None) -> list:
     from wsim.env import batched_v0, single
 
     b, v, s = (live["batched"], live["vector"], live["single"]) if live else (None, None, None)
-    game = {"wonders": TEXT, "sides": TEXT + ["C"], "manneken_pis": FLAG, "data": PATH}
+    game = {"wonders": TEXT, "sides": TEXT + ["C"], "manneken_pis": FLAG, "data": PATH,
+            "policy_params": [3, [1], ["learned.model=/no/such/file.npz"]]}
     shape = (2, PLAYERS)
     return [
         ("learn", lambda **kw: wsim.learn(**{"out": out, "iterations": 1, "games": 10, "players": "3",
@@ -80,7 +81,8 @@ def _calls(out: str, live: dict | None) -> list:
         ("vector.policy_actions", lambda **kw: v.policy_actions(**kw), {"policy": [7, "nope"]}),
         ("single_learner", lambda **kw: single.single_learner(**{"players": PLAYERS, **kw}),
          {"players": WHOLE, "seat": WHOLE + [PLAYERS], "seed": WHOLE, "opponents": [7, "nope", [None, None], ["x"]],
-          "on_illegal": TEXT + ["skip"], "reward": TEXT, "render_mode": TEXT, **game}),
+          "on_illegal": TEXT + ["skip"], "reward": TEXT, "render_mode": TEXT, "policies": [["random"] * PLAYERS],
+          **game}),
         ("single.reset", lambda **kw: s.reset(**kw), {"seed": SEED}),
         ("single.step", lambda **kw: s.step(**kw), {"action": OPTIONAL_WHOLE + [None, -1, 10**6]}),
         ("single.action_to_string", lambda **kw: s.action_to_string(**kw), {"action": WHOLE + [-1]}),
@@ -93,7 +95,8 @@ def _cases():
 
 
 # how a message names an argument that is not its own first word
-NAMED = {"actions": ("step:",), "policy": ("policy_actions:", "policy:"), "action": ("action", "player_")}
+NAMED = {"actions": ("step:",), "policy": ("policy_actions:", "policy:"), "action": ("action", "player_"),
+         "policy_params": ("policy_param",)}
 
 
 @pytest.mark.parametrize("name, arg, i", _cases())

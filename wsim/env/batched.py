@@ -153,14 +153,15 @@ class BatchedEnv:
     per game (in game i, seat s plays the role policies[(s - i) mod players] names: a learner
     or a kernel policy); dense_mask: keep
     obs["action_mask"] (False: only the compact legal list, far less memory); wonders, sides,
-    manneken_pis, data: as for wsim.simulate. Refused (EnvError) when its arrays would need more
+    manneken_pis, policy_params (a learned seat's model file among them), data: as for
+    wsim.simulate. Refused (EnvError) when its arrays would need more
     than MEMORY_SHARE of the memory available (the message names the largest num_games that fits)."""
 
     count_name = "num_games"  # the count's name in messages (LearnerVectorEnv's is num_envs)
 
     def __init__(self, num_games: int = 1024, players: int = 4, seed: int = 0, policies=None, reward: str = "win",
                  rotate: bool = False, dense_mask: bool = True, wonders: str = "random", sides: str = "random",
-                 manneken_pis: bool = False, data=None):
+                 manneken_pis: bool = False, policy_params=(), data=None):
         from wsim.api.runs import run_settings
         from wsim.kernels.batched import REWARD_MARGIN, REWARD_WIN
         from wsim.kernels.layout import MAX_CITY, MAX_EVENTS, RES_COUNT
@@ -175,7 +176,7 @@ class BatchedEnv:
         players = whole_number(players, "players", 2, 7, EnvError)
         self.policies = _seat_policies(policies, players)
         t, settings = run_settings(games=1, players=players, seed=seed, wonders=wonders, sides=sides,
-                                   manneken_pis=manneken_pis, data=data,
+                                   manneken_pis=manneken_pis, data=data, policy_params=policy_params,
                                    policies=[p or "random" for p in self.policies])
         self.players, self.seed = players, settings.seed
         self._tables = t

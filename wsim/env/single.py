@@ -6,7 +6,8 @@
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
 
-The other seats play kernel policies (`policy_action`) between the learner's decisions; the
+The other seats play kernel policies (`policy_action`, each seat its own policy and parameters:
+`opponents` are the game's policies, so `policy_params` reaches them) between the learner's decisions; the
 reward comes at the end (the AEC env's). on_illegal="raise" refuses an action the mask does not
 allow (EnvError); on_illegal="legal" plays a uniform legal action instead, drawn from the env's
 np_random, and says so in info["illegal_action"]: what checkers that sample the action space
@@ -49,12 +50,17 @@ class SingleLearnerEnv(gymnasium.Env):
     def __init__(self, players: int = 4, seat: int = 0, opponents="heuristic", on_illegal: str = "raise",
                  **settings):
         one_of(on_illegal, "on_illegal", ON_ILLEGAL, EnvError)
-        self.raw = raw_env(players=players, **settings)
-        players = self.raw.game.players
+        if "policies" in settings:
+            raise EnvError("policies: single_learner sets them itself (give opponents: the learner takes the "
+                           "remaining seat)")
+        players = whole_number(players, "players", 2, 7, EnvError)
         self.seat = whole_number(seat, "seat", 0, players - 1, EnvError)
+        others = opponent_policies(opponents, players - 1, POLICY_NAMES)
+        # the learner's seat keeps the AEC env's default, which policy_action(agent, None) plays
+        policies = others[:self.seat] + ["heuristic"] + others[self.seat:]
+        self.raw = raw_env(players=players, policies=policies, **settings)
         self.agent = self.raw.possible_agents[self.seat]
-        others = [a for a in self.raw.possible_agents if a != self.agent]
-        self.opponents = dict(zip(others, opponent_policies(opponents, players - 1, POLICY_NAMES)))
+        self.opponents = {a: p for a, p in zip(self.raw.possible_agents, policies) if a != self.agent}
         self._dealt = False
         self.on_illegal = on_illegal
         self.render_mode = self.raw.render_mode
@@ -107,7 +113,7 @@ class SingleLearnerEnv(gymnasium.Env):
         raw = self.raw
         while not raw.game.done and raw.agent_selection != self.agent:
             who = raw.agent_selection
-            raw.step(raw.policy_action(who, self.opponents[who]))
+            raw.step(raw.policy_action(who, None))  # the seat's own policy and parameters
 
     def render(self):
         return self.raw.render()

@@ -81,19 +81,20 @@ class _OrderChecks(wrappers.OrderEnforcingWrapper):
 class raw_env(AECEnv):
     """wonders_v0 without wrappers (module docstring). players 2..7; seed: the game seed (reset
     without a seed plays the next game of it); reward: "win" or "margin"; the other settings as
-    wsim.Game's (policies: those policy_action plays by default)."""
+    wsim.Game's (policies and policy_params: those policy_action plays by default, a learned
+    seat's model file among them)."""
 
     metadata = {"render_modes": ["ansi"], "name": "wonders_v0", "is_parallelizable": False}
 
     def __init__(self, players: int = 4, seed: int = 0, reward: str = "win", wonders: str = "random",
-                 sides: str = "random", manneken_pis: bool = False, policies="heuristic", data=None,
-                 render_mode: str | None = None):
+                 sides: str = "random", manneken_pis: bool = False, policies="heuristic", policy_params=(),
+                 data=None, render_mode: str | None = None):
         super().__init__()
         one_of(reward, "reward", REWARDS, EnvError)
         if render_mode is not None:
             one_of(render_mode, "render_mode", ("ansi",), EnvError)
         self.settings = dict(players=players, wonders=wonders, sides=sides, manneken_pis=manneken_pis,
-                             policies=policies, data=data)
+                             policies=policies, policy_params=policy_params, data=data)
         self.game = Game(seed=seed, **self.settings)  # checks every setting now
         players = self.game.players
         # the constructor's game is not played: the first reset() without a seed plays game 0
@@ -272,10 +273,11 @@ class raw_env(AECEnv):
             out += [f"city{k}:built:{n}" for n in self._building_names]
         return out
 
-    def policy_action(self, agent: str, policy: str = "heuristic") -> int:
-        """The action id the kernel policy `policy` (random, greedy, heuristic or rollout) picks
-        for the agent's pending decision, as wsim.Game.policy_move (it draws from the seat's
-        random stream)."""
+    def policy_action(self, agent: str, policy: str | None = "heuristic") -> int:
+        """The action id the kernel policy `policy` (random, greedy, heuristic, rollout or
+        learned, with its default parameters; None: the seat's own policy and parameters, from
+        policies= and policy_params=) picks for the agent's pending decision, as
+        wsim.Game.policy_move (it draws from the seat's random stream)."""
         self._agent(agent)
         if agent != self.agent_selection or self.game.done:
             raise EnvError(f"{agent}: has no decision to take now (deciding: {self.agent_selection})")
