@@ -24,7 +24,6 @@ import io
 import os
 import sys
 import time
-import zipfile
 from dataclasses import dataclass
 
 import jax
@@ -38,6 +37,7 @@ from wsim.env import batched_v0
 from wsim.env.batched import KERNEL_POLICIES
 from wsim.errors import OPTION_STYLE, WsimError, brief, one_of, real_number, whole_number
 from wsim.inputfile import read_regular
+from wsim.run.model import NotAnArchive, npz_arrays
 
 NEG = -1e9
 LAYERS = ("h1", "h2", "pi", "v")
@@ -276,12 +276,8 @@ def load(path) -> dict:
     except (OSError, ValueError) as e:  # ValueError: a NUL character in the path
         raise PPOError(f"{where}: cannot be read ({getattr(e, 'strerror', None) or e})") from None
     try:
-        members = zipfile.ZipFile(io.BytesIO(raw)).infolist()
-        if sum(m.file_size for m in members) > MAX_FILE_BYTES:
-            raise ValueError("its arrays unpack to more bytes than weights take")  # a compressed bomb
-        with np.load(io.BytesIO(raw), allow_pickle=False) as z:
-            arrays = {name: np.array(z[name]) for name in z.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        arrays = npz_arrays(raw, MAX_FILE_BYTES)
+    except NotAnArchive as e:
         raise PPOError(f"{where}: not a weights file ({e})") from None
     problem = _form_problem(arrays)
     if problem:

@@ -60,7 +60,6 @@ class SingleLearnerEnv(gymnasium.Env):
         policies = others[:self.seat] + ["heuristic"] + others[self.seat:]
         self.raw = raw_env(players=players, policies=policies, **settings)
         self.agent = self.raw.possible_agents[self.seat]
-        self.opponents = {a: p for a, p in zip(self.raw.possible_agents, policies) if a != self.agent}
         self._dealt = False
         self.on_illegal = on_illegal
         self.render_mode = self.raw.render_mode

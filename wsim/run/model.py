@@ -167,19 +167,35 @@ def model_file_bytes(path, tables: Tables) -> bytes:
         raise ModelError(f"{where}: cannot be read ({getattr(e, 'strerror', None) or e})") from None
 
 
+class NotAnArchive(ValueError):
+    """Bytes that are not an .npz of at most the bytes a reader takes (npz_arrays)."""
+
+
+def npz_arrays(raw: bytes, limit: int) -> dict:
+    """{name: array} of the .npz `raw`, refused (NotAnArchive) when it is no such archive, holds
+    pickled objects, or its arrays unpack to more than `limit` bytes (a compressed bomb)."""
+    try:
+        members = zipfile.ZipFile(io.BytesIO(raw)).infolist()
+        if sum(m.file_size for m in members) > limit:
+            raise NotAnArchive(f"its arrays unpack to more than {limit:,} bytes")
+        with np.load(io.BytesIO(raw), allow_pickle=False) as z:
+            return {name: np.array(z[name]) for name in z.files}
+    except NotAnArchive:
+        raise
+    # EOFError: np.load of an empty file, which click would take for Ctrl-D (an interrupt)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        raise NotAnArchive(str(e)) from None
+
+
 def read_model(path, tables: Tables) -> Model:
     """The model in file `path` ("shipped": the shipped model), checked against the tables."""
     raw = model_file_bytes(path, tables)
     where = _named(path)[1]
     try:
-        members = zipfile.ZipFile(io.BytesIO(raw)).infolist()
-        if sum(m.file_size for m in members) > max_model_bytes(len(feature_names(tables))):
-            raise ValueError("its arrays unpack to more bytes than a model takes")  # a compressed bomb
-        with np.load(io.BytesIO(raw), allow_pickle=False) as z:
-            header = json.loads(str(z["header"]))
-            arrays = {k: np.array(z[k]) for k in ARRAYS}
-    # EOFError: np.load of an empty file, which click would take for Ctrl-D (an interrupt)
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+        stored = npz_arrays(raw, max_model_bytes(len(feature_names(tables))))
+        header = json.loads(str(stored["header"]))
+        arrays = {k: stored[k] for k in ARRAYS}
+    except (NotAnArchive, ValueError, KeyError) as e:
         raise ModelError(f"{where}: not a model file ({brief(str(e))})") from None
     check_header(header, tables, where)
     w1, b1, w2, b2 = (arrays[k] for k in ARRAYS)
