@@ -51,9 +51,14 @@ def _part_seats(table: pa.Table, colour_index: dict, optional: tuple) -> dict:
     out["wonder"] = _strings(table["wonder"])
     out["side"] = _strings(table["side"])
     cards = table["cards"].combine_chunks()
-    names = pc.cast(pc.list_flatten(cards), pa.string()).to_pylist()
+    # the names dictionary-encoded: one lookup per distinct name, not per card (a 100,000-game
+    # dataset holds millions of cards)
+    flat = pc.list_flatten(cards)
+    if not pa.types.is_dictionary(flat.type):
+        flat = pc.dictionary_encode(flat)
+    per_name = np.array([colour_index[n] for n in pc.cast(flat.dictionary, pa.string()).to_pylist()], dtype=np.int64)
+    colour = per_name[parts.numpy_of(pc.cast(flat.indices, pa.int64()))]
     row = parts.numpy_of(pc.list_parent_indices(cards)).astype(np.int64)
-    colour = np.fromiter((colour_index[n] for n in names), dtype=np.int64, count=len(names))
     counts = np.zeros((len(table), len(COLOUR_COLUMN)), dtype=np.int64)
     np.add.at(counts, (row, colour), 1)
     for i, column in enumerate(COLOUR_COLUMN.values()):
