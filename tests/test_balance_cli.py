@@ -16,6 +16,8 @@ from wsim import codes
 from wsim.analysis.balance import report as report_mod
 from wsim.analysis.edits import EditError, apply_edits
 from wsim.kernels.deal import deal
+from wsim.people import columns as people_columns
+from wsim.people import reference
 from wsim.run.settings import Settings
 from wsim.analysis.stats import wilson_interval
 
@@ -143,7 +145,7 @@ def test_the_page_answers_first_farthest_from_fair_first(dataset, tmp_path):
     assert run_cli("balance", str(dataset), "--out", str(out)).exit_code == 0
     wonders = _rows(out / "wonders.csv")
     assert tuple(wonders[0]) == (report_mod.WONDER_COLUMNS + tuple(f"vp_{c}" for c in codes.CATEGORIES)
-                                 + report_mod.SIZE_COLUMNS)
+                                 + report_mod.SIZE_COLUMNS + people_columns.PEOPLE_COLUMNS)
     text = (out / "index.html").read_text()
     assert text.index("<h2>Verdicts</h2>") < text.index("<h2>Wonders</h2>") < text.index("<h2>Cards</h2>")
     farthest = sorted(wonders, key=lambda w: -abs(float(w["diff"])))
@@ -161,6 +163,34 @@ def test_the_page_answers_first_farthest_from_fair_first(dataset, tmp_path):
     assert table.count("<title>") == 28  # the forest's rows and the points' rows
     cards = _rows(out / "cards.csv")
     assert text.count("<title>") == 1 + 28 + sum(1 for c in cards if c["effect"])  # the page's own, then the rows'
+
+
+def _people_cells(row: dict, players: int, tables: str) -> None:
+    """A CSV row's people columns are the people's first-place share of its side, read here from
+    the reference's moments directly (side B on the all-B tables, side A on every table)."""
+    m = reference.people().seat(players, tables, row["wonder"], row["side"], "first")
+    low, high = m.ci
+    assert float(row["people_rate"]) == pytest.approx(m.mean, abs=1e-6)
+    assert (float(row["people_ci_low"]), float(row["people_ci_high"])) == (pytest.approx(low, abs=1e-6),
+                                                                          pytest.approx(high, abs=1e-6))
+    assert int(row["people_seats"]) == m.n
+
+
+def test_the_page_sets_people_beside_every_side_and_says_how_far_the_players_are(dataset, tmp_path):
+    out = tmp_path / "rep"
+    assert run_cli("balance", str(dataset), "--out", str(out)).exit_code == 0
+    wonders = {(w["wonder"], w["side"]): w for w in _rows(out / "wonders.csv")}
+    _people_cells(wonders["giza", "B"], 4, "all_b")
+    _people_cells(wonders["rhodes", "A"], 4, "all")
+    text = (out / "index.html").read_text()
+    # the page's first lines: who played, and their distance to people at 4 players
+    first = text[:text.index("<h2>Verdicts</h2>")]
+    assert "Against people (Board Game Arena): random at every seat against people at 4 players (" in first
+    assert "Wald χ²" in first and "rank correlation" in first
+    table = text[text.index("<h2>Wonders</h2>"):text.index("<h2>Cards</h2>")]
+    assert "people win %" in table and people_columns.SIDE_A_NOTE in table
+    rates = [float(v) for v in _column(table, "people win %")]
+    assert len(rates) == 14 and sum(r == r for r in rates) == 14  # every side of the 7 boards people played
 
 
 @pytest.mark.parametrize("practical", ["0", "1", "-0.1", "1.5", "nan", "inf", "lots"])
@@ -294,6 +324,17 @@ def test_ablate_runs_at_two_players_and_with_heuristic(tmp_path, players, policy
     assert {p["key"] for p in paired} >= {f"giza/A@{players}", f"Scriptorium@{players}"}
     wonders = _rows(out / "wonders.csv")
     assert sum(int(w["seats"]) for w in wonders) == 300 * players  # the Free City's rows are left out
+    # the people column and the distance to people of both runs: none at 2 players
+    page = (out / "index.html").read_text()
+    first = page[:page.index("<h2>Verdicts</h2>")]
+    if players == 2:
+        assert all(w[c] == "" for w in wonders for c in people_columns.PEOPLE_COLUMNS)
+        assert "no people data at 2 players" in first
+    else:
+        giza_b = next(w for w in wonders if (w["wonder"], w["side"]) == ("giza", "B"))
+        _people_cells(giza_b, players, "all_b")
+        for run in ("the dataset", "the baseline"):
+            assert f"{run} ({policy} at every seat) against people at {players} players" in first
 
 
 def test_ablate_bad_input_writes_nothing(tmp_path):

@@ -4,6 +4,7 @@ Small runs: 3 players, restricted levers, a wide tolerance."""
 
 import csv
 import difflib
+import html
 import io
 import re
 
@@ -11,6 +12,8 @@ import pytest
 
 import wsim
 from wsim.analysis.edits import apply_edits, edited_text
+from wsim.people import columns as people_columns
+from wsim.people import reference as people_reference
 from wsim.tables import compile_text
 
 from clikit import last_error_line, run_cli
@@ -58,7 +61,8 @@ def test_the_report_files(planted, tables):
         ["edits.txt", "cards.yaml", "result.csv", "path.csv", "path_rates.csv", "index.html"])
     assert list(_rows(out / "result.csv")[0]) == ["players", "wonder", "side", "seats", "before", "before_ci_low",
                                                   "before_ci_high", "after", "after_ci_low", "after_ci_high", "diff",
-                                                  "ci_low", "ci_high", "q_value"]
+                                                  "ci_low", "ci_high", "q_value", "people_rate", "people_ci_low",
+                                                  "people_ci_high", "people_seats"]
     path = _rows(out / "path.csv")
     assert list(path[0]) == ["step", "edits", "max_deviation"] and path[0]["step"] == "0" and path[0]["edits"] == ""
     assert list(_rows(out / "path_rates.csv")[0]) == ["step", "players", "wonder", "side", "rate", "ci_low", "ci_high"]
@@ -72,6 +76,14 @@ def test_the_report_files(planted, tables):
     assert (compile_text((out / "cards.yaml").read_bytes()).ent == apply_edits(base, edits).ent).all()
     page = (out / "index.html").read_text()
     assert "wsim ablate" in page and "<svg" in page
+    # people beside each side (giza B: the all-B tables' share), and the held-out runs' distance to people first
+    giza_b = next(r for r in _rows(out / "result.csv") if (r["wonder"], r["side"]) == ("giza", "B"))
+    m = people_reference.people().seat(3, "all_b", "giza", "B", "first")
+    assert float(giza_b["people_rate"]) == pytest.approx(m.mean, abs=1e-6) and int(giza_b["people_seats"]) == m.n
+    first = page[:page.index("<h2>The edits</h2>")]
+    for data in ("input", "edited"):
+        assert f"population (heuristic) with the {data} data against people at 3 players (" in first
+    assert "people win %" in page
     assert not re.search(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", page, re.I)  # self-contained
 
 
@@ -102,12 +114,23 @@ def test_the_same_seed_gives_the_same_report_whatever_the_threads_and_chunks(pla
         assert (tmp_path / "r" / name).read_bytes() == (out / name).read_bytes(), name
 
 
-def test_nothing_is_proposed_within_a_wide_tolerance(tmp_path, tables):
-    result = wsim.rebalance(out=tmp_path / "r", players=3, levers="stages:giza", games=2000, tolerance=0.35, seed=1,
-                            threads=1)
+@pytest.mark.parametrize("players", [3, 2])
+def test_nothing_is_proposed_within_a_wide_tolerance(tmp_path, tables, players):
+    result = wsim.rebalance(out=tmp_path / "r", players=players, levers="stages:giza", games=2000, tolerance=0.35,
+                            seed=1, threads=1)
     assert result.solved and result.edits == [] and len(result.path) == 1
     assert (tmp_path / "r" / "edits.txt").read_text() == ""
     assert (tmp_path / "r" / "cards.yaml").read_bytes() == tables.raw
+    # no edit: one run to set beside people, and none at 2 players (its people columns empty)
+    rows = _rows(tmp_path / "r" / "result.csv")
+    if players == 2:
+        assert result.people_lines == ["no people data at 2 players: each side's people column is empty"]
+        assert all(r[c] == "" for r in rows for c in people_columns.PEOPLE_COLUMNS)
+    else:
+        assert len(result.people_lines) == 1
+        assert result.people_lines[0].startswith("population (heuristic) with the input data against people at 3 ")
+        assert all(r["people_rate"] for r in rows)
+    assert html.escape(result.people_lines[0]) in (tmp_path / "r" / "index.html").read_text()
 
 
 @pytest.mark.parametrize("args, message", [

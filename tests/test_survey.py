@@ -16,6 +16,8 @@ from wsim.analysis.balance.effects import paired_mean_ci
 from wsim.analysis.significance import q_values, score_test_p
 from wsim.analysis.verdicts import (DEPENDS, NOT_RESOLVED, ROBUST, games_for_estimate, games_for_rate,
                                    normal_critical, verdicts)
+from wsim.people import columns as people_columns
+from wsim.people import reference as people_reference
 
 FAIR = 0.25
 WONDERS = [f"w{i}" for i in range(12)]
@@ -247,6 +249,25 @@ def _check_play(out, printed: str):
     assert f"g @3: {points.mean():.1f} points a seat" in printed
 
 
+def _check_people(out, survey: list):
+    """survey.csv's people columns, the last four, against the reference's moments (side B on the
+    all-B tables, side A and the pooled `*` of a --reference row on every table), and the page's
+    first lines: every population's distance to people at 3 players."""
+    assert list(survey[0])[-4:] == list(people_columns.PEOPLE_COLUMNS)
+    ref = people_reference.people()
+    for population, wonder, side, tables in (("g", "giza", "B", "all_b"), ("r", "rhodes", "A", "all"),
+                                             ("people", "giza", "*", "all")):
+        row = next(r for r in survey if (r["population"], r["wonder"], r["side"]) == (population, wonder, side))
+        m = ref.seat(3, tables, wonder, side, "first")
+        assert float(row["people_rate"]) == pytest.approx(m.mean, abs=1e-6) and int(row["people_seats"]) == m.n
+        assert float(row["people_ci_low"]) == pytest.approx(m.ci[0], abs=1e-6)
+    page = (out / "index.html").read_text()
+    first = page[:page.index("<h2>Verdicts</h2>")]
+    for name in ("r", "g", "few"):
+        assert f"{name} against people at 3 players (" in first
+    assert "people win %" in page
+
+
 def test_a_small_survey_its_files_and_its_resume(tmp_path, monkeypatch):
     ref = tmp_path / "people.csv"
     ref.write_text("players,wonder,side,seats,wins\n3,giza,*,300,100\n3,rhodes,B,200,90\n7,giza,A,5,1\n")
@@ -260,6 +281,7 @@ def test_a_small_survey_its_files_and_its_resume(tmp_path, monkeypatch):
     assert sorted(p.name for p in (out / "data").iterdir()) == ["few", "g", "r"]
     survey = list(csv.DictReader(io.StringIO((out / "survey.csv").read_text())))
     assert {r["population"] for r in survey} == {"r", "g", "few", "people"}
+    _check_people(out, survey)
     verdict_rows = list(csv.DictReader(io.StringIO((out / "verdicts.csv").read_text())))
     assert verdict_rows and {r["verdict"] for r in verdict_rows} <= {ROBUST, DEPENDS, NOT_RESOLVED}
     assert all((r["games_needed"] != "") == (r["verdict"] == NOT_RESOLVED) for r in verdict_rows)
@@ -326,6 +348,10 @@ def test_a_two_player_survey_its_page_and_its_refusals(tmp_path, monkeypatch):
     survey = list(csv.DictReader(io.StringIO((out / "survey.csv").read_text())))
     # the Free City is no player: two seats a game
     assert sum(int(r["seats"]) for r in survey if r["population"] == "r") == 2 * 400
+    # people played no 2-player game: the people columns are empty, and the page says so first
+    assert all(r[c] == "" for r in survey for c in people_columns.PEOPLE_COLUMNS)
+    page = (out / "index.html").read_text()
+    assert "no people data at 2 players" in page[:page.index("<h2>Verdicts</h2>")]
     # the page marks exactly the rows with q < 0.05, table by table
     findings = sum(1 for name in ("survey.csv", "pairs.csv", "card_effects.csv")
                    for r in csv.DictReader(io.StringIO((out / name).read_text()))

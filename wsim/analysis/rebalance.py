@@ -46,8 +46,11 @@ from wsim.analysis.significance import bh_q, normal_test_p, wilson_ci
 from wsim.analysis.stats import Z95
 from wsim.errors import WsimError, brief, flag, one_of, option, real_number, whole_number
 from wsim.errors import text as text_value
+from wsim.kernels import layout
 from wsim.kernels.layout import RES_BOARD, RES_RANK, RES_SIDE
 from wsim.kernels.schema import MAX_COST_UNITS
+from wsim.people import columns as people_columns
+from wsim.people.aggregate import Aggregate, aggregate
 from wsim.run.settings import MAX_SEED, REBALANCE_MAX_GAMES, Settings, check_players
 from wsim.tables import Tables
 
@@ -478,6 +481,7 @@ class Result:
     games_played: int
     edits: list = field(default_factory=list)  # --edit texts
     data_text: str | None = None  # cards.yaml with only the edited lines changed (None: not possible)
+    people_lines: list = field(default_factory=list)  # the held-out runs' distance to people (the page's first lines)
     files: dict = field(default_factory=dict)
 
 
@@ -676,15 +680,28 @@ def rebalance(base: Tables, levers: list, plan_: Plan, games: Games, on_event=No
         runs = 2 if best.changes else 1
         tracker.add_total(games.games + runs * held_games * len(plan_.settings) - tracker.total)
     step_is("the held-out run")
-    table, after = held_out(games, base, levers, best.changes, plan_, held_seed, held_games)
+    table, after, aggregates = held_out(games, base, levers, best.changes, plan_, held_seed, held_games)
     table["wonder"] = [base.board_ids[b] for b in table["wonder"]]
+    table = people_columns.with_people(table)
     half = ((table["after_ci_high"] - table["after_ci_low"]) / 2).max() if len(table) else 0.0
     deviation = after.deviation()
     edits = edits_of(levers, best.changes)
     return Result(levers, path, best, table, held_seed, held_games,
                   solved=deviation <= plan_.tolerance and half <= plan_.tolerance / 2 + 1e-12,
                   max_deviation=deviation, seconds=time.perf_counter() - started, games_played=games.games,
-                  edits=edits, data_text=edited_text(base, edits) if edits else base.raw.decode())
+                  edits=edits, data_text=edited_text(base, edits) if edits else base.raw.decode(),
+                  people_lines=people_lines(plan_, aggregates, bool(best.changes)))
+
+
+def people_lines(plan_: Plan, aggregates: dict, edited: bool) -> list:
+    """How far the held-out runs (the input data, and the edited data when there are edits) are
+    from people at each player count (wsim.people.columns.distance_lines)."""
+    lines = []
+    for p, runs in aggregates.items():
+        who = f"{plan_.name} ({', '.join(sorted(set(plan_.settings[p].labels)))})"
+        names = (f"{who} with the input data", f"{who} with the edited data")[:2 if edited else 1]
+        lines += people_columns.distance_lines(dict(zip(names, runs)), p)
+    return lines
 
 
 def _preference(step: Step, tolerance: float, movable: set) -> tuple:
@@ -710,13 +727,37 @@ def held_out_games(now: Rates, plan_: Plan) -> int:
     return need
 
 
+_RES_SEAT_COLUMNS = {"rank": "RES_RANK", "vp_total": "RES_TOTAL", "stages": "RES_STAGES", "shields": "RES_SHIELDS",
+                     "discards": "RES_DISCARDS", "chained": "RES_CHAINED", "coins_paid": "RES_COINS_PAID",
+                     "coins_received": "RES_COINS_RECEIVED",
+                     **{f"vp_{c}": f"RES_{c.upper()}" for c in codes.CATEGORIES}}
+
+
+def res_seats(players: int, res: np.ndarray, t: Tables, first_game: int) -> dict:
+    """The seat table (wsim.people.aggregate.SEAT_COLUMNS, without the colour counts: res holds
+    no cards) of a chunk's res rows, games first_game.., the Free City's seat left out."""
+    seats = codes.FC_PLAYERS if players == codes.FC_PLAYERS else res.shape[1]
+    flat = res[:, :seats].reshape(-1, res.shape[2])
+    out = {"players": np.full(len(flat), players, dtype=np.int64),
+           "game": np.repeat(np.arange(first_game, first_game + res.shape[0], dtype=np.int64), seats),
+           "wonder": np.asarray(t.board_ids)[flat[:, RES_BOARD].astype(np.int64)],
+           "side": np.array(["A", "B"])[flat[:, RES_SIDE].astype(np.int64)]}
+    for column, constant in _RES_SEAT_COLUMNS.items():
+        if hasattr(layout, constant):
+            out[column] = flat[:, getattr(layout, constant)].astype(np.int64)
+    return out
+
+
 def held_out(games: Games, base: Tables, levers: list, changes: dict, plan_: Plan, seed: int,
              n: int) -> tuple:
-    """(the result.csv table, the after run's rates) of the input and the chosen data on the
-    held-out games, paired seat by seat: the two runs are played chunk by chunk side by side,
-    and only their tallies kept."""
+    """(the result.csv table, the after run's rates, {players: (Aggregate of the input's run,
+    of the edited run)}) of the input and the chosen data on the held-out games, paired seat by
+    seat: the two runs are played chunk by chunk side by side, and only their tallies and their
+    aggregates (wsim.people.aggregate: for the distance to people, at the player counts people
+    played) kept."""
     before, after = Rates(), Rates()
     sums: dict = {}
+    aggregates: dict = {}
     edited = data_for(base, levers, changes) if changes else None
     for p, settings in plan_.settings.items():
         settings = dataclasses.replace(settings, seed=seed, games=n)
@@ -724,16 +765,24 @@ def held_out(games: Games, base: Tables, levers: list, changes: dict, plan_: Pla
         size = tallies[0].size
         first, second = np.zeros(size), np.zeros(size)
         edited_runs = games.chunks(edited, settings) if edited is not None else None
+        runs, at = [Aggregate(), Aggregate()], 0
         for res in games.chunks(base, settings):
             index, w0 = seats_of(p, res)
-            w1 = seats_of(p, next(edited_runs))[1] if edited_runs is not None else w0
+            res1 = next(edited_runs) if edited_runs is not None else res
+            w1 = seats_of(p, res1)[1] if edited_runs is not None else w0
             tallies[0].add(index, w0)
             tallies[1].add(index, w1)
+            if people_columns.has_people(p):
+                runs[0] = runs[0] + aggregate(res_seats(p, res, base, at))
+                if edited_runs is not None:
+                    runs[1] = runs[1] + aggregate(res_seats(p, res1, base, at))
+            at += len(res)
             d = w1.astype(np.int64) - w0
             first += np.bincount(index, weights=d, minlength=size)
             second += np.bincount(index, weights=np.abs(d), minlength=size)
         tallies[0].into(before)
         tallies[1].into(after)
+        aggregates[p] = tuple(runs)
         for k in range(size):
             sums[(p, k // 2, k % 2)] = (int(first[k]), int(second[k]))
     rows = []
@@ -755,7 +804,7 @@ def held_out(games: Games, base: Tables, levers: list, changes: dict, plan_: Pla
     for p in table["players"].unique():
         mask = table["players"] == p
         table.loc[mask, "q_value"] = bh_q(table.loc[mask, "p"]).to_numpy()
-    return table.drop(columns="p"), after
+    return table.drop(columns="p"), after, aggregates
 
 
 def search_games(levers: list, plan_: Plan) -> int:
@@ -826,7 +875,7 @@ def report_files(result: Result, base: Tables, plan_: Plan, policy_params: tuple
     return {
         "edits.txt": "".join(f"{e}\n" for e in result.edits).encode(),
         "cards.yaml": data_text.encode(),
-        "result.csv": csv_bytes(result.held_out, RESULT_COLUMNS),
+        "result.csv": csv_bytes(result.held_out, RESULT_COLUMNS + people_columns.PEOPLE_COLUMNS),
         "path.csv": csv_bytes(path, PATH_COLUMNS),
         "path_rates.csv": csv_bytes(pd.DataFrame(rates, columns=PATH_RATE_COLUMNS), PATH_RATE_COLUMNS),
         "index.html": page(result, plan_, ablate_commands(result, plan_, policy_params), path).encode(),

@@ -8,6 +8,7 @@ import html
 
 from wsim.analysis.balance import plots
 from wsim.analysis.balance.report import CSS, Q_COLUMNS, SORT_SCRIPT, family_note, html_table, pct
+from wsim.people import columns as people_columns
 
 
 def _verdict(result, tolerance: float) -> str:
@@ -33,6 +34,7 @@ def page(result, plan_, commands: list, path) -> str:
            f"around the fair share (each run's mean win rate per seat); at most {plan_.max_edits} edited numbers "
            f"of at most ±{plan_.max_change}; {len(result.levers)} levers; {plan_.games:,} games a measurement; "
            f"{result.games_played:,} games in {result.seconds:.0f} s.</p>",
+           people_columns.lines_html(result.people_lines) if result.people_lines else "",
            _verdict(result, plan_.tolerance), "<h2>The edits</h2>"]
     if result.edits:
         out.append("<pre>" + html.escape("\n".join(result.edits)) + "</pre>")
@@ -51,8 +53,10 @@ def page(result, plan_, commands: list, path) -> str:
         out.append(html_table(here, {
             "wonder": ("wonder", str), "side": ("side", str), "seats": ("seats", lambda v: f"{v:,}"),
             "before": ("before %", pct), "after": ("after %", pct), "diff": ("diff (pp)", pct),
-            "ci_low": ("95% CI low", pct), "ci_high": ("95% CI high", pct), **Q_COLUMNS}))
+            "ci_low": ("95% CI low", pct), "ci_high": ("95% CI high", pct), **people_columns.HTML_COLUMNS,
+            **Q_COLUMNS}))
         out.append(family_note(here))
+        out.append(f"<p>{people_columns.heading_note()}</p>")
     out.append("<h2>The search</h2><p>Each step measured every lever's paired effect around the data "
                "it started from, solved the linear model, and verified the solution by a run of its own:</p>")
     out.append(html_table(path, {

@@ -28,6 +28,7 @@ from wsim.analysis.verdicts import games_for_estimate, games_for_rate, normal_cr
 from wsim.dataset import parts
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target
 from wsim.dataset.write import Request, write_dataset
+from wsim.people import columns as people_columns
 from wsim.run.settings import SettingsError, settings_from_metadata, wonders_text
 from wsim.tables import Tables
 
@@ -69,6 +70,7 @@ class Survey:
     card_effects: pd.DataFrame  # every population's card effects (their verdicts' evidence)
     play: pd.DataFrame  # how each population plays (play.csv)
     files: dict = field(default_factory=dict)
+    people_lines: list = field(default_factory=list)  # each population's distance to people (the page's first lines)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -271,11 +273,13 @@ def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame
     result = Survey(survey, _whole_games(wonder_verdicts.rename(columns={"min": "min_rate", "max": "max_rate"})),
                     _whole_games(card_verdicts.rename(columns={"min": "min_effect", "max": "max_effect"})),
                     pairs, comparison, card_rows, play)
-    shown_rows = pd.concat([survey] + ([people] if people is not None else []), ignore_index=True)
+    shown_rows = people_columns.with_people(pd.concat([survey] + ([people] if people is not None else []),
+                                                      ignore_index=True))
+    result.people_lines = people_lines(data, populations, tables)
     from wsim.analysis.survey_page import page
 
     result.files[INDEX_HTML] = page(result, shown_rows, populations, datasets, shown or data).encode()
-    result.files[SURVEY_CSV] = csv_bytes(shown_rows, SURVEY_COLUMNS)
+    result.files[SURVEY_CSV] = csv_bytes(shown_rows, SURVEY_COLUMNS + people_columns.PEOPLE_COLUMNS)
     result.files[VERDICTS_CSV] = csv_bytes(result.verdicts, VERDICT_COLUMNS)
     result.files[CARD_VERDICTS_CSV] = csv_bytes(result.card_verdicts, CARD_VERDICT_COLUMNS)
     result.files[PAIRS_CSV] = csv_bytes(pairs, PAIR_COLUMNS)
@@ -284,6 +288,18 @@ def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame
     if comparison is not None:
         result.files[REFERENCE_CSV] = csv_bytes(comparison, REFERENCE_COLUMNS)
     return result
+
+
+def people_lines(data: Path, populations: list, tables: Tables) -> list:
+    """How far each population (its dataset in data/NAME) is from people at the survey's player
+    count (wsim.people.columns.distance_lines)."""
+    from wsim.people.seats import dataset_aggregate
+
+    players = populations[0].settings.players
+    if not people_columns.has_people(players):
+        return people_columns.distance_lines({}, players)
+    return people_columns.distance_lines({p.name: dataset_aggregate(data / p.name, tables, p.name)
+                                          for p in populations}, players)
 
 
 def play_rows(table: pd.DataFrame) -> pd.DataFrame:

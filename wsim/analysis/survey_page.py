@@ -14,6 +14,7 @@ from wsim.analysis.balance.report import CSS, Q_COLUMNS, SORT_SCRIPT, family_not
 from wsim.analysis.playtest import PEOPLE
 from wsim.analysis.significance import FINDING_Q
 from wsim.analysis.verdicts import DEPENDS, NOT_RESOLVED, ROBUST
+from wsim.people import columns as people_columns
 
 VERDICT_TEXT = (
     f"<p><b>{ROBUST}</b>: every population's win rate (or effect) is on the same side of the fair share "
@@ -98,7 +99,10 @@ def page(survey, rows: pd.DataFrame, populations: list, datasets: dict, data_pat
     for pop in populations:
         out.append(f"<li><b>{html.escape(pop.name)}</b> ({html.escape(pop.spec)}): seats "
                    f"{html.escape(', '.join(pop.settings.labels))}, games 0..{pop.games - 1:,}</li>")
-    out.append("</ul>" + VERDICT_TEXT)
+    out.append("</ul>")
+    if survey.people_lines:
+        out.append(people_columns.lines_html(survey.people_lines))
+    out.append(VERDICT_TEXT)
     out += _verdict_section(survey, rows)
     distance = (rows.win_rate - rows.fair_share).abs().groupby([rows.players, rows.wonder, rows.side]).max()
     for players, verdicts in survey.verdicts.groupby("players", sort=True):
@@ -122,10 +126,12 @@ def page(survey, rows: pd.DataFrame, populations: list, datasets: dict, data_pat
             if not math.isnan(value[i])) + (f"; {notes[i]}" if notes[i] else "") for i, k in enumerate(keys)]
         out.append("<figure>" + plots.forest_groups([f"{w} {s}" for w, s in keys], series, "win rate (%)",
                                                      100 / players, notes, titles) + "</figure>")
-        out.append(html_table(verdicts, {
+        out.append(html_table(people_columns.with_people(verdicts), {
             "wonder": ("wonder", str), "side": ("side", str), "verdict": ("verdict", str),
             "min_rate": ("min win %", pct), "max_rate": ("max win %", pct),
-            "populations": ("populations", str), "games_needed": ("games needed", _games)}))
+            "populations": ("populations", str), "games_needed": ("games needed", _games),
+            **people_columns.HTML_COLUMNS}))
+        out.append(f"<p>{people_columns.heading_note()}</p>")
         out.append("<h3>Win rates by population</h3>")
         for name, t in here.groupby("population", sort=False):
             t = size.by_distance(t.assign(_d=t.win_rate - t.fair_share.fillna(1 / players)), "_d")

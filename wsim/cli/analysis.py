@@ -36,6 +36,7 @@ def balance_cmd(ctx, directory, baseline, practical, overwrite, out):
     folder = out_folder(out)
     report = balance(directory, out=folder, baseline=baseline, overwrite=overwrite, data=ctx.obj.get("data"),
                      practical=practical)
+    echo_people(report.people_lines)
     if report.paired is not None:
         click.echo(paired_text(report))
     click.echo(f"report: {folder / 'index.html'} ({', '.join(n for n in report.files if n.endswith('.csv'))})")
@@ -81,6 +82,7 @@ def ablate_cmd(ctx, edits, against, games, players, seed, policy, policies, poli
     except (KeyboardInterrupt, signals.Terminated) as e:
         left_behind(e, "the report folder is as it was")
         raise
+    echo_people(report.people_lines)
     click.echo(paired_text(report))
     click.echo(f"report: {folder / 'index.html'}; datasets: {folder / 'data'}")
 
@@ -145,6 +147,7 @@ def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, si
         left_behind(e, "whole parts are kept (complete the survey with --resume)" if not overwrite
                     else "the survey folder is as it was")
         raise
+    echo_people(result.people_lines)
     click.echo(verdict_text(result))
     click.echo(play_text(result.play))
     click.echo(f"survey: {folder / 'index.html'} ({', '.join(n for n in result.files if n.endswith('.csv'))})")
@@ -218,6 +221,13 @@ def rebalance_cmd(ctx, players, population, policy_param, levers, fields, cost_k
     except (KeyboardInterrupt, signals.Terminated) as e:
         left_behind(e, "the report folder is as it was (a search run again from the start gives the same result)")
         raise
+    echo_people(result.people_lines)
     click.echo("edits: " + (" ".join(result.edits) or "none"))
     click.echo(f"report: {folder / 'index.html'}")
     click.echo(f"solved: {'yes' if result.solved else 'no'}, max deviation {result.max_deviation:.4f} on held-out games")
+
+
+def echo_people(lines: list):
+    """A report's first lines: who played and how far they are from people (docs/people.md)."""
+    for line in lines:
+        click.echo(line)

@@ -204,7 +204,8 @@ def check_seat_table(seats: dict) -> int:
 
 def aggregate(seats: dict, source: dict | None = None) -> Aggregate:
     """The Aggregate of a seat table (SEAT_COLUMNS), grouped as this module's docstring says."""
-    check_seat_table(seats)
+    if check_seat_table(seats) == 0:
+        return Aggregate(source=dict(source or {}))
     s = {k: np.asarray(v) for k, v in seats.items()}
     players = s["players"].astype(np.int64)
     key = players * (1 << 40) + s["game"].astype(np.int64)  # one id per game across counts

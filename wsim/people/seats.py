@@ -66,35 +66,40 @@ def _part_seats(table: pa.Table, colour_index: dict, optional: tuple) -> dict:
     return out
 
 
-def dataset_seats(folder, tables: Tables) -> dict:
-    """The seat table of the dataset in `folder` (DatasetError when it is not a complete, checked
-    dataset). `tables`: the installed card data, for a dataset that does not carry its own."""
+def part_seats(folder, tables: Tables, report: manifest.Report | None = None):
+    """The seat table of each part of the dataset in `folder`, part by part (a part holds whole
+    games: each is a complete seat table); DatasetError when it is not a complete, checked
+    dataset. `tables`: the installed card data, for a dataset that does not carry its own."""
     folder = Path(folder)
-    report = _open(folder, tables)
-    schema = parts.read_metadata(folder).schema
-    present = set(schema.names)
+    report = report or _open(folder, tables)
+    present = set(parts.read_metadata(folder).schema.names)
     optional = tuple(c for c in _OPTIONAL if c in present)
     columns = [*_NUMBERS, "wonder", "side", "cards", *optional] + (["free_city"] if "free_city" in present else [])
     names = colours_of(report.tables)
     colour_index = {n: list(COLOUR_COLUMN.values()).index(c) for n, c in names.items()}
-    pieces = []
     for f in report.files:
         table = parts.read_columns(f, columns)
         if "free_city" in present:
             table = table.filter(pc.invert(table["free_city"]))
             table = table.drop_columns(["free_city"])
         try:
-            pieces.append(_part_seats(table, colour_index, optional))
+            yield _part_seats(table, colour_index, optional)
         except KeyError as e:
             raise DatasetError(f"{f}: a card {e} its card data does not name") from None
-    keys = [*_NUMBERS, *optional, "wonder", "side", *COLOUR_COLUMN.values()]
+
+
+def dataset_seats(folder, tables: Tables) -> dict:
+    """The seat table of the whole dataset in `folder` (part_seats joined: for tests and small
+    datasets; dataset_aggregate keeps one part in memory)."""
+    pieces = list(part_seats(folder, tables))
     if not pieces:
-        return {k: np.zeros(0, dtype=str if k in ("wonder", "side") else np.int64) for k in keys}
-    return {k: np.concatenate([p[k] for p in pieces]) for k in keys}
+        return {k: np.zeros(0, dtype=str if k in ("wonder", "side") else np.int64) for k in (*_NUMBERS, "wonder", "side")}
+    return {k: np.concatenate([p[k] for p in pieces]) for k in pieces[0]}
 
 
 def dataset_aggregate(folder, tables: Tables, name: str) -> Aggregate:
-    """The Aggregate of the dataset in `folder`, its source named `name` with the run's settings."""
+    """The Aggregate of the dataset in `folder`, its source named `name` with the run's settings:
+    one part's seats in memory at a time, their aggregates summed (a part holds whole games)."""
     folder = Path(folder)
     report = _open(folder, tables)
     meta = report.meta or {}
@@ -103,4 +108,7 @@ def dataset_aggregate(folder, tables: Tables, name: str) -> Aggregate:
               "seed": meta.get("seed"), "sides": meta.get("sides"), "wonders": meta.get("wonders"),
               "policies": list(settings.labels) if settings is not None else None,
               "schema_version": meta.get("schema_version", 1), "data_sha256": meta.get("data_sha256")}
-    return aggregate(dataset_seats(folder, tables), {k: v for k, v in source.items() if v is not None})
+    total = Aggregate(source={k: v for k, v in source.items() if v is not None})
+    for seats in part_seats(folder, tables, report):
+        total = total + aggregate(seats)
+    return total

@@ -14,6 +14,7 @@ import pandas as pd
 from wsim.analysis.balance import answers, effects, plots, read, size
 from wsim.analysis.significance import FINDING_Q, q_values, score_test_p, wilson_ci
 from wsim.dataset.folder import DatasetError
+from wsim.people import columns as people_columns
 from wsim.tables import Tables
 
 WONDERS_CSV, CARDS_CSV, PAIRED_CSV, INDEX_HTML = "wonders.csv", "cards.csv", "paired.csv", "index.html"
@@ -49,6 +50,7 @@ class Report:
     paired: pd.DataFrame | None
     practical: float = size.PRACTICAL  # the practical threshold, a fraction of the fair share
     files: dict = field(default_factory=dict)  # name -> bytes
+    people_lines: list = field(default_factory=list)  # each dataset's distance to people (the page's first lines)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -308,8 +310,9 @@ def _wonder_section(wonders: pd.DataFrame) -> list:
             "wins": ("wins", lambda v: f"{v:,}"), "win_rate": ("win %", pct), "ci_low": ("95% CI low", pct),
             "ci_high": ("95% CI high", pct), "diff": ("from fair (pp)", pct), "handicap": ("VP", _vp),
             "handicap_ci_low": ("VP CI low", _vp), "handicap_ci_high": ("VP CI high", _vp),
-            "mean_points": ("mean points", lambda v: f"{v:.1f}"), **SIZE_TABLE}))
+            "mean_points": ("mean points", lambda v: f"{v:.1f}"), **people_columns.HTML_COLUMNS, **SIZE_TABLE}))
         out.append(size_note(t))
+        out.append(f"<p>{people_columns.heading_note()}</p>")
         parts = {c[3:]: t[c] for c in read.CATEGORY_COLUMNS}
         titles = [f"{label}: " + ", ".join(f"{name} {values.iloc[i]:.1f}" for name, values in parts.items())
                   + f" (mean {t.mean_points.iloc[i]:.1f} points)" for i, label in enumerate(labels)]
@@ -402,6 +405,8 @@ def page(ds: read.Dataset, report: Report, baseline: read.Dataset | None, names:
              "<h1>wsim balance report</h1>", f"<p>{html.escape(_describe(ds, names[0]))}.</p>"]
     if baseline is not None:
         parts.append(f"<p>Baseline: {html.escape(_describe(baseline, names[1]))}.</p>")
+    if report.people_lines:
+        parts.append(people_columns.lines_html(report.people_lines))
     parts += answers.section(report.wonders, report.cards, ds.policies, report.practical)
     if baseline is not None:
         parts += _paired_section(report.paired, names[1], names[0])
@@ -412,6 +417,23 @@ def page(ds: read.Dataset, report: Report, baseline: read.Dataset | None, names:
 
 
 # ---------------------------------------------------------------------------------------------
+
+def people_lines(ds: read.Dataset, base: read.Dataset | None, installed: Tables) -> list:
+    """How far the dataset's players (and the baseline's) are from people at its player count
+    (wsim.people.columns.distance_lines): its seats read once more, into an Aggregate."""
+    from wsim.people.seats import dataset_aggregate
+
+    players = int(ds.meta["players"])
+    named = [("the dataset", ds), ("the baseline", base)] if base is not None else [("", ds)]
+    if not people_columns.has_people(players):
+        return people_columns.distance_lines({}, players)
+    aggregates = {}
+    for what, d in named:
+        who = answers.population(d.policies)
+        label = f"{what} ({who})" if what else who
+        aggregates[label] = dataset_aggregate(d.path, installed, label)
+    return people_columns.distance_lines(aggregates, players)
+
 
 def build(path: Path, installed: Tables, baseline_path: Path | None = None, names: tuple | None = None,
           practical: float = size.PRACTICAL) -> Report:
@@ -434,10 +456,12 @@ def build(path: Path, installed: Tables, baseline_path: Path | None = None, name
     if base is not None:
         base_cells = read.card_cells(con, base)
         paired = paired_table(con, base, ds, base_cells, cells, (effects.fit_cells(base_cells), fitted))
-    report = Report(wonders, cards, paired, practical)
+    report = Report(people_columns.with_people(wonders), cards, paired, practical)
+    report.people_lines = people_lines(ds, base, installed)
     names = names or (str(path), str(baseline_path))
     report.files[INDEX_HTML] = page(ds, report, base, names).encode()
-    report.files[WONDERS_CSV] = csv_bytes(wonders, WONDER_COLUMNS + tuple(read.CATEGORY_COLUMNS) + SIZE_COLUMNS)
+    report.files[WONDERS_CSV] = csv_bytes(report.wonders, WONDER_COLUMNS + tuple(read.CATEGORY_COLUMNS) + SIZE_COLUMNS
+                                          + people_columns.PEOPLE_COLUMNS)
     report.files[CARDS_CSV] = csv_bytes(cards, CARD_COLUMNS)
     if paired is not None:
         report.files[PAIRED_CSV] = csv_bytes(paired, PAIRED_COLUMNS)
