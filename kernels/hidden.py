@@ -221,8 +221,9 @@ def rebuild_at(ent, board, st, u, city):
     then takes each entity through add_card / add_entity, so its totals (production, sellable
     units, prices, powers, owned names) are the ones the kernels had then; only the order of its
     choice units may differ, which no legality test reads (the trading solver's options are a
-    set). Returns False without a Free City, for a turn not reached this age, or when st.starts
-    does not fit the cities (a state not reached by play)."""
+    set); the behaviour counters (F_DISCARDS, F_CHAINED, F_COINS_PAID, F_COINS_RECEIVED) stay 0,
+    which no rule reads. Returns False without a Free City, for a turn not reached this age, or
+    when st.starts does not fit the cities (a state not reached by play)."""
     seat, gs, starts, hist = st.seat, st.gs, st.starts, st.hist
     fc = gs[G_FC]
     age = gs[G_AGE]

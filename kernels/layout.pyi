@@ -54,9 +54,12 @@ E_SHIELDS: int
 E_TRADEABLE: int
 F_BOARD: int
 F_CARDS: int
+F_CHAINED: int
 F_CHOICE: int
 F_CHOSEN: int
 F_COINS: int
+F_COINS_PAID: int
+F_COINS_RECEIVED: int
 F_COLORS: int
 F_COPY3: int
 F_COPY_GUILD: int
@@ -64,6 +67,7 @@ F_COUNT: int
 F_CTR: int
 F_DEFEATS: int
 F_DISC: int
+F_DISCARDS: int
 F_FREE_AGE: int
 F_HAND: int
 F_HAND2: int
@@ -152,10 +156,14 @@ PH_MOVE: int
 PH_OVER: int
 PH_SEVENTH: int
 RES_BOARD: int
+RES_CHAINED: int
 RES_CIVILIAN: int
 RES_COINS: int
+RES_COINS_PAID: int
+RES_COINS_RECEIVED: int
 RES_COMMERCIAL: int
 RES_COUNT: int
+RES_DISCARDS: int
 RES_GUILD: int
 RES_MILITARY: int
 RES_NCARDS: int

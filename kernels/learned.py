@@ -44,6 +44,7 @@ from wsim.codes import ACT_DISCARD, COINS_PER_POINT, COPY_LEFT, COPY_RIGHT, SCOP
 from wsim.kernels.city import add_card, coins_when_built, left_of, right_of
 from wsim.kernels.layout import (C_ACTION, C_CARD, C_COPY3, C_ON, DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH,
                                  DECLINE, DEAL_POOL, E_AGE, E_NAME_ID, E_POINTS_PER, F_CARDS, F_CHOSEN, F_COINS,
+                                 F_COINS_RECEIVED,
                                  F_COPY_GUILD, F_COUNT, F_NCARDS, G_AGE, G_COUNT, G_FC, G_N, G_TURN, MAX_BLOCK,
                                  MAX_INPUT, MAX_NAMES, MAX_SEATS, M_ACTION, M_CARD, M_COPY3, RES_TOTAL)
 from wsim.kernels.observe import (O_CITY, O_CITY_SIZE, O_HAND, O_LENGTH, O_N_NAMES, O_PILE, city_block, encode,
@@ -228,8 +229,9 @@ def _changes(ent, st, sc, s, who, kind, j, lay):
 @njit(cache=True, inline="always")
 def _copy_cities(st, sc, s, every):
     """sc.after holds st.seat again: every city, or (every False) what an option of city s may
-    have changed: its city, and of a neighbour's only the coins it was paid (turn.resolve
-    changes nothing else of another city; tests/test_learned.py checks it option by option)."""
+    have changed: its city, and of a neighbour's only the coins it was paid and their counter
+    (turn.resolve changes nothing else of another city; tests/test_learned.py checks it option
+    by option)."""
     n = st.gs[G_N]
     fc = st.gs[G_FC]
     for t in range(n):
@@ -238,6 +240,7 @@ def _copy_cities(st, sc, s, every):
                 sc.after[t, f] = st.seat[t, f]
         elif _touched(n, fc, s, t):
             sc.after[t, F_COINS] = st.seat[t, F_COINS]
+            sc.after[t, F_COINS_RECEIVED] = st.seat[t, F_COINS_RECEIVED]
 
 
 @njit(cache=True, _nrt=False)

@@ -172,6 +172,11 @@ SEAT = Row("F_", "Seat state: one row per seat", [
     ("hand2", MAX_HAND, "scratch for passing hands"),
     ("owned", MAX_NAMES, "1 per owned building name id"),
     ("chosen", CHOSEN.count, "this round's choice (C_* fields)"),
+    # behaviour counters (public facts, read by no policy; kernels/turn.resolve counts them)
+    ("discards", 1, "cards discarded for coins by a move or a 7th card (not turn 6's leftovers)"),
+    ("chained", 1, "cards with a cost built free by ACT_BUILD through an owned chain predecessor"),
+    ("coins_paid", 1, "coins paid to the neighbours for resources (cards and stages)"),
+    ("coins_received", 1, "coins received from the neighbours for resources"),
 ])
 
 MOVE = Row("M_", "One legal option of a decision (kernels/step.legal)", [
@@ -226,6 +231,10 @@ RESULT = Row("RES_", "Results: one int16 row per (game, seat)", [
     ("stages", 1, "stages built"),
     ("rank", 1, "1 + players with more points, or equal points and more coins; 0 for the Free City"),
     ("ncards", 1, "cards in the city"),
+    ("discards", 1, "cards discarded for coins (F_DISCARDS)"),
+    ("chained", 1, "buildings built free through a chain (F_CHAINED)"),
+    ("coins_paid", 1, "coins paid to the neighbours for resources (F_COINS_PAID)"),
+    ("coins_received", 1, "coins received from the neighbours for resources (F_COINS_RECEIVED)"),
 ])
 
 ROWS = (ENTITY, BOARD, CHOSEN, SEAT, MOVE, GAME, INSTANCE, TURN_START, RESULT)

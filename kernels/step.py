@@ -35,7 +35,9 @@ from wsim.kernels.layout import (DECLINE, NO_CARD, PH_AGE_END, C_ACTION, C_CARD,
                                  G_COUNT, G_DBQ, G_FC, G_DBQ_N, G_DBQ_POS, G_N, G_NBUILT, G_NCARDS, G_NTOOK, G_OPEN, G_PHASE, G_TURN, M_ACTION,
                                  M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT, M_RIGHT, M_SLOT, DEC_COPY3,
                                  DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, PH_DISCARD, PH_MOVE, PH_OVER, PH_SEVENTH,
-                                 RES_BOARD, RES_COINS, RES_NCARDS, RES_SHIELDS, RES_SIDE, RES_STAGES, T_COINS,
+                                 F_CHAINED, F_COINS_PAID, F_COINS_RECEIVED, F_DISCARDS, RES_BOARD, RES_CHAINED,
+                                 RES_COINS, RES_COINS_PAID, RES_COINS_RECEIVED, RES_DISCARDS, RES_NCARDS,
+                                 RES_SHIELDS, RES_SIDE, RES_STAGES, T_COINS,
                                  T_NCARDS, T_STAGES)
 from wsim.kernels.score import rank_seats, score_seat
 from wsim.kernels.turn import fc_controller, legal_moves, log_event, military, reset_state, resolve
@@ -402,6 +404,10 @@ def final(ent, st, res, cards):
         res[s, RES_SHIELDS] = seat[s, F_SHIELDS]
         res[s, RES_STAGES] = seat[s, F_STAGES]
         res[s, RES_NCARDS] = seat[s, F_NCARDS]
+        res[s, RES_DISCARDS] = seat[s, F_DISCARDS]
+        res[s, RES_CHAINED] = seat[s, F_CHAINED]
+        res[s, RES_COINS_PAID] = seat[s, F_COINS_PAID]
+        res[s, RES_COINS_RECEIVED] = seat[s, F_COINS_RECEIVED]
     rank_seats(res, n, gs[G_FC])
     for s in range(n):
         for i in range(seat[s, F_NCARDS]):

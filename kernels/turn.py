@@ -16,8 +16,9 @@ from wsim.kernels import price
 from wsim.kernels.city import (add_card, add_entity, chain_applies, coins_when_built, left_of, owns_name, right_of,
                                set_prices, stage_entity, stage_source)
 from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_ON, C_RIGHT,
-                                 C_SLOT, E_COIN_COST, E_COPY_OF, E_HAS_COST, E_POWER, F_BOARD, F_CHOSEN, F_COINS,
-                                 F_COPY3, F_COUNT, F_DEFEATS, F_FREE_AGE, F_HAND, F_HAND_N, F_MIL, F_PK_PROD,
+                                 C_SLOT, E_COIN_COST, E_COPY_OF, E_HAS_COST, E_POWER, F_BOARD, F_CHAINED, F_CHOSEN,
+                                 F_COINS, F_COINS_PAID, F_COINS_RECEIVED, F_COPY3, F_COUNT, F_DEFEATS, F_DISCARDS,
+                                 F_FREE_AGE, F_HAND, F_HAND_N, F_MIL, F_PK_PROD,
                                  F_PK_SELL, F_PK_SELL_CAP, F_POWERS, F_PROD, F_SELL, F_SHIELDS, F_SIDE, F_STAGES,
                                  F_STAGE_E, G_AGE, G_BUILT, G_FC, G_N, G_NBUILT, G_TURN)
 from wsim.kernels.rng import STREAM_SEAT0, stream_key
@@ -147,7 +148,11 @@ def fc_controller(gs):
 def resolve(ent, board, seat, pile, gs, n, age):
     """Steps 2-4 for the seats whose choice is on (C_ON 1): pay, place, then immediate coins.
 
-    Appends the stages built to the game header's G_BUILT list (for step 6).
+    Appends the stages built to the game header's G_BUILT list (for step 6), and counts each
+    seat's behaviour (F_COINS_PAID / F_COINS_RECEIVED: the purchase's coins to and from the
+    neighbours; F_CHAINED: an ACT_BUILD of a card with a cost while the city owns one of its
+    chain sources, i.e. built free through the chain; F_DISCARDS: an ACT_DISCARD, a move's or
+    a 7th card's). The counters are read by no policy.
     """
     for s in range(n):  # step 2: payments
         if seat[s, F_CHOSEN + C_ON] != 1:
@@ -157,6 +162,9 @@ def resolve(ent, board, seat, pile, gs, n, age):
         seat[s, F_COINS] -= seat[s, F_CHOSEN + C_COIN_COST] + left + right
         seat[left_of(n, s), F_COINS] += left
         seat[right_of(n, s), F_COINS] += right
+        seat[s, F_COINS_PAID] += left + right
+        seat[left_of(n, s), F_COINS_RECEIVED] += left
+        seat[right_of(n, s), F_COINS_RECEIVED] += right
     fc = gs[G_FC]
     for s in range(n):  # step 3: cards enter cities / the discard pile
         if seat[s, F_CHOSEN + C_ON] != 1:
@@ -174,6 +182,8 @@ def resolve(ent, board, seat, pile, gs, n, age):
         seat[holder, F_HAND_N] = hn - 1
         action = seat[s, F_CHOSEN + C_ACTION]
         if action == ACT_BUILD or action == ACT_BUILD_FREE:
+            if action == ACT_BUILD and ent[card, E_HAS_COST] != 0 and chain_applies(ent, seat, s, card):
+                seat[s, F_CHAINED] += 1  # before add_card: the chain sources owned when it was chosen
             add_card(ent, seat, s, card)
             if action == ACT_BUILD_FREE:
                 seat[s, F_FREE_AGE] = age
@@ -197,6 +207,7 @@ def resolve(ent, board, seat, pile, gs, n, age):
         action = seat[s, F_CHOSEN + C_ACTION]
         if action == ACT_DISCARD:
             seat[s, F_COINS] += DISCARD_COINS
+            seat[s, F_DISCARDS] += 1
         elif action == ACT_STAGE:
             e = seat[s, F_STAGE_E + seat[s, F_STAGES] - 1]
             if e >= 0:

@@ -14,10 +14,10 @@ import numpy as np
 
 from wsim import codes
 from wsim.kernels.game import new_scratch
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, DECLINE, F_CARDS, F_COINS, F_COPY3,
-                                 F_FREE_AGE, F_HAND, F_HAND_N, F_NCARDS, F_STAGES, G_FC, G_PHASE, G_TURN, M_ACTION, M_CARD,
-                                 M_COIN_COST, M_COPY3, M_LEFT, M_RIGHT, M_SLOT, MAX_EVENTS, PH_AGE_END, PH_MOVE,
-                                 PH_OVER, kernel_tables)
+from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, DECLINE, F_CARDS, F_CHAINED, F_COINS,
+                                 F_COINS_PAID, F_COINS_RECEIVED, F_COPY3, F_DISCARDS, F_FREE_AGE, F_HAND, F_HAND_N,
+                                 F_NCARDS, F_STAGES, G_FC, G_PHASE, G_TURN, M_ACTION, M_CARD, M_COIN_COST, M_COPY3,
+                                 M_LEFT, M_RIGHT, M_SLOT, MAX_EVENTS, PH_AGE_END, PH_MOVE, PH_OVER, kernel_tables)
 from wsim.kernels import driven
 from wsim.kernels.step import end_age
 from wsim.movelog import EVENT_COLUMNS, MILITARY
@@ -69,6 +69,8 @@ class KernelTurnGame(Game):
             city.stages = int(seat[s, F_STAGES])
             city.copy3 = int(seat[s, F_COPY3])
             city.free_build_age = int(seat[s, F_FREE_AGE])
+            city.discards, city.chained = int(seat[s, F_DISCARDS]), int(seat[s, F_CHAINED])
+            city.coins_paid, city.coins_received = int(seat[s, F_COINS_PAID]), int(seat[s, F_COINS_RECEIVED])
         self.hands = [[int(c) for c in seat[s, F_HAND:F_HAND + seat[s, F_HAND_N]]] for s in range(self.n)]
         self.discard = [c for c in range(len(pile)) for _ in range(int(pile[c]))]
         new = [tuple(ev) for ev in self.log[0, :self.n_log[0]].tolist()]

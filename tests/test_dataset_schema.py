@@ -1,7 +1,8 @@
 """Self-describing data (docs/interfaces.md §2): every column of a written dataset carries its
 description, `policy`, `wonder` and `side` are dictionary-encoded, the policy parameters are
-recorded by name, `wsim check --describe` prints it all; a dataset of schema version 1 (written
-before) stays readable, and --resume onto one keeps its schema."""
+recorded by name, `wsim check --describe` prints it all; schema version 3 adds the columns of how
+a seat played; a dataset of schema version 1 or 2 (written before) stays readable, and --resume
+onto one keeps its schema."""
 
 import hashlib
 import json
@@ -15,6 +16,7 @@ import pytest
 import wsim
 from clikit import last_error_line, run_cli
 from wsim import RULES_VERSION
+from wsim.codes import COUNTERS
 from wsim import tables as tables_mod
 from wsim.dataset import columns, parts
 from wsim.dataset import plan as plan_mod
@@ -77,7 +79,7 @@ def test_names_are_dictionary_encoded_and_read_back_as_strings(written):
 def test_the_policy_parameters_are_recorded_by_name(written):
     _, four = written
     policies = meta_of(four)["policies"]
-    assert meta_of(four)["schema_version"] == 2
+    assert meta_of(four)["schema_version"] == 3
     greedy = {"point": 100, "shield": 60, "unit": 40, "coin": 30, "stage": 25}
     assert policies[0] == {"name": "random", "params": {}}
     assert policies[1] == {"name": "greedy", "params": greedy}
@@ -120,7 +122,7 @@ def test_check_describe_prints_every_column_its_type_and_its_description(written
     result = run_cli("check", "--describe", str(two))
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == f"{two}: schema version 2, {len(columns.COLUMNS)} columns (read from part-00000.parquet)"
+    assert lines[0] == f"{two}: schema version 3, {len(columns.COLUMNS)} columns (read from part-00000.parquet)"
     for field in schema_of(two):
         line = next(ln for ln in lines if ln.split()[0] == field.name)
         assert line.split()[1] == columns.type_text(field.type) and line.endswith(columns.COLUMNS[field.name])
@@ -173,13 +175,61 @@ def test_an_old_dataset_keeps_its_schema_on_resume(tmp_path, monkeypatch):
     assert wsim.replay(cut, game=3).log["final"]
 
 
+def test_a_schema_2_dataset_keeps_its_schema_on_resume(tmp_path, monkeypatch):
+    """A dataset of schema version 2 (before the columns of how a seat played), interrupted, is
+    completed in version 2: byte for byte an uninterrupted version-2 run, without the four
+    columns; check, --describe, the API's table, balance's reader and replay read it as before."""
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    with monkeypatch.context() as m:  # written as a wsim before schema version 3 wrote them
+        m.setattr(plan_mod, "SCHEMA_VERSION", 2)
+        simulate(whole, *TWO)
+        simulate(cut, *TWO)
+    schema = schema_of(whole)
+    assert meta_of(whole)["schema_version"] == 2
+    assert not set(COUNTERS) & set(schema.names) and "free_city" in schema.names
+    assert all(columns.description(field) == columns.COLUMNS[field.name] for field in schema)
+    (cut / parts.MANIFEST).unlink()
+    (cut / "part-00001.parquet").unlink()
+    resumed = run_cli("simulate", "--resume", "--out", str(cut))
+    assert resumed.exit_code == 0, resumed.output
+    names = sorted(p.name for p in whole.iterdir() if p.name != ".wsim-lock")
+    assert names == sorted(p.name for p in cut.iterdir() if p.name != ".wsim-lock")
+    assert all((whole / n).read_bytes() == (cut / n).read_bytes() for n in names)
+    assert all(meta_of(cut, name.name)["schema_version"] == 2 for name in parts.part_files(cut))
+    assert run_cli("check", str(cut)).stdout.strip() == "ok: 40 games, 120 rows"
+    described = run_cli("check", "--describe", str(cut))
+    assert described.exit_code == 0 and f"{cut}: schema version 2, {len(schema.names)} columns" in described.stdout
+    assert wsim.check(cut).problems == ()
+    frame = wsim.open_dataset(cut).to_pandas()
+    assert len(frame) == 120 and "discards" not in frame.columns
+    assert wsim.replay(cut, game=3).log["final"]
+
+
+def test_schema_3_is_schema_2_and_the_four_counters(tables):
+    """The same chunk written in both versions: the old columns equal, the four new ones after
+    `cards` (before `free_city`), int16, and equal to the kernels' result rows."""
+    from wsim.run.runner import COUNTER_FIELDS, Runner
+    from wsim.run.settings import Settings
+
+    for players in (2, 4):
+        settings = Settings(players=players, seed=3, games=30, policies=("heuristic",) * players)
+        chunk = Runner(tables, settings).play(0, 30)
+        old, new = (parts.chunk_table(tables, settings, chunk, version) for version in (2, 3))
+        assert new.drop_columns(list(COUNTERS)).equals(old)
+        at = new.schema.names.index("cards")
+        assert new.schema.names[at + 1:at + 5] == list(COUNTERS)
+        for name, field in COUNTER_FIELDS:
+            assert new.schema.field(name).type == pa.int16()
+            assert new[name].to_pylist() == chunk.res[:, :, field].reshape(-1).tolist()
+
+
 def test_a_new_dataset_gets_the_new_schema_on_resume(tmp_path):
     out = simulate(tmp_path / "ds", *TWO)
     (out / parts.MANIFEST).unlink()
     (out / "part-00001.parquet").unlink()
     assert run_cli("simulate", "--resume", "--out", str(out)).exit_code == 0
     for name in parts.part_files(out):
-        assert meta_of(out, name.name)["schema_version"] == 2
+        assert meta_of(out, name.name)["schema_version"] == 3
         assert pq.read_schema(name).field("policy").type == pa.dictionary(pa.int8(), pa.string())
 
 
@@ -188,12 +238,12 @@ def test_resume_refuses_a_schema_version_it_does_not_write(tmp_path):
     (out / parts.MANIFEST).unlink()
     for name in parts.part_files(out):
         table = pq.read_table(name)
-        meta = dict(json.loads(table.schema.metadata[b"wsim"]), schema_version=3)
+        meta = dict(json.loads(table.schema.metadata[b"wsim"]), schema_version=4)
         pq.write_table(table.replace_schema_metadata({**table.schema.metadata, b"wsim": json.dumps(meta)}), name)
     result = run_cli("simulate", "--resume", "--out", str(out))
     assert result.exit_code == 2
-    assert last_error_line(result) == (f"Error: --resume: {out} was written with schema version 3, this wsim "
-                                       "writes versions 1, 2")
+    assert last_error_line(result) == (f"Error: --resume: {out} was written with schema version 4, this wsim "
+                                       "writes versions 1, 2, 3")
 
 
 def _doctor(out, key, value):
@@ -210,7 +260,7 @@ def _doctor(out, key, value):
 
 
 @pytest.mark.parametrize("key, said", [
-    ("schema_version", "written with schema version 99, this wsim writes versions 1, 2"),
+    ("schema_version", "written with schema version 99, this wsim writes versions 1, 2, 3"),
     ("rules_version", f"written under rules version 99, this wsim plays rules version {RULES_VERSION}"),
 ])
 def test_check_reports_a_version_this_wsim_does_not_write(tmp_path, key, said):

@@ -1,6 +1,8 @@
 """Golden results: what the kernels write must not change unless RULES_VERSION does.
 
-- every dataset column of seed 0, 2,000 random games per player count, pinned by a hash;
+- every dataset column of seed 0, 2,000 random games per player count, pinned by a hash (the
+  columns of schema version 2 by the hash pinned since RULES_VERSION 3, the four behaviour
+  counters schema version 3 added by their own);
 - one readable playthrough per player count (the `wsim replay` text), in tests/data/, which a
   reader can check by hand against docs/rules.md. The reference engine replays each of these games
   (test_simulate_cli.test_golden_results and wsim replay do so);
@@ -19,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from wsim import RULES_VERSION, tables as tables_mod
+from wsim.codes import COUNTERS
 from wsim.dataset import parts
 from wsim.logtext import log_text
 from wsim.run.runner import Runner, game_log
@@ -37,14 +40,26 @@ DATASET_SHA256 = {  # seed 0, random policy, 2,000 games (2: the Free City varia
 }
 
 
-def dataset_digest(players: int) -> str:
-    """sha256 over every column's values of the run (seed 0, random, GAMES games)."""
+COUNTERS_SHA256 = {  # the same runs' behaviour counters (codes.COUNTERS), pinned since schema version 3
+    2: "e7e889da941d100d09a1a0f62f10ccc9037e5d1c738fb468922c012b972aa6c1",
+    3: "95e92ea87550ae8b4694e80953638256b899a51ed2246348cc89045fc6cd1373",
+    4: "645dca9a0e2ddb0f36df75ea63830be921322cf968f97933d22b27769951a33e",
+    5: "03e9920b572b1e33c979945c2e9c853009d0051516b1c85ac9bba48472a6e485",
+    6: "d1439785ec6b3d324360fc066b20141aa6bf0c33a16d98fa997ed1c095fb86a8",
+    7: "25a797451365c90ca0cf005c4c22d4649f6bd23912f695488a35e1f1e897f4ab",
+}
+
+
+def dataset_digest(players: int, counters: bool = False) -> str:
+    """sha256 over the values of the run's columns (seed 0, random, GAMES games): every column but
+    the behaviour counters (codes.COUNTERS), or (counters) those alone."""
     t = tables_mod.load()
     settings = Settings(players=players, seed=0, games=GAMES, policies=("random",) * players)
     table = parts.chunk_table(t, settings, Runner(t, settings).play(0, GAMES))
     h = hashlib.sha256()
     for name in table.column_names:
-        h.update(name.encode() + json.dumps(table[name].to_pylist()).encode())
+        if (name in COUNTERS) == counters:
+            h.update(name.encode() + json.dumps(table[name].to_pylist()).encode())
     return h.hexdigest()
 
 
@@ -103,6 +118,11 @@ def test_dataset_columns_unchanged(players):
 
 
 @pytest.mark.parametrize("players", range(2, 8))
+def test_behaviour_counters_unchanged(players):
+    assert dataset_digest(players, counters=True) == COUNTERS_SHA256[players]
+
+
+@pytest.mark.parametrize("players", range(2, 8))
 def test_readable_playthrough_unchanged(players):
     assert playthrough(players) == (DATA / f"playthrough-{players}p.txt").read_text()
 
@@ -110,6 +130,6 @@ def test_readable_playthrough_unchanged(players):
 if __name__ == "__main__":
     for n in range(2, 8):
         (DATA / f"playthrough-{n}p.txt").write_text(playthrough(n))
-        print(n, dataset_digest(n))
+        print(n, dataset_digest(n), dataset_digest(n, counters=True))
     for n in (2, 3, 5):
         (DATA / f"seat0-{n}p.txt").write_text(seat_playthrough(n))

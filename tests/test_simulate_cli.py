@@ -24,6 +24,7 @@ EXPECTED_SCHEMA = [
     ("vp_civilian", pa.int16()), ("vp_science", pa.int16()), ("vp_commercial", pa.int16()),
     ("vp_guild", pa.int16()), ("vp_total", pa.int16()), ("coins", pa.int16()), ("shields", pa.int16()),
     ("stages", pa.int8()), ("rank", pa.int8()), ("win", pa.bool_()),
+    ("discards", pa.int16()), ("chained", pa.int16()), ("coins_paid", pa.int16()), ("coins_received", pa.int16()),
 ]
 
 
@@ -64,7 +65,7 @@ def test_parts_schema_and_metadata(dataset):
                              "policies", "wonders", "sides", "manneken_pis", "games", "chunk_size", "part"}
         assert meta["rules_version"] == RULES_VERSION and meta["games"] == 300 and meta["seed"] == 7
         assert [p["name"] for p in meta["policies"]] == ["random", "greedy", "random", "greedy"]
-        assert meta["schema_version"] == 2
+        assert meta["schema_version"] == 3
         assert meta["policies"][1]["params"] == {"point": 100, "shield": 60, "unit": 40, "coin": 30, "stage": 25}
         firsts.append((meta["part"]["first_game"], meta["part"]["games"]))
     assert firsts == [(0, 120), (120, 120), (240, 60)]

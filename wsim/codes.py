@@ -79,6 +79,11 @@ def fc_controller(age: int, turn: int) -> int:
 # Score categories, in the order of docs/interfaces.md §1.
 CATEGORIES = ("military", "treasury", "wonder", "civilian", "science", "commercial", "guild")
 
+# How a city played, counted as the game goes (docs/interfaces.md §2): the kernels' F_* and RES_*
+# fields of these names, the reference City's, the move log's final entries' and the dataset's
+# columns (schema version 3 on)
+COUNTERS = ("discards", "chained", "coins_paid", "coins_received")
+
 # Move-log events (wsim.movelog documents the columns) and move actions: the kernels write them.
 MOVE, SEVENTH, DISCARD_BUILD, MILITARY = range(4)
 KINDS = ("move", "seventh", "discard_build", "military")

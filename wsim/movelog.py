@@ -26,7 +26,10 @@ JSON log (`to_json`):
                "card_age": the card's age (it may come from an earlier age) or null},
               {"kind": "military", "age", "seat", "shields", "vs_left", "vs_right"}],
    "final": {"players": [{seat, military, treasury, wonder, civilian, science, commercial,
-                          guild, total, coins, rank}], "winners": [seats]}}
+                          guild, total, coins, rank, discards, chained, coins_paid,
+                          coins_received}], "winners": [seats]}}
+  (the last four count how the seat played, as the dataset's columns of these names:
+  docs/interfaces.md §2)
 
 Two players (the Free City variant, docs/rules.md §10): "players" is 2, while the setup lists 3
 boards and sides and hands[age] 3 lists, the third the Free City's pile (seat 2, drawn in order).

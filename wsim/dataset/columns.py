@@ -9,16 +9,20 @@ of an older wsim writes its new parts as the old ones are (one schema per datase
 - 1: `policy`, `wonder` and `side` plain strings, no descriptions, each seat's policy
   parameters a list of integers in the kernels' row order;
 - 2: `policy`, `wonder` and `side` dictionary-encoded (as `cards`' names already were), every
-  column described, the policy parameters by name ({KEY: value}, the keys of --policy-param).
+  column described, the policy parameters by name ({KEY: value}, the keys of --policy-param);
+- 3: version 2 and four int16 columns of how each seat played, after `cards` (COUNTERS:
+  `discards`, `chained`, `coins_paid`, `coins_received`), the counts the kernels keep and the
+  move log's final entries hold (docs/interfaces.md §2 words each rule).
 """
 
 from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 2  # what a new dataset is written with
-SCHEMA_VERSIONS = (1, 2)  # what this wsim writes and reads
+SCHEMA_VERSION = 3  # what a new dataset is written with
+SCHEMA_VERSIONS = (1, 2, 3)  # what this wsim writes and reads
 DESCRIBED = 2  # the first version whose columns carry descriptions, dictionaries and named parameters
+COUNTED = 3  # the first version with the columns of wsim.codes.COUNTERS
 DESCRIPTION_KEY = b"description"
 
 _CATEGORY = "{what} points, as `wsim score` gives them"
@@ -46,6 +50,15 @@ COLUMNS = {
             "null on the Free City's row",
     "win": "rank is 1",
     "cards": "the printed names of the city's buildings at the end, in build order (`Loom` for either age)",
+    "discards": "cards the seat discarded for 3 coins by its own action: a turn's move or a 7th card (Babylon B); "
+                "not a turn 6 leftover, which goes face down for nothing (schema version 3 on)",
+    "chained": "buildings the seat built free through a chain: the build action on a card with a coin or resource "
+               "cost while the city owned a building it chains from (not an Olympia A free build nor a discard "
+               "build, whatever the city owned; schema version 3 on)",
+    "coins_paid": "coins the seat paid its two neighbours for resources over the game, buildings and wonder stages "
+                  "(schema version 3 on)",
+    "coins_received": "coins the seat received from its two neighbours for its resources over the game (schema "
+                      "version 3 on)",
     "free_city": "true on the Free City's row alone (2-player datasets only)",
 }
 

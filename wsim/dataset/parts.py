@@ -21,10 +21,10 @@ import pyarrow.parquet as pq
 
 from wsim import RULES_VERSION, __version__
 from wsim.codes import FC_POLICY, FC_SEAT
-from wsim.kernels.layout import (RES_BOARD, RES_CIVILIAN, RES_COINS, RES_COMMERCIAL, RES_GUILD, RES_MILITARY,
-                                 RES_NCARDS, RES_RANK, RES_SCIENCE, RES_SHIELDS, RES_SIDE, RES_STAGES,
-                                 RES_TOTAL, RES_TREASURY, RES_WONDER)
-from wsim.dataset.columns import DESCRIBED, SCHEMA_VERSION, SCHEMA_VERSIONS, described
+from wsim.kernels.layout import (RES_BOARD, RES_CHAINED, RES_CIVILIAN, RES_COINS, RES_COINS_PAID, RES_COINS_RECEIVED,
+                                 RES_COMMERCIAL, RES_DISCARDS, RES_GUILD, RES_MILITARY, RES_NCARDS, RES_RANK,
+                                 RES_SCIENCE, RES_SHIELDS, RES_SIDE, RES_STAGES, RES_TOTAL, RES_TREASURY, RES_WONDER)
+from wsim.dataset.columns import COUNTED, DESCRIBED, SCHEMA_VERSION, SCHEMA_VERSIONS, described
 from wsim.dataset.folder import DatasetError
 from wsim.errors import brief, is_whole
 from wsim.inputfile import NotRegularFile, open_regular
@@ -42,6 +42,10 @@ _VP_COLUMNS = (
     ("vp_military", RES_MILITARY), ("vp_treasury", RES_TREASURY), ("vp_wonder", RES_WONDER),
     ("vp_civilian", RES_CIVILIAN), ("vp_science", RES_SCIENCE), ("vp_commercial", RES_COMMERCIAL),
     ("vp_guild", RES_GUILD), ("vp_total", RES_TOTAL),
+)
+_COUNTER_COLUMNS = (  # schema version 3 on (columns.COUNTED), after `cards`
+    ("discards", RES_DISCARDS), ("chained", RES_CHAINED), ("coins_paid", RES_COINS_PAID),
+    ("coins_received", RES_COINS_RECEIVED),
 )
 
 
@@ -160,6 +164,9 @@ def chunk_table(tables: Tables, settings: Settings, chunk: Chunk, version: int =
     columns["rank"] = _array(rank, null=rank == 0)  # the Free City's rank (0) is null
     columns["win"] = _array(flat[:, RES_RANK] == 1)
     columns["cards"] = cards
+    if version >= COUNTED:
+        for name, field in _COUNTER_COLUMNS:
+            columns[name] = _array(flat[:, field].astype(np.int16))
     if settings.free_city:
         columns["free_city"] = _array(seat == FC_SEAT)
     return described(columns) if version >= DESCRIBED else pa.table(columns)

@@ -197,7 +197,11 @@ class Game:
 
     # -- steps 2-4 of a round ------------------------------------------------------------------
     def _resolve(self, choices: dict) -> list:
-        """Pay, place, then resolve immediate coins; returns the (seat, stage index) built."""
+        """Pay, place, then resolve immediate coins; returns the (seat, stage index) built.
+
+        Counts each city's behaviour on the way (City.discards, chained, coins_paid,
+        coins_received): the purchase's coins to and from the neighbours; a build action of a
+        card with a cost that a chain source the city owns makes free; a discard for coins."""
         pos = self.pos
         cities = pos.cities
         for seat, ch in choices.items():  # step 2: payments
@@ -205,6 +209,9 @@ class Game:
             cities[seat].coins -= ch.move.coin_cost + left + right
             cities[pos.left(seat)].coins += left
             cities[pos.right(seat)].coins += right
+            cities[seat].coins_paid += left + right
+            cities[pos.left(seat)].coins_received += left
+            cities[pos.right(seat)].coins_received += right
         stages = []
         for seat, ch in choices.items():  # step 3: cards enter cities / the discard pile
             m = ch.move
@@ -213,6 +220,8 @@ class Game:
             self.hands[self.decider(seat)].pop(m.slot)
             city = cities[seat]
             if m.action in (ACT_BUILD, ACT_BUILD_FREE):
+                if m.action == ACT_BUILD and pos.has_cost(m.card) and pos.chain_applies(seat, m.card):
+                    city.chained += 1  # built free through a chain (its source owned before it enters)
                 city.cards.append(m.card)
                 if m.action == ACT_BUILD_FREE:
                     city.free_build_age = self.age
@@ -227,6 +236,7 @@ class Game:
             m = ch.move
             if m.action == ACT_DISCARD:
                 cities[seat].coins += codes.DISCARD_COINS
+                cities[seat].discards += 1
             elif m.action == ACT_STAGE:
                 e, _ = pos.stage_source(seat, cities[seat].stages - 1)
                 if e >= 0:
@@ -341,8 +351,11 @@ class Game:
         players = []
         for seat, s in enumerate(scores):
             d = s.as_dict(seat)
-            d["coins"] = self.pos.cities[seat].coins
+            city = self.pos.cities[seat]
+            d["coins"] = city.coins
             d["rank"] = ranks[seat]
+            for name in codes.COUNTERS:
+                d[name] = getattr(city, name)
             if seat == self.pos.free_city:
                 d["free_city"] = True
             players.append(d)

@@ -1,8 +1,9 @@
 """Cities and positions of the reference engine, and what follows from them.
 
 A City is what docs/rules.md calls a player's city: board, side, coins, the buildings in build order,
-wonder stages built, military tokens, and two memories (Manneken Pis A's stage-3 neighbour, the
-age of Olympia A's last free build). A Position is the ring of cities; everything the rules
+wonder stages built, military tokens, two memories (Manneken Pis A's stage-3 neighbour, the
+age of Olympia A's last free build), and four counts of how it played (the dataset's `discards`,
+`chained`, `coins_paid` and `coins_received`: wsim.reference.engine counts them, no rule reads them). A Position is the ring of cities; everything the rules
 derive from it (production, prices, shields, powers, purchase options) is computed here, on
 demand, in plain Python.
 
@@ -33,6 +34,10 @@ class City:
     tokens: list = field(default_factory=list)
     copy3: int = -1  # Manneken Pis A stage 3: codes.COPY_LEFT / COPY_RIGHT once chosen, else -1
     free_build_age: int = 0  # age of Olympia A's last free build (0 = never)
+    discards: int = 0  # cards discarded for coins by a move or a 7th card (not turn 6's leftovers)
+    chained: int = 0  # cards with a cost built free by the build action through an owned chain source
+    coins_paid: int = 0  # coins paid to the neighbours for resources
+    coins_received: int = 0  # coins received from the neighbours for resources
 
 
 @dataclass
@@ -81,6 +86,10 @@ class Position:
         """Whether the city already has a building of this card's name (one copy per name)."""
         nid = self.t.card_name_id[card]
         return any(self.t.card_name_id[c] == nid for c in self.cities[seat].cards)
+
+    def has_cost(self, card: int) -> bool:
+        """Whether a card costs coins or resources (built free only through a chain)."""
+        return bool(self.t.ent_coin_cost[card] != 0 or self.t.ent_cost[card].any())
 
     def chain_applies(self, seat: int, card: int) -> bool:
         """Whether a building the city owns makes this card free."""
@@ -183,8 +192,7 @@ class Position:
         """Cost of building a card now (ignores the one-copy rule; see Moves for legality)."""
         t = self.t
         coins = self.cities[seat].coins
-        no_cost = t.ent_coin_cost[card] == 0 and not t.ent_cost[card].any()
-        if no_cost or self.chain_applies(seat, card):
+        if not self.has_cost(card) or self.chain_applies(seat, card):
             return Cost(True, 0, [(0, 0)], coins)
         return Cost(False, int(t.ent_coin_cost[card]), self.purchase_options(seat, t.ent_cost[card]), coins)
 

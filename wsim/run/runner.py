@@ -20,12 +20,13 @@ import numpy as np
 
 from wsim import movelog, signals
 from wsim.errors import whole_number
-from wsim.codes import CATEGORIES, FC_SEAT
+from wsim.codes import CATEGORIES, COUNTERS, FC_SEAT
 from wsim.kernels.deal import deal
 from wsim.kernels.game import new_run, new_scratch, new_state, play_games
 from wsim.kernels.learned import empty_tape
-from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_BOARD, RES_COINS, RES_COUNT, RES_GUILD, RES_MILITARY,
-                                 RES_NCARDS, RES_RANK, RES_SCIENCE, RES_SIDE, RES_STAGES, RES_TOTAL, kernel_tables)
+from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_BOARD, RES_CHAINED, RES_COINS, RES_COINS_PAID,
+                                 RES_COINS_RECEIVED, RES_COUNT, RES_DISCARDS, RES_GUILD, RES_MILITARY, RES_NCARDS,
+                                 RES_RANK, RES_SCIENCE, RES_SIDE, RES_STAGES, RES_TOTAL, kernel_tables)
 from wsim.kernels.policy import P_COUNT, POLICY_ROLLOUT
 from wsim.movelog import EVENT_COLUMNS
 from wsim.run.chunk import Chunk
@@ -237,6 +238,9 @@ def set_threads(threads: int | None) -> int:
     return threads
 
 
+COUNTER_FIELDS = tuple(zip(COUNTERS, (RES_DISCARDS, RES_CHAINED, RES_COINS_PAID, RES_COINS_RECEIVED)))
+
+
 def final_from_res(res_game: np.ndarray, free_city: bool = False) -> dict:
     """The final breakdown of one game's result rows, in the move log's JSON form (the Free
     City's entry, at seat codes.FC_SEAT when free_city, has rank null and "free_city": true)."""
@@ -248,6 +252,8 @@ def final_from_res(res_game: np.ndarray, free_city: bool = False) -> dict:
         d["total"] = int(row[RES_TOTAL])
         d["coins"] = int(row[RES_COINS])
         d["rank"] = int(row[RES_RANK])
+        for name, field in COUNTER_FIELDS:
+            d[name] = int(row[field])
         if free_city and seat == FC_SEAT:
             d["rank"] = None
             d["free_city"] = True

@@ -20,7 +20,8 @@ from wsim import codes
 from wsim.kernels import driven, schema
 from wsim.kernels.city import add_card, add_entity
 from wsim.kernels.game import new_run, new_scratch, new_state
-from wsim.kernels.layout import (C_COUNT, C_ON, F_CHOSEN, F_COINS, F_COPY3, F_COUNT, F_CTR, F_DEFEATS, F_FREE_AGE,
+from wsim.kernels.layout import (C_COUNT, C_ON, F_CHAINED, F_CHOSEN, F_COINS, F_COINS_PAID, F_COINS_RECEIVED, F_COPY3,
+                                 F_COUNT, F_CTR, F_DEFEATS, F_DISCARDS, F_FREE_AGE,
                                  F_HAND, F_HAND2, F_HAND_N, F_MIL, F_STAGE_E, F_STAGES, G_AGE, G_FC, G_N, G_NCARDS,
                                  G_NTOOK, G_OPEN, G_PHASE, G_TURN, MAX_CITY,
                                  MAX_EVENTS, MAX_HAND, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER, RES_COUNT, kernel_tables)
@@ -45,8 +46,9 @@ def state_of_position(tables: Tables, pos, hands=(), discard=(), age: int = 1, t
     reference Position (wsim.reference.state), with these hands and discard pile, at the start
     of turn `turn` of age `age`.
 
-    Cities are built entity by entity as the kernels build them in play; policy streams are
-    those of (seed 0, game 0), and the later ages' deal is empty.
+    Cities are built entity by entity as the kernels build them in play, their behaviour
+    counters (City.discards, ...) copied; policy streams are those of (seed 0, game 0), and the
+    later ages' deal is empty.
     """
     ent, board, n_cards = kernel_tables(tables)
     state = new_state()
@@ -62,6 +64,8 @@ def state_of_position(tables: Tables, pos, hands=(), discard=(), age: int = 1, t
         seat[s, F_DEFEATS] = sum(1 for x in city.tokens if x < 0)
         seat[s, F_FREE_AGE] = city.free_build_age
         seat[s, F_COPY3] = city.copy3
+        seat[s, F_DISCARDS], seat[s, F_CHAINED] = city.discards, city.chained
+        seat[s, F_COINS_PAID], seat[s, F_COINS_RECEIVED] = city.coins_paid, city.coins_received
         for c in city.cards:
             add_card(ent, seat, s, c)
     for s, city in enumerate(pos.cities):  # stages once every board is known (copies)

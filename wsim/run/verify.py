@@ -2,7 +2,7 @@
 
 For every game: the kernels play it with logging on; the reference engine replays the log
 (every move legal, every payment one of the listed options and affordable, every military
-result and final score equal). For the random policy the reference also plays the game itself
+result, final score and behaviour counter (codes.COUNTERS) equal). For the random policy the reference also plays the game itself
 from the same (seed, game) and must produce the very same log, and its own game is checked for
 the invariants of a complete game (18 moves per seat, coins never negative, every card of the
 three 7N-card decks in a city, under a stage or in the discard pile).
