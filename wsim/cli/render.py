@@ -117,6 +117,19 @@ def summary_text(s: Summary, tables: Tables) -> str:
     return "\n".join(lines)
 
 
+def people_text(s: Summary) -> str:
+    """Who played and how far their board table is from people's (docs/people.md): the summary's
+    last lines."""
+    from wsim.people.columns import distance_lines, has_people
+
+    distinct = sorted(set(s.policies))
+    who = distinct[0] if len(distinct) == 1 else ", ".join(s.policies)
+    if not has_people(s.players):
+        return f"\nplayers: {who}; people (Board Game Arena's games) have no {s.players}-player games to compare with"
+    lines = distance_lines({who: s.people}, s.players)
+    return "\nthe players beside people (docs/people.md):\n  " + "\n  ".join(lines)
+
+
 def aligned(csv_text: str) -> str:
     """A CSV document as a table with aligned columns."""
     rows = [line.split(",") for line in csv_text.strip().splitlines()]

@@ -12,7 +12,7 @@ import click
 from wsim import signals
 from wsim.cli.options import (UserError, data_given, left_behind, load_tables, out_folder, out_option,
                               overwrite_option, progress_of, quiet_option, run_options, run_settings, threads_for)
-from wsim.cli.render import summary_text
+from wsim.cli.render import people_text, summary_text
 from wsim.run.compiling import FAMILIES
 
 
@@ -65,6 +65,7 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wond
         click.echo(f"warning: {out} holds files that are not part of a wsim dataset; they are kept: "
                    f"{', '.join(kept[:5])}{' …' if len(kept) > 5 else ''}", err=True)
     click.echo(summary_text(result.summary, result.tables))
+    click.echo(people_text(result.summary))
     click.echo(f"\ndataset: {out}")
 
 

@@ -11,10 +11,12 @@ import pyarrow.compute as pc
 
 from wsim import codes
 from wsim.dataset import parts
+from wsim.people.aggregate import Aggregate, aggregate
 from wsim.run.settings import cities_of
 
 # the columns Summary.add reads (a part read back for the summary needs no more)
-COLUMNS = [f"vp_{c}" for c in codes.CATEGORIES] + ["vp_total", "seat", "wonder", "side", "win"]
+COLUMNS = [f"vp_{c}" for c in codes.CATEGORIES] + ["vp_total", "seat", "wonder", "side", "win", "game", "rank",
+                                                    "stages", "shields"]
 
 
 @dataclass
@@ -31,6 +33,9 @@ class Summary:
     points: np.ndarray = field(default_factory=lambda: np.zeros(len(codes.CATEGORIES) + 1, dtype=np.int64))
     free_city_points: int = 0
     seats_by_board: dict = field(default_factory=dict)  # (wonder id, side) -> [seats, wins]
+    # the parts' seats summed for a comparison with people (docs/people.md); the players' seats
+    # only (2 players: people have no such games, and the Free City is no player)
+    people: Aggregate = field(default_factory=Aggregate)
 
     def add(self, table: pa.Table):
         """Add one part's rows (the dataset's columns)."""
@@ -39,6 +44,8 @@ class Summary:
             is_fc = pc.equal(table["seat"], codes.FC_SEAT)
             self.free_city_points += pc.sum(table.filter(is_fc)["vp_total"]).as_py() or 0
             table = table.filter(pc.invert(is_fc))
+        if self.players != codes.FC_PLAYERS:
+            self.people = self.people + aggregate(self._seats(table))
         for i, name in enumerate([f"vp_{c}" for c in codes.CATEGORIES] + ["vp_total"]):
             self.points[i] += pc.sum(table[name]).as_py() or 0
         # counted with numpy: Table.group_by loads pyarrow's query engine, which imports pandas
@@ -54,3 +61,12 @@ class Summary:
             entry = self.seats_by_board.setdefault(board, [0, 0])
             entry[0] += int(seats[k])
             entry[1] += int(wins[k])
+
+    def _seats(self, table: pa.Table) -> dict:
+        """One part's rows as a seat table (wsim.people.aggregate.SEAT_COLUMNS; a part holds whole games)."""
+        seats = {c: parts.numpy_of(pc.cast(table[c], pa.int64())) for c in
+                 ("game", "rank", "vp_total", "stages", "shields", *(f"vp_{c}" for c in codes.CATEGORIES))}
+        seats.update({c: np.asarray(pc.cast(table[c], pa.string()).to_numpy(zero_copy_only=False), dtype=str)
+                      for c in ("wonder", "side")})
+        seats["players"] = np.full(table.num_rows, self.players, dtype=np.int64)
+        return seats

@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from statistics import NormalDist
 
 import numpy as np
 
-from wsim.analysis.stats import Z95
+# the normal quantile of 0.975 (as wsim.analysis.stats.Z95, which sits a layer above this module:
+# `wsim simulate`'s summary sums its games into an Aggregate)
+Z95 = NormalDist().inv_cdf(0.975)
 
 CATEGORIES = ("vp_military", "vp_treasury", "vp_wonder", "vp_civilian", "vp_science", "vp_commercial", "vp_guild")
 COLOURS = ("civilian_cards", "science_cards", "guild_cards", "military_cards", "commercial_cards", "raw_cards",
@@ -216,19 +219,43 @@ def aggregate(seats: dict, source: dict | None = None) -> Aggregate:
     all_b_game = np.bincount(game_of, weights=(s["side"] != "B")) == 0
     all_b = all_b_game[game_of]
     out = Aggregate(source=dict(source or {}))
-    wonders = s["wonder"].astype(str)
-    sides = s["side"].astype(str)
+    boards, board_of = np.unique(s["wonder"].astype(str), return_inverse=True)
+    side_of = np.asarray(s["side"].astype(str) == "B", dtype=np.int64)  # 0 A, 1 B
     for p in np.unique(players):
         for tables, mask in (("all", players == p), ("all_b", (players == p) & all_b)):
             if not mask.any():
                 continue
-            for wonder in [ANY, *np.unique(wonders[mask])]:
-                for side in (ANY, "A", "B"):
-                    m = mask & ((wonders == wonder) if wonder != ANY else True) & ((sides == side) if side != ANY else True)
-                    if m.any():
-                        out.seats[(int(p), tables, str(wonder), side)] = {q: _moments(v[m]) for q, v in values.items()}
+            out.seats.update(_seat_moments(int(p), tables, boards, board_of[mask], side_of[mask],
+                                           {q: v[mask] for q, v in values.items()}))
             out.games[(int(p), tables)] = _game_moments(s, key, mask)
             out.winners[(int(p), tables)] = _winner_moments(s, first, mask)
+    return out
+
+
+def _seat_moments(players: int, tables: str, boards, board_of, side_of, values: dict) -> dict:
+    """{(players, tables, wonder, side): {quantity: Moments}} of some seats: the sums by board and
+    side (one bincount each), and from them by board either side, by side every board, and over
+    every seat (a Python loop over groups would cost seconds a 100,000 games)."""
+    shape = (len(boards), 2)
+    fine = board_of * 2 + side_of
+
+    def by_board_side(weights):
+        cells = np.bincount(fine, weights=weights, minlength=shape[0] * 2).reshape(shape)
+        # rows: each board, then every board; columns: A, B, then either side
+        with_boards = np.vstack([cells, cells.sum(axis=0, keepdims=True)])
+        return np.hstack([with_boards, with_boards.sum(axis=1, keepdims=True)])
+
+    counts = by_board_side(None)
+    sums = {}
+    for q, v in values.items():
+        v = v.astype(np.float64)
+        sums[q] = (by_board_side(v), by_board_side(v * v))
+    names = [str(b) for b in boards] + [ANY]
+    out = {}
+    for b, s in zip(*np.nonzero(counts)):
+        key = (players, tables, names[b], ("A", "B", ANY)[s])
+        out[key] = {q: Moments(float(counts[b, s]), float(total[b, s]), float(squares[b, s]))
+                    for q, (total, squares) in sums.items()}
     return out
 
 

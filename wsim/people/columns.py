@@ -92,7 +92,7 @@ def distance_lines(population_aggregates: dict, players) -> list:
             else:
                 lines.append(f"{name} against people at {p} players: too few seats to compare (at least "
                              f"{distance_mod.MIN_SEATS} seats on every board people played; "
-                             f"{agg.n_games(p):,} games here)")
+                             f"{agg.n_games(p):,} game{'' if agg.n_games(p) == 1 else 's'} here)")
     return lines
 
 
