@@ -145,6 +145,17 @@ def test_check_describe_of_no_dataset_is_an_error(tmp_path, where, message):
         " (no part-NNNNN.parquet files)" if where == "empty" else "")
 
 
+def resumed_equals(whole, cut, part: str):
+    """Interrupt `cut` (its manifest and `part` gone), resume it, and hold it byte for byte to `whole`."""
+    (cut / parts.MANIFEST).unlink()
+    (cut / part).unlink()
+    resumed = run_cli("simulate", "--resume", "--out", str(cut))
+    assert resumed.exit_code == 0, resumed.output
+    names = sorted(p.name for p in whole.iterdir() if p.name != ".wsim-lock")
+    assert names == sorted(p.name for p in cut.iterdir() if p.name != ".wsim-lock")
+    assert all((whole / n).read_bytes() == (cut / n).read_bytes() for n in names)
+
+
 def test_an_old_dataset_keeps_its_schema_on_resume(tmp_path, monkeypatch):
     """A dataset of schema version 1, interrupted, is completed in version 1: the resumed parts
     are byte for byte those of an uninterrupted version-1 run; readers read it as before."""
@@ -158,13 +169,7 @@ def test_an_old_dataset_keeps_its_schema_on_resume(tmp_path, monkeypatch):
     assert all(columns.description(field) is None for field in schema)
     assert meta_of(whole)["schema_version"] == 1
     assert meta_of(whole)["policies"][1]["params"] == list(default_params("greedy"))
-    (cut / parts.MANIFEST).unlink()
-    (cut / "part-00002.parquet").unlink()
-    resumed = run_cli("simulate", "--resume", "--out", str(cut))
-    assert resumed.exit_code == 0, resumed.output
-    names = sorted(p.name for p in whole.iterdir() if p.name != ".wsim-lock")
-    assert names == sorted(p.name for p in cut.iterdir() if p.name != ".wsim-lock")
-    assert all((whole / n).read_bytes() == (cut / n).read_bytes() for n in names)
+    resumed_equals(whole, cut, "part-00002.parquet")
     # the readers: check, its --describe, the API's table, DuckDB, replay
     assert run_cli("check", str(cut)).stdout.strip() == "ok: 40 games, 160 rows"
     described = run_cli("check", "--describe", str(cut))
@@ -188,13 +193,7 @@ def test_a_schema_2_dataset_keeps_its_schema_on_resume(tmp_path, monkeypatch):
     assert meta_of(whole)["schema_version"] == 2
     assert not set(COUNTERS) & set(schema.names) and "free_city" in schema.names
     assert all(columns.description(field) == columns.COLUMNS[field.name] for field in schema)
-    (cut / parts.MANIFEST).unlink()
-    (cut / "part-00001.parquet").unlink()
-    resumed = run_cli("simulate", "--resume", "--out", str(cut))
-    assert resumed.exit_code == 0, resumed.output
-    names = sorted(p.name for p in whole.iterdir() if p.name != ".wsim-lock")
-    assert names == sorted(p.name for p in cut.iterdir() if p.name != ".wsim-lock")
-    assert all((whole / n).read_bytes() == (cut / n).read_bytes() for n in names)
+    resumed_equals(whole, cut, "part-00001.parquet")
     assert all(meta_of(cut, name.name)["schema_version"] == 2 for name in parts.part_files(cut))
     assert run_cli("check", str(cut)).stdout.strip() == "ok: 40 games, 120 rows"
     described = run_cli("check", "--describe", str(cut))

@@ -8,17 +8,10 @@ from __future__ import annotations
 import html
 import math
 
+from wsim.analysis.page_style import PAGE_CSS
 from wsim.people.report import FINDING_Q, SECTIONS, board_rows, groups, is_rate, label, view_words
 
-CSS = """
-body { font: 14px/1.45 system-ui, sans-serif; max-width: 64rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
-h1 { font-size: 1.6rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #ccc; }
-table { border-collapse: collapse; font-size: 12px; margin: 0.8rem 0; }
-th, td { padding: 2px 8px; text-align: right; border-bottom: 1px solid #eee; }
-th:first-child, td:first-child { text-align: left; }
-.note { background: #f4f6f9; padding: 0.6rem 0.9rem; border-left: 3px solid #1f4e79; }
-figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
-"""
+CSS = PAGE_CSS + "body { max-width: 64rem; }\n"  # wider: a column per population
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#7f7f7f")
 PEOPLE_COLOUR = "#000"
 

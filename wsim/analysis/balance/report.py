@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from wsim.analysis.balance import answers, effects, plots, read, size
+from wsim.analysis.page_style import PAGE_CSS
 from wsim.analysis.significance import FINDING_Q, q_values, score_test_p, wilson_ci
 from wsim.dataset.folder import DatasetError
 from wsim.people import columns as people_columns
@@ -170,15 +171,7 @@ def csv_bytes(table: pd.DataFrame, columns: tuple) -> bytes:
 # ---------------------------------------------------------------------------------------------
 # The page
 
-CSS = """
-body { font: 14px/1.45 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
-h1 { font-size: 1.6rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #ccc; }
-table { border-collapse: collapse; font-size: 12px; margin: 0.8rem 0; }
-th, td { padding: 2px 8px; text-align: right; border-bottom: 1px solid #eee; }
-th:first-child, td:first-child { text-align: left; }
-.note { background: #f4f6f9; padding: 0.6rem 0.9rem; border-left: 3px solid #1f4e79; }
-figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
-table.sortable th { cursor: pointer; }
+CSS = PAGE_CSS + """table.sortable th { cursor: pointer; }
 th[data-order=down]::after { content: " ▾"; } th[data-order=up]::after { content: " ▴"; }
 ul.verdicts li { margin: 0.2rem 0; } td:last-child { white-space: nowrap; }
 """
