@@ -15,11 +15,11 @@ from wsim.analysis import ablate as ablate_mod
 from wsim import codes
 from wsim.analysis.balance import report as report_mod
 from wsim.analysis.edits import EditError, apply_edits
+from wsim.analysis.stats import wilson_interval
 from wsim.kernels.deal import deal
 from wsim.people import columns as people_columns
 from wsim.people import reference
 from wsim.run.settings import Settings
-from wsim.analysis.stats import wilson_interval
 
 
 def _rows(path) -> list:
@@ -166,10 +166,11 @@ def test_the_page_answers_first_farthest_from_fair_first(dataset, tmp_path):
 
 
 def _people_cells(row: dict, players: int, tables: str) -> None:
-    """A CSV row's people columns are the people's first-place share of its side, read here from
-    the reference's moments directly (side B on the all-B tables, side A on every table)."""
-    m = reference.people().seat(players, tables, row["wonder"], row["side"], "first")
-    low, high = m.ci
+    """A CSV row's people columns are the people's win rate on its side (a shared first a win for
+    each of its seats, as the page counts its own), read here from the reference's moments
+    directly (side B on the all-B tables, side A on every table), with its Wilson interval."""
+    m = reference.people().seat(players, tables, row["wonder"], row["side"], "win")
+    low, high = wilson_interval(int(round(m.total)), int(round(m.n)))
     assert float(row["people_rate"]) == pytest.approx(m.mean, abs=1e-6)
     assert (float(row["people_ci_low"]), float(row["people_ci_high"])) == (pytest.approx(low, abs=1e-6),
                                                                           pytest.approx(high, abs=1e-6))

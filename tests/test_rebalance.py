@@ -78,7 +78,7 @@ def test_the_report_files(planted, tables):
     assert "wsim ablate" in page and "<svg" in page
     # people beside each side (giza B: the all-B tables' share), and the held-out runs' distance to people first
     giza_b = next(r for r in _rows(out / "result.csv") if (r["wonder"], r["side"]) == ("giza", "B"))
-    m = people_reference.people().seat(3, "all_b", "giza", "B", "first")
+    m = people_reference.people().seat(3, "all_b", "giza", "B", "win")
     assert float(giza_b["people_rate"]) == pytest.approx(m.mean, abs=1e-6) and int(giza_b["people_seats"]) == m.n
     first = page[:page.index("<h2>The edits</h2>")]
     for data in ("input", "edited"):

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from clikit import last_error_line, run_cli
+from wsim.analysis.stats import wilson_interval
 from wsim.analysis import playtest
 from wsim.analysis.balance.effects import paired_mean_ci
 from wsim.analysis.significance import q_values, score_test_p
@@ -180,6 +181,29 @@ def test_bad_reference_files_are_refused_before_anything_is_written(tmp_path, te
     assert not (tmp_path / "r").exists()
 
 
+def test_the_reference_people_is_the_shipped_human_games(tmp_path):
+    """`--reference people` takes Board Game Arena's games, no file: per board, side B on the
+    all-B tables and `*` on every table (side A, chosen by the players, left out), as win counts
+    (a shared first a win for each seat); at 2 players, where people have no games, it is refused
+    before anything is written; a file named `people` is `./people`."""
+    out = tmp_path / "r"
+    result = run_cli("survey", "--players", "3", "--games", "40", "--threads", "1", "--population", "g=greedy",
+                     "--reference", "people", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    ref = people_reference.people()
+    rows = list(csv.DictReader(open(out / "reference.csv")))
+    assert {(r["wonder"], r["side"]) for r in rows} == {(w, s) for w in ref.boards(3, "all", "*") for s in ("B", "*")}
+    giza_b = next(r for r in rows if (r["wonder"], r["side"]) == ("giza", "B"))
+    m = ref.seat(3, "all_b", "giza", "B", "win")
+    assert float(giza_b["people_rate"]) == pytest.approx(m.total / m.n, abs=1e-6)
+    people_rows = [r for r in csv.DictReader(open(out / "survey.csv")) if r["population"] == "people"]
+    assert {int(r["seats"]) for r in people_rows if (r["wonder"], r["side"]) == ("giza", "B")} == {int(m.n)}
+    result = run_cli("survey", "--players", "2", "--games", "10", "--population", "g=greedy", "--reference", "people",
+                     "--out", str(tmp_path / "two"))
+    assert result.exit_code == 2 and "have no 2-player games" in last_error_line(result)
+    assert not (tmp_path / "two").exists()
+
+
 def test_bad_populations_are_refused(tmp_path):
     for args, message in ((["--population", "x"], "expected NAME=POLICIES[@GAMES]"),
                           (["--population", "a b=random"], "must be 1 to 40 letters"),
@@ -258,9 +282,10 @@ def _check_people(out, survey: list):
     for population, wonder, side, tables in (("g", "giza", "B", "all_b"), ("r", "rhodes", "A", "all"),
                                              ("people", "giza", "*", "all")):
         row = next(r for r in survey if (r["population"], r["wonder"], r["side"]) == (population, wonder, side))
-        m = ref.seat(3, tables, wonder, side, "first")
+        m = ref.seat(3, tables, wonder, side, "win")  # a shared first a win for each seat, as survey.csv counts
         assert float(row["people_rate"]) == pytest.approx(m.mean, abs=1e-6) and int(row["people_seats"]) == m.n
-        assert float(row["people_ci_low"]) == pytest.approx(m.ci[0], abs=1e-6)
+        low = wilson_interval(int(round(m.total)), int(round(m.n)))[0]
+        assert float(row["people_ci_low"]) == pytest.approx(low, abs=1e-6)
     page = (out / "index.html").read_text()
     first = page[:page.index("<h2>Verdicts</h2>")]
     for name in ("r", "g", "few"):

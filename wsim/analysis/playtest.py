@@ -37,6 +37,20 @@ class ReferenceError(WsimError):
     """A --reference file that cannot be used; the message names the file, the line and the problem."""
 
 
+def people_reference(players: int, in_play: dict, tables: Tables) -> pd.DataFrame:
+    """`--reference people`: the human games of wsim.people as the reference's rows at `players`
+    (wsim.people.columns.reference_rows) for the boards and sides of `in_play` ({board index:
+    side indices}, Settings.boards_in_play)."""
+    from wsim.people.columns import reference_rows
+
+    named = {tables.board_ids[b]: {"AB"[s] for s in sides} for b, sides in in_play.items()}
+    try:
+        rows = reference_rows(players, named)
+    except ValueError as e:
+        raise ReferenceError(f"--reference people: {e}") from None
+    return pd.DataFrame(rows, columns=HEADER)
+
+
 def read_reference(path: str, tables: Tables, players: int, in_play: dict | None = None) -> pd.DataFrame:
     """The rows of `path` at `players` players: players, wonder, side, seats, wins (checked).
     in_play ({board: sides}, Settings.boards_in_play): a row at `players` players of a wonder

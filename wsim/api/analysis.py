@@ -233,13 +233,17 @@ def survey(*, out, populations=None, players: int = 4, games: int = 20_000, seed
     text(wonders, "wonders", "'random' or 'fixed:ID/SIDE,...'")
     one_of(sides, "sides", ("random", "A", "B"))
     flag(manneken_pis, "manneken_pis")
-    reference = optional_path(reference, "reference", "a CSV file of your own games")
+    from wsim.people.columns import REFERENCE_NAME
+
+    use_people = reference == REFERENCE_NAME  # the built-in human games (a file of that name: ./people)
+    reference = None if use_people else optional_path(reference, "reference", "a CSV file of your own games, "
+                                                      f"or {REFERENCE_NAME!r}")
     data = optional_path(data, "data", DATA_FILE)
     progress = progress_value(progress)
     callback(on_estimate, "on_estimate")
     callback(on_run, "on_run")
     analysis_extra()
-    from wsim.analysis.playtest import read_reference
+    from wsim.analysis.playtest import people_reference, read_reference
     from wsim.analysis.populations import build_populations, builtin_specs, parse_population
     from wsim.analysis.survey import estimate_seconds, games_done, precheck, run_survey
     from wsim.api.runs import param_specs
@@ -254,7 +258,8 @@ def survey(*, out, populations=None, players: int = 4, games: int = 20_000, seed
         for pop in pops:
             for board, sides_of in pop.settings.boards_in_play(t).items():
                 in_play.setdefault(board, set()).update(sides_of)
-        people = read_reference(reference, t, players, in_play) if reference is not None else None
+        people = (people_reference(players, in_play, t) if use_people
+                  else read_reference(reference, t, players, in_play) if reference is not None else None)
     threads_checked(threads, dask)
     with settings_error():
         precheck(folder, mode)

@@ -108,9 +108,10 @@ def ablate_cmd(ctx, edits, against, games, players, seed, policy, policies, poli
 @click.option("--threads", type=int, default=None, help="Kernel threads, 1..cores [all cores].")
 @click.option("--dask", default=None, metavar="tcp://HOST:PORT|local:W",
               help="Play the parts as tasks on a Dask cluster (see simulate). Needs wsim[dask].")
-@click.option("--reference", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+@click.option("--reference", type=click.Path(dir_okay=False), default=None, metavar="FILE|people",
               help="Your own games: CSV players,wonder,side,seats,wins (side A, B or * for both), held against "
-                   "every population.")
+                   "every population; `people`: the 8,357 Board Game Arena games wsim ships (./people for a "
+                   "file of that name).")
 @overwrite_option("survey")
 @click.option("--resume", is_flag=True, help="Complete an interrupted survey in --out (give its options again).")
 @out_option("Report folder (created if missing); each population's dataset goes to REPORT/data/NAME/.")

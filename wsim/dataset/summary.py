@@ -66,7 +66,9 @@ class Summary:
         """One part's rows as a seat table (wsim.people.aggregate.SEAT_COLUMNS; a part holds whole games)."""
         seats = {c: parts.numpy_of(pc.cast(table[c], pa.int64())) for c in
                  ("game", "rank", "vp_total", "stages", "shields", *(f"vp_{c}" for c in codes.CATEGORIES))}
-        seats.update({c: np.asarray(pc.cast(table[c], pa.string()).to_numpy(zero_copy_only=False), dtype=str)
-                      for c in ("wonder", "side")})
+        for c in ("wonder", "side"):  # by their dictionaries: a string array's to_numpy would import pandas
+            coded = pc.dictionary_encode(table[c]).combine_chunks()
+            names = np.asarray(pc.cast(coded.dictionary, pa.string()).to_pylist(), dtype=str)
+            seats[c] = names[parts.numpy_of(coded.indices).astype(np.int64)]
         seats["players"] = np.full(table.num_rows, self.players, dtype=np.int64)
         return seats

@@ -51,8 +51,9 @@ SEAT_COLUMNS = {
 }
 REQUIRED = ("players", "game", "wonder", "side", "rank", *CATEGORIES, "vp_total", "stages", "shields")
 
-# per seat: every category and behaviour column, the first and last place shares
-SEAT_QUANTITIES = ("first", "last", *CATEGORIES, "vp_total", *BEHAVIOUR)
+# per seat: the first and last place shares, a win (first place, shared or not: what the balance
+# pages and `survey --reference` count), every category and behaviour column
+SEAT_QUANTITIES = ("first", "last", "win", *CATEGORIES, "vp_total", *BEHAVIOUR)
 # per game
 GAME_QUANTITIES = ("mean_points", "winner_points", "last_points", "gap")
 # per first-placed seat: a guild built, 20 or more science points, and which category was its largest
@@ -213,7 +214,7 @@ def aggregate(seats: dict, source: dict | None = None) -> Aggregate:
     players = s["players"].astype(np.int64)
     key = players * (1 << 40) + s["game"].astype(np.int64)  # one id per game across counts
     first, last = place_shares(key, s["rank"].astype(np.int64))
-    values = {"first": first, "last": last}
+    values = {"first": first, "last": last, "win": (first > 0).astype(np.float64)}
     values.update({q: s[q] for q in SEAT_QUANTITIES if q in s})
     _, game_of = np.unique(key, return_inverse=True)
     all_b_game = np.bincount(game_of, weights=(s["side"] != "B")) == 0

@@ -2,9 +2,10 @@
 `rebalance`): the one implementation of the people column and of the distance lines the pages
 print first. Thin: the numbers are wsim.people.reference's and wsim.people.distance's.
 
-The people column of a wonder side at P players is its seats' share of first places in the human
-games (a shared first counted 1/k, where wsim's own win rates count a shared victory for every
-winner; shared victories are rare), with the normal 95% interval of that mean and its seats:
+The people column of a wonder side at P players is its seats' win rate in the human games,
+counted as the pages count their own (a shared first place is a win for each of its seats), with
+its Wilson 95% interval and its seats (wsim people's board table and distance use the first-place
+share instead, a shared first counted 1/k, so that a game's shares sum to one):
 - side B: on the tables whose every board is on side B (people chose their sides: only there is
   a B board's rate the side's own, as wsim.people.distance compares them);
 - side A: on every table, as the people's aggregate has no all-A tables (and people seldom chose
@@ -21,6 +22,7 @@ from __future__ import annotations
 import html
 import math
 
+from wsim.analysis.stats import wilson_interval
 from wsim.people import distance as distance_mod
 from wsim.people.aggregate import ANY, Aggregate, Moments
 
@@ -42,11 +44,11 @@ def people() -> Aggregate:
 
 
 def people_rate(players: int, wonder: str, side: str) -> Moments | None:
-    """The people's first-place share of a wonder side at `players` (the module's docstring), or
-    None where there is none."""
+    """The moments of the people's wins (0 or 1 a seat) on a wonder side at `players` (the module's
+    docstring), or None where there are none."""
     if wonder in NO_PEOPLE_BOARDS:
         return None
-    m = people().seat(int(players), tables_of(side), wonder, side if side in ("A", "B") else ANY, "first")
+    m = people().seat(int(players), tables_of(side), wonder, side if side in ("A", "B") else ANY, "win")
     if m is None or m.n < distance_mod.MIN_SEATS:
         return None
     return m
@@ -57,8 +59,9 @@ def people_values(players: int, wonder: str, side: str) -> dict:
     m = people_rate(players, wonder, side)
     if m is None:
         return {"people_rate": math.nan, "people_ci_low": math.nan, "people_ci_high": math.nan, "people_seats": None}
-    low, high = m.ci
-    return {"people_rate": m.mean, "people_ci_low": low, "people_ci_high": high, "people_seats": int(round(m.n))}
+    wins, seats = int(round(m.total)), int(round(m.n))
+    low, high = wilson_interval(wins, seats)
+    return {"people_rate": wins / seats, "people_ci_low": low, "people_ci_high": high, "people_seats": seats}
 
 
 def with_people(table):
@@ -105,8 +108,8 @@ def describe() -> str:
 
 def heading_note(side_a: bool = True) -> str:
     """What the people columns are, for a page's text (HTML-safe)."""
-    text = (f"The people columns — {describe()}: the share of first places (a shared first counted 1/k) of "
-            "the seats holding the side, with its 95% interval and seats; side B on the tables whose every board "
+    text = (f"The people columns — {describe()}: the win rate (a shared first a win for each of its seats) "
+            "of the seats holding the side, with its Wilson 95% interval and seats; side B on the tables whose every board "
             "is on side B")
     if side_a:
         text += f"; side A on every table, the {SIDE_A_NOTE} (its rate mixes the side with who picks it)"
@@ -136,3 +139,27 @@ def seats_text(x) -> str:
 # the people columns of a page's HTML table: {column: (heading, formatter)} (balance.report.html_table)
 HTML_COLUMNS = {"people_rate": ("people win %", pct), "people_ci_low": ("people CI low", pct),
                 "people_ci_high": ("people CI high", pct), "people_seats": ("people seats", seats_text)}
+
+
+REFERENCE_NAME = "people"  # `survey --reference people`: these games, no file (a file of that name: ./people)
+
+
+def reference_rows(players: int, in_play: dict) -> list:
+    """`wsim survey --reference people`: the human games as playtest counts at `players`, rows
+    players, wonder, side, seats, wins (a shared first a win for each of its seats), for the
+    boards some survey seat may get (`in_play`, {board id: {"A", "B"}}): side B on the all-B tables and
+    `*` (either side) on every table. Side A is left out: people chose it, so its rate is the
+    side's and its choosers' at once. ValueError when people have no games at `players`."""
+    if not has_people(players):
+        raise ValueError(f"people (Board Game Arena's games) have no {players}-player games: they hold 3 to 7 players")
+    rows = []
+    for wonder in people().boards(int(players), "all", ANY):
+        sides = in_play.get(wonder, set())
+        for side, tables in (("B", "all_b"), ("*", "all")):
+            if (side == "B" and "B" not in sides) or not sides:
+                continue
+            m = people().seat(int(players), tables, wonder, "B" if side == "B" else ANY, "win")
+            if m is not None and m.n:
+                rows.append({"players": int(players), "wonder": wonder, "side": side, "seats": int(round(m.n)),
+                             "wins": int(round(m.total))})
+    return rows
