@@ -54,6 +54,35 @@ def test_a_dataset_as_a_source(played, tmp_path):
     assert rows["3"]["chi2"] == again["3"]["chi2"] and rows["4"]["spearman"] == again["4"]["spearman"]
 
 
+def test_a_tiny_dataset_gives_the_numbers_counted_by_hand(played, tmp_path):
+    """`wsim people` on the 200 three-player games: each board's first-place share (a shared first
+    1/k), its seats, the mean points and the discards a seat equal a plain recount of the dataset's
+    rows, and people's column equals the shipped reference's moments."""
+    import pyarrow.parquet as pq
+
+    from wsim.people.reference import people
+
+    out, _ = played
+    rows = pq.read_table(out / "data" / "h-3").to_pylist()
+    assert run_cli("people", str(out / "data" / "h-3"), "--players", "3", "--out", str(tmp_path / "t")).exit_code == 0
+    firsts, seats = {}, {}
+    for game in {r["game"] for r in rows}:
+        table = [r for r in rows if r["game"] == game]
+        winners = [r for r in table if r["rank"] == 1]
+        for r in table:
+            seats[r["wonder"]] = seats.get(r["wonder"], 0) + 1
+            firsts[r["wonder"]] = firsts.get(r["wonder"], 0.0) + (1 / len(winners) if r["rank"] == 1 else 0.0)
+    boards = {r["wonder"]: r for r in csv.DictReader((tmp_path / "t" / "boards.csv").open())}
+    assert set(boards) == set(seats) and all(r["side"] == "B" and r["tables"] == "all_b" for r in boards.values())
+    for wonder, r in boards.items():
+        assert int(r["seats"]) == seats[wonder] and float(r["rate"]) == pytest.approx(firsts[wonder] / seats[wonder], rel=1e-5)
+        m = people().seat(3, "all_b", wonder, "B", "first")
+        assert float(r["people_rate"]) == pytest.approx(m.mean, abs=1e-6) and int(r["people_seats"]) == m.n
+    play = {r["quantity"]: r for r in csv.DictReader((tmp_path / "t" / "play.csv").open())}
+    assert float(play["mean_points"]["mean"]) == pytest.approx(sum(r["vp_total"] for r in rows) / len(rows), abs=1e-4)
+    assert float(play["discards"]["mean"]) == pytest.approx(sum(r["discards"] for r in rows) / len(rows), abs=1e-4)
+
+
 def test_overwrite_and_resume(played, tmp_path):
     out, _ = played
     target = tmp_path / "r"
