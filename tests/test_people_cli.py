@@ -152,3 +152,17 @@ def test_from_python(played, tmp_path):
         with pytest.raises(WsimError, match=f"^{message}"):
             people(tmp_path / "no", **kwargs)
     assert not (tmp_path / "no").exists()
+
+
+def test_the_play_is_estimated_before_it_starts(tmp_path):
+    """Each population at each count gets a pilot's estimate before anything is played (from
+    Python, on_estimate; the command prints it unless --quiet), none on --resume."""
+    from wsim.api.people import people
+
+    got = []
+    people(tmp_path / "e", populations=["h=heuristic", "g=greedy"], players=(3, 4), games=40, threads=1,
+           on_estimate=got.extend)
+    assert [name for name, _ in got] == ["h-3", "g-3", "h-4", "g-4"] and all(s > 0 for _, s in got)
+    printed = run_cli("people", "--population", "h=heuristic", "--players", "3", "--games", "40", "--out",
+                      str(tmp_path / "p"))
+    assert printed.exit_code == 0 and "estimated play:" in printed.stderr

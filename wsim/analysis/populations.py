@@ -9,6 +9,7 @@ population that has their policy or label. Without --population the built-in set
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 
 from wsim.errors import WsimError, brief
@@ -103,4 +104,28 @@ def build_populations(tables: Tables, specs: list, policy_params: tuple, *, play
     unused = [p for p in policy_params if p not in used]
     if unused:
         raise PopulationError(f"--policy-param: {brief(unused[0])} names no policy or label of any population")
+    return out
+
+
+def estimate_seconds(tables: Tables, populations: list, done: dict | None = None) -> list:
+    """(population, seconds) of play for each population's games still to play (`done`: games
+    already played, by name), from a short timed pilot of its first games on this machine (the
+    kernels are loaded, or compiled, first and not counted)."""
+    from wsim.run.runner import Runner
+
+    out = []
+    for pop in populations:
+        todo = pop.games - (done or {}).get(pop.name, 0)
+        if todo <= 0:
+            out.append((pop, 0.0))
+            continue
+        runner = Runner(tables, pop.settings)
+        runner.load()
+        games, seconds = 1, 0.0
+        while seconds < 0.25 and games < pop.games:
+            games = min(pop.games, games * 4)
+            started = time.perf_counter()
+            runner.play(0, games)
+            seconds = time.perf_counter() - started
+        out.append((pop, todo * seconds / games))
     return out

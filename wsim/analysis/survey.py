@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,30 +100,6 @@ def _refuse_existing(out: Path, names: list):
         raise DatasetError(f"--out: {out} holds an unfinished survey (use --resume to complete it, or --overwrite "
                            "to replace it)")
     raise DatasetError(f"--out: {out} is not empty (use --overwrite to replace the survey in it)")
-
-
-def estimate_seconds(tables: Tables, populations: list, done: dict | None = None) -> list:
-    """(population, seconds) of play for each population's games still to play (`done`: games
-    already played, by name), from a short timed pilot of its first games on this machine (the
-    kernels are loaded, or compiled, first and not counted)."""
-    from wsim.run.runner import Runner
-
-    out = []
-    for pop in populations:
-        todo = pop.games - (done or {}).get(pop.name, 0)
-        if todo <= 0:
-            out.append((pop, 0.0))
-            continue
-        runner = Runner(tables, pop.settings)
-        runner.load()
-        games, seconds = 1, 0.0
-        while seconds < 0.25 and games < pop.games:
-            games = min(pop.games, games * 4)
-            started = time.perf_counter()
-            runner.play(0, games)
-            seconds = time.perf_counter() - started
-        out.append((pop, todo * seconds / games))
-    return out
 
 
 def run_survey(tables: Tables, populations: list, out: Path, mode: str, reference: pd.DataFrame | None,

@@ -244,8 +244,8 @@ def survey(*, out, populations=None, players: int = 4, games: int = 20_000, seed
     callback(on_run, "on_run")
     analysis_extra()
     from wsim.analysis.playtest import people_reference, read_reference
-    from wsim.analysis.populations import build_populations, builtin_specs, parse_population
-    from wsim.analysis.survey import estimate_seconds, games_done, precheck, run_survey
+    from wsim.analysis.populations import build_populations, builtin_specs, estimate_seconds, parse_population
+    from wsim.analysis.survey import games_done, precheck, run_survey
     from wsim.api.runs import param_specs
 
     t = tables_mod.load(data)

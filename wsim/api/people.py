@@ -65,7 +65,7 @@ class PeopleResult:
 
 def people(out, datasets=(), populations=None, players=COUNTS, games: int = 20_000, seed: int = 0, sides: str = "B",
            policy_params=(), threads=None, overwrite: bool = False, resume: bool = False, progress=False,
-           on_run=None, data=None) -> PeopleResult:
+           on_run=None, on_estimate=None, data=None) -> PeopleResult:
     """Hold populations against people's games (`wsim people`): each dataset folder of `datasets`
     (a path, its population named by the folder's name, or "NAME=PATH") and each population of
     `populations` ("NAME=POLICIES[@GAMES]" texts, played at every count of `players` with sides
@@ -73,8 +73,9 @@ def people(out, datasets=(), populations=None, players=COUNTS, games: int = 20_0
     have; without either, the built-in populations of `wsim survey`. Writes out/index.html and
     the CSVs (boards, lasts, play, breakdown, distance) and returns the result. resume completes
     an interrupted run given the same options; on_run(name, players, result) follows each
-    population's run; progress: True (drawn on stderr), False or a function receiving each
-    wsim.run.progress.Update."""
+    population's run; on_estimate([(NAME-P, seconds), ...]) receives the estimated play of each
+    population at each count before it starts (a short timed pilot; not on --resume); progress:
+    True (drawn on stderr), False or a function receiving each wsim.run.progress.Update."""
     from wsim import tables as tables_mod
     from wsim.run.settings import LONG_RUN_GAMES, MAX_SEED
 
@@ -90,6 +91,7 @@ def people(out, datasets=(), populations=None, players=COUNTS, games: int = 20_0
     data = optional_path(data, "data", "a card data file")
     progress = progress_value(progress)
     callback(on_run, "on_run")
+    callback(on_estimate, "on_estimate")
     t = tables_mod.load(data)
     with settings_error():
         plays = _populations(t, populations, not sources, counts, games, seed, sides, param_specs(policy_params))
@@ -102,6 +104,11 @@ def people(out, datasets=(), populations=None, players=COUNTS, games: int = 20_0
         read = {name: _read_dataset(name, path, t, counts) for name, path in sources}
     threads_checked(threads)
     with settings_error(), KERNEL_LOCK:
+        if on_estimate is not None and mode != "resume" and any(plays.values()):
+            from wsim.analysis.populations import estimate_seconds
+
+            on_estimate([(f"{pop.name}-{p}", seconds) for p, pops in plays.items()
+                         for pop, seconds in estimate_seconds(t, pops)])
         return _run(t, read, sources, plays, folder, mode, threads, progress, on_run)
 
 

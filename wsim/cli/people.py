@@ -10,6 +10,7 @@ from wsim import signals
 from wsim.analysis.populations import builtin_help
 from wsim.cli.options import (SEED, left_behind, out_folder, out_option, overwrite_option, progress_of,
                               quiet_option)
+from wsim.cli.render import duration
 from wsim.run.settings import LONG_RUN_GAMES
 
 
@@ -47,6 +48,12 @@ def people_cmd(ctx, datasets, populations, players, games, seed, sides, policy_p
 
     folder = out_folder(out)
 
+    def on_estimate(estimates):
+        total = sum(seconds for _, seconds in estimates)
+        click.echo(f"estimated play: {duration(total)} for {len(estimates)} runs "
+                   f"(the longest: {max(estimates, key=lambda e: e[1])[0]}, {duration(max(s for _, s in estimates))})",
+                   err=True)
+
     def on_run(name, count, result):
         if not quiet and sys.stderr.isatty():  # a line per run: a terminal's, not a log's
             s = result.summary
@@ -55,7 +62,8 @@ def people_cmd(ctx, datasets, populations, players, games, seed, sides, policy_p
     try:
         result = people(folder, list(datasets), populations=list(populations) or None, players=players, games=games,
                         seed=seed, sides=sides, policy_params=policy_param, threads=threads, overwrite=overwrite,
-                        resume=resume, progress=progress_of(ctx, quiet), on_run=on_run, data=ctx.obj.get("data"))
+                        resume=resume, progress=progress_of(ctx, quiet), on_run=on_run,
+                        on_estimate=None if quiet else on_estimate, data=ctx.obj.get("data"))
     except (KeyboardInterrupt, signals.Terminated) as e:
         left_behind(e, "whole parts are kept (complete the run with --resume)" if not overwrite
                     else "the report folder is as it was")
