@@ -120,6 +120,17 @@ def optional_path(value, name: str, what: str, error=WsimError) -> Path | None:
     return None if value is None else path_value(value, name, what, error)
 
 
+def count_list(value, name: str = "players") -> list:
+    """A --players value as a list: a whole number, a list or tuple of them, or a text "3,4,5"
+    (the entries as given: each caller holds them to its own range)."""
+    if isinstance(value, str):
+        parts = [p.strip() for p in value.split(",")]
+        if not all(p.isdigit() for p in parts):
+            raise WsimError(f"{option(name)}: player counts such as 4 or 3,4,5, got {brief(value)}")
+        return [int(p) for p in parts]
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
 def text(value, name: str, what: str, error=WsimError) -> str:
     """value when it is a str; `what` says what it should hold ("a policy name")."""
     if not isinstance(value, str):

@@ -743,8 +743,7 @@ def res_seats(players: int, res: np.ndarray, t: Tables, first_game: int) -> dict
            "wonder": np.asarray(t.board_ids)[flat[:, RES_BOARD].astype(np.int64)],
            "side": np.array(["A", "B"])[flat[:, RES_SIDE].astype(np.int64)]}
     for column, constant in _RES_SEAT_COLUMNS.items():
-        if hasattr(layout, constant):
-            out[column] = flat[:, getattr(layout, constant)].astype(np.int64)
+        out[column] = flat[:, getattr(layout, constant)].astype(np.int64)
     return out
 
 

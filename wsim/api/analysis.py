@@ -18,7 +18,7 @@ from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
 from wsim.api.runs import folder_arg, run_settings, settings_error, threads_checked, write_mode
-from wsim.errors import (WsimError, brief, callback, flag, one_of, option, optional_path, optional_whole,
+from wsim.errors import (WsimError, callback, count_list, flag, one_of, option, optional_path, optional_whole,
                          progress_value, real_number, text, text_list, whole_number)
 from wsim.run.lock import KERNEL_LOCK
 
@@ -330,14 +330,6 @@ def _player_counts(players) -> list:
     """--players as a list of counts: a whole number, a list of them, or "3,4,5"."""
     from wsim.run.settings import check_players
 
-    if isinstance(players, str):
-        parts = [p.strip() for p in players.split(",")]
-        if not all(p.isdigit() for p in parts):
-            raise WsimError(f"{option('players')}: player counts such as 4 or 3,4,5, got {brief(players)}")
-        counts = [int(p) for p in parts]
-    elif isinstance(players, (list, tuple)) and players:
-        counts = list(players)
-    else:
-        counts = [players]
+    counts = count_list(players) or [players]  # an empty list is refused by check_players, by name
     with settings_error():
         return [check_players(p) for p in counts]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wsim.api.runs import folder_arg, param_specs, settings_error, threads_checked, write_mode
-from wsim.errors import (WsimError, brief, callback, is_whole, one_of, option, optional_path, path_value,
+from wsim.errors import (WsimError, brief, callback, count_list, is_whole, one_of, option, optional_path, path_value,
                          progress_value, text_list, whole_number)
 from wsim.run.lock import KERNEL_LOCK
 
@@ -133,13 +133,7 @@ def _dataset_args(datasets) -> list:
 
 def _counts(players) -> list:
     """`players` as a list of counts of people's games: a count, a list of them, or "3,4,5"."""
-    if isinstance(players, str):
-        parts = [p.strip() for p in players.split(",")]
-        if not all(p.isdigit() for p in parts):
-            raise WsimError(f"{option('players')}: player counts such as 4 or 3,4,5, got {brief(players)}")
-        players = [int(p) for p in parts]
-    elif not isinstance(players, (list, tuple)):
-        players = [players]
+    players = count_list(players)
     if not players:
         raise WsimError(f"{option('players')}: give at least one player count")
     for p in players:
