@@ -44,16 +44,14 @@ runs[i mod P]'s policies, the seat list turned as the learner mask turns (`run_o
 import numpy as np
 from numba import njit
 
-from wsim.codes import COPY_LEFT
-from wsim.kernels.decide import policy_option, take_decision
-from wsim.kernels.driven import legal_into
-from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DECLINE, E_NAME_ID, G_PHASE, M_ACTION, M_CARD, M_COPY3,
-                                 M_LEFT, M_RIGHT, M_SLOT, PH_AGE_END, RES_RANK, RES_TOTAL)
+from wsim.kernels.actions import A_SIZE, row_ids
+from wsim.kernels.decide import take_decision
+from wsim.kernels.driven import legal_into, policy_row
+from wsim.kernels.layout import G_PHASE, PH_AGE_END, RES_RANK, RES_TOTAL
 from wsim.kernels.observe import encode
 from wsim.kernels.rng import STREAM_SAMPLE, draw_below, stream_key
 from wsim.kernels.step import apply, end_age, final, init_game, pending
 
-A_SLOTS, A_PER_CARD, A_MOVES_END, A_COPY_END, A_DECLINE, A_SIZE, A_COUNT = range(7)
 NO_GAME = np.int64(0)  # the log's game index: the environment keeps no log
 # validate's verdicts: the action is fine, out of range, not legal, or given by a seat that does not act
 OK, OUT_OF_RANGE, ILLEGAL, NOT_ACTING = range(4)
@@ -72,26 +70,6 @@ def learns(learner, game, who, players):
 def run_of(runs, game):
     """The run record game `game` plays (its seats' policies: `runs` in the module docstring)."""
     return runs[game % runs.shape[0]]
-
-
-@njit(cache=True, _nrt=False)
-def row_ids(ent, moves, m, kind, alay, rid):
-    """The action id of each of the m listed rows into rid (ActionLayout.ids in the kernels): a
-    (card, action) pair's purchases follow its default one, numbered from 0."""
-    pair_slot, pair_action, purchase = -9, -9, 0
-    for i in range(m):
-        if kind == DEC_COPY3:
-            rid[i] = alay[A_MOVES_END] + (0 if moves[i, M_COPY3] == COPY_LEFT else 1)
-        elif moves[i, M_ACTION] == DECLINE:
-            rid[i] = alay[A_DECLINE]
-        elif kind == DEC_DISCARD:
-            rid[i] = alay[A_COPY_END] + ent[moves[i, M_CARD], E_NAME_ID]
-        else:
-            same = moves[i, M_SLOT] == pair_slot and moves[i, M_ACTION] == pair_action
-            purchase = purchase + 1 if same else 0
-            pair_slot, pair_action = moves[i, M_SLOT], moves[i, M_ACTION]
-            name = ent[moves[i, M_CARD], E_NAME_ID]
-            rid[i] = (name * alay[A_PER_CARD] + moves[i, M_ACTION]) * alay[A_SLOTS] + purchase
 
 
 @njit(cache=True, _nrt=False)
@@ -335,7 +313,6 @@ def policy_decisions(ent, board, runs, states, sc, lo, hi, alay, book, tmp, out)
     game, pend, stash = book[0], book[1], book[4]
     rid = tmp[2]
     players = runs[0].n
-    moves = sc.moves
     for g in range(lo, hi):
         st = states[g]
         run = run_of(runs, game[g])
@@ -345,17 +322,8 @@ def policy_decisions(ent, board, runs, states, sc, lo, hi, alay, book, tmp, out)
             if s < 0:
                 continue
             kind = pend[g, who, 1]
-            j = policy_option(ent, board, st, sc, s, kind, np.int32(who), run, None)
-            chosen = (moves[j, M_SLOT], moves[j, M_CARD], moves[j, M_ACTION], moves[j, M_LEFT], moves[j, M_RIGHT],
-                      moves[j, M_COPY3])
-            m = _list_every(ent, board, st, sc, s, kind)
-            row = -1
-            for i in range(m):
-                if (moves[i, M_SLOT], moves[i, M_CARD], moves[i, M_ACTION], moves[i, M_LEFT], moves[i, M_RIGHT],
-                        moves[i, M_COPY3]) == chosen:
-                    row = i
-                    break
-            row_ids(ent, moves, m, kind, alay, rid)
+            row, m = policy_row(ent, board, st, sc, s, kind, np.int32(who), run, None)
+            row_ids(ent, sc.moves, m, kind, alay, rid)
             out[g, who] = rid[row]
             stash[g, who, 0] = rid[row]
             stash[g, who, 1] = row

@@ -12,7 +12,8 @@ from numba import njit
 
 from wsim.kernels import rollout
 from wsim.kernels.hidden import resample_hidden
-from wsim.kernels.decide import decide
+from wsim.kernels.actions import find_row, option_key
+from wsim.kernels.decide import decide, policy_option
 from wsim.kernels.layout import LIST_EVERY, LIST_PRICED
 from wsim.kernels.step import apply, init_game, legal, pending
 
@@ -42,6 +43,18 @@ def decide_among(ent, board, st, sc, s, who, kind, n_moves, run, model):
     """The option (of the first n_moves of sc.moves) that seat who's policy, not rollout, picks
     (model: the learned policy's, or None)."""
     return decide(ent, board, st, sc, s, who, kind, n_moves, run, model)
+
+
+@njit(cache=True, _nrt=False)
+def policy_row(ent, board, st, sc, s, kind, who, run, model):
+    """(row, m): the option decider who's policy (not rollout) chooses for seat s's decision, as
+    the game loop chooses it (decide.policy_option, its draws included), found in the
+    every-purchase listing that sc.moves then holds (m rows): the one pick -> row match of every
+    front door (kernels/actions.py)."""
+    j = policy_option(ent, board, st, sc, s, kind, who, run, model)
+    key = option_key(sc.moves, j)
+    m = legal_into(ent, board, st, sc, s, kind, True)
+    return find_row(sc.moves, m, key), m
 
 
 @njit(cache=True, _nrt=True)

@@ -51,6 +51,7 @@ LIST_EVERY = 3  # every affordable purchase of each pair (the Python API's lists
 # Phases of a turn, and the decisions a seat may owe (kernels/step.pending)
 PH_MOVE, PH_SEVENTH, PH_DISCARD, PH_AGE_END, PH_OVER = range(5)
 DEC_MOVE, DEC_SEVENTH, DEC_COPY3, DEC_DISCARD = range(4)
+DEC_NAMES = ("move", "seventh", "copy3", "discard_build")  # by DEC_*: the words of the Python API
 
 
 def kernel_tables(tables) -> tuple:

@@ -24,6 +24,7 @@ DECLINE: int
 DEC_COPY3: int
 DEC_DISCARD: int
 DEC_MOVE: int
+DEC_NAMES: tuple
 DEC_SEVENTH: int
 EVERY_CARD: int
 E_AGE: int

@@ -23,7 +23,8 @@ POLICY_GREEDY = 1
 POLICY_HEURISTIC = 2
 POLICY_ROLLOUT = 3  # kernels/rollout.py: its turn moves are searched there, never decided in decide.py
 POLICY_LEARNED = 4
-POLICY_NAMES = ("random", "greedy", "heuristic", "rollout", "learned")
+POLICY_NAMES = ("random", "greedy", "heuristic", "rollout", "learned")  # every list of policies derives from it
+BATCHABLE = tuple(n for n in POLICY_NAMES if n != "rollout")  # what a batched environment's kernel seats play
 
 # The parameters a user may set (--policy-param NAME.KEY=VALUE), in parameter-row order; a row
 # holds P_COUNT values (the longest list; the rest are zeros). Defaults: wsim/run/weights.py.

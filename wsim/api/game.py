@@ -23,8 +23,9 @@ import numpy as np
 
 from wsim import codes
 from wsim.errors import WsimError, brief, text, whole_number
+from wsim.kernels.layout import DEC_NAMES
 
-DECISION_KINDS = ("move", "seventh", "copy3", "discard_build")  # by kernel decision kind (layout.DEC_*)
+DECISION_KINDS = DEC_NAMES  # by kernel decision kind (layout.DEC_*)
 _COPY3, _DISCARD_BUILD = DECISION_KINDS.index("copy3"), DECISION_KINDS.index("discard_build")
 MAX_GAME = 2**63 - 1
 
