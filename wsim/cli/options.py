@@ -10,6 +10,7 @@ import click
 
 from wsim import tables
 from wsim.errors import WsimError
+from wsim.kernels.policy import POLICY_NAMES
 from wsim.run.settings import MAX_CHUNK, MAX_GAMES, MAX_SEED, build_settings
 
 SEED = click.IntRange(0, MAX_SEED)  # every command's --seed
@@ -52,7 +53,7 @@ def run_options(games=(1, MAX_GAMES), bound="2^63 - 1"):
                          help="Players per game, 2..7 (2: the Free City variant, docs/rules.md §10)."),
             click.option("--seed", type=SEED, default=0, show_default=True, help="The run's seed."),
             click.option("--policy", default=None, metavar="NAME",
-                         help="One policy for every seat: random, greedy, heuristic or rollout [random]."),
+                         help=f"One policy for every seat: {', '.join(POLICY_NAMES[:-1])} or {POLICY_NAMES[-1]} [random]."),
             click.option("--policies", default=None, metavar="N1,N2,...",
                          help="One policy per player, comma-separated; NAME:LABEL labels a seat (two seats may play "
                               "one policy with different parameters)."),
