@@ -1,6 +1,7 @@
 """The layer checker of tests/test_layout.py: the import graph of wsim/ and kernels/ read with
-`ast` (imports inside functions included, relative imports resolved), the layer order read from
-docs/architecture.md, and every import that runs up the layers or closes a cycle named.
+`ast` (imports inside functions included, relative imports resolved, wsim's lazy public names
+followed to their module), the layer order read from docs/architecture.md, and every import
+that runs up the layers or closes a cycle named.
 
 Modules are named as Python imports them: kernels/ installs as wsim.kernels (pyproject.toml).
 """
@@ -8,6 +9,7 @@ Modules are named as Python imports them: kernels/ installs as wsim.kernels (pyp
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,13 +55,50 @@ def _known(name: str, modules) -> str | None:
     return name or None
 
 
-def imports_of(module: str, text: str, modules, file: str = "", is_package: bool = False) -> list:
+@functools.cache
+def lazy_names(root: Path = ROOT) -> dict:
+    """{public name: module} of wsim/__init__.py's lazy table (`_LAZY`), read with `ast`: the
+    names `wsim.simulate`, `from wsim import Game`, ... load at first use (PEP 562)."""
+    for node in ast.parse((root / "wsim" / "__init__.py").read_text()).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["_LAZY"]:
+            return ast.literal_eval(node.value)
+    raise AssertionError("wsim/__init__.py has no _LAZY table")
+
+
+def _from_target(base: str, name: str, modules, lazy: dict) -> str:
+    """What `from base import name` loads: the module base.name if it is one, the module a lazy
+    public name of wsim comes from, else base itself (a name defined in it)."""
+    if f"{base}.{name}" in modules:
+        return f"{base}.{name}"
+    if base == "wsim" and name in lazy:
+        return lazy[name]
+    return base
+
+
+def _package_aliases(tree: ast.AST) -> set:
+    """The local names bound to the package wsim: `import wsim`, `import wsim.x` (both bind
+    `wsim`) and `import wsim as w`."""
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "wsim" or (alias.name.startswith("wsim.") and alias.asname is None):
+                    bound.add(alias.asname or "wsim")
+    return bound
+
+
+def imports_of(module: str, text: str, modules, file: str = "", is_package: bool = False,
+               lazy: dict | None = None) -> list:
     """The Edges of one module's source `text` into `modules`: every import statement, at
     module level or inside a function or class; `from . import x` and `from ..a import b`
-    resolved against the module's own package."""
+    resolved against the module's own package; a lazy public name of wsim (`lazy`, by default
+    wsim/__init__.py's table), imported or read as `wsim.name`, to the module defining it."""
+    lazy = lazy_names() if lazy is None else lazy
     package = module if is_package else module.rpartition(".")[0]
+    tree = ast.parse(text)
+    aliases = _package_aliases(tree)
     edges = []
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -68,8 +107,10 @@ def imports_of(module: str, text: str, modules, file: str = "", is_package: bool
                 anchor = package.split(".")
                 anchor = anchor[:len(anchor) - (node.level - 1)]
                 base = ".".join(anchor + ([node.module] if node.module else []))
-            # `from a import b` loads the module a.b if b is one, else takes a name defined in a
-            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+            names = [_from_target(base, alias.name, modules, lazy) for alias in node.names]
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+              and node.attr in lazy):
+            names = [lazy[node.attr]]
         else:
             continue
         for name in names:
@@ -85,7 +126,7 @@ def import_graph(root: Path = ROOT) -> list:
     edges = []
     for module, path in files.items():
         edges += imports_of(module, path.read_text(), files, str(path.relative_to(root)),
-                            path.name == "__init__.py")
+                            path.name == "__init__.py", lazy_names(root))
     return edges
 
 

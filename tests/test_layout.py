@@ -154,3 +154,32 @@ def test_imports_inside_functions_and_relative_imports_are_edges():
                                                     ("wsim.cli.c", 5), ("wsim.cli.c", 6)]
     package = layers.imports_of("wsim.run", "from . import a\n", modules, "wsim/run/__init__.py", is_package=True)
     assert [e.target for e in package] == ["wsim.run.a"]
+
+
+def test_a_lazy_public_name_is_an_edge_to_the_module_defining_it():
+    """`from wsim import simulate` and `wsim.Game` reach the API through wsim/__init__.py's lazy
+    table, not through the leaves: each is an edge to the name's module, so a run module doing
+    either runs up the layers."""
+    files = layers.source_files()
+    text = ("from wsim import RULES_VERSION, simulate\n"
+            "from .. import Game as G\n"
+            "import wsim\n"
+            "import wsim.codes as w\n"
+            "def f():\n"
+            "    return wsim.tune(), wsim.codes, G\n")
+    edges = layers.imports_of("wsim.run.settings", text, files, "wsim/run/settings.py")
+    assert sorted((e.target, e.line) for e in edges) == [
+        ("wsim", 1), ("wsim", 3), ("wsim.api.game", 2), ("wsim.api.runs", 1), ("wsim.api.tuning", 6),
+        ("wsim.codes", 4)]
+    problems = layers.check(edges, layers.read_order(), files)
+    assert sorted(p.split(": ", 1)[1] for p in problems) == [
+        f"wsim.run.settings imports wsim.api.{m}, which sits above it (run < api)"
+        for m in ("game", "runs", "tuning")], problems
+
+
+def test_the_lazy_names_are_read_from_the_package_file():
+    lazy = layers.lazy_names()
+    assert lazy["simulate"] == "wsim.api.runs" and lazy["Game"] == "wsim.api.game"
+    assert all(module in layers.source_files() for module in lazy.values()), lazy
+    aliased = layers.imports_of("wsim.env.single", "import wsim as w\nw.learn\n", layers.source_files())
+    assert [e.target for e in aliased] == ["wsim", "wsim.api.learning"]
