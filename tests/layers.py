@@ -1,6 +1,6 @@
 """The layer checker of tests/test_layout.py: the import graph of wsim/ and kernels/ read with
 `ast` (imports inside functions included, relative imports resolved, wsim's lazy public names
-followed to their module), the layer order read from docs/architecture.md, and every import
+and `importlib.import_module("literal")` followed to their module), the layer order read from docs/architecture.md, and every import
 that runs up the layers or closes a cycle named.
 
 Modules are named as Python imports them: kernels/ installs as wsim.kernels (pyproject.toml).
@@ -75,6 +75,20 @@ def _from_target(base: str, name: str, modules, lazy: dict) -> str:
     return base
 
 
+def _literal_import_module(node: ast.AST) -> str | None:
+    """The module of `importlib.import_module("a.b")` or `import_module("a.b")` with an absolute
+    literal name; None for any other node (a computed name cannot be followed)."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    func = node.func
+    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    first = node.args[0]
+    if called == "import_module" and isinstance(first, ast.Constant) and isinstance(first.value, str) \
+            and not first.value.startswith("."):
+        return first.value
+    return None
+
+
 def _package_aliases(tree: ast.AST) -> set:
     """The local names bound to the package wsim: `import wsim`, `import wsim.x` (both bind
     `wsim`) and `import wsim as w`."""
@@ -92,7 +106,8 @@ def imports_of(module: str, text: str, modules, file: str = "", is_package: bool
     """The Edges of one module's source `text` into `modules`: every import statement, at
     module level or inside a function or class; `from . import x` and `from ..a import b`
     resolved against the module's own package; a lazy public name of wsim (`lazy`, by default
-    wsim/__init__.py's table), imported or read as `wsim.name`, to the module defining it."""
+    wsim/__init__.py's table), imported or read as `wsim.name`, to the module defining it; and
+    `import_module("a.b")` with a literal name."""
     lazy = lazy_names() if lazy is None else lazy
     package = module if is_package else module.rpartition(".")[0]
     tree = ast.parse(text)
@@ -111,6 +126,8 @@ def imports_of(module: str, text: str, modules, file: str = "", is_package: bool
         elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
               and node.attr in lazy):
             names = [lazy[node.attr]]
+        elif (literal := _literal_import_module(node)) is not None:
+            names = [literal]
         else:
             continue
         for name in names:

@@ -183,3 +183,22 @@ def test_the_lazy_names_are_read_from_the_package_file():
     assert all(module in layers.source_files() for module in lazy.values()), lazy
     aliased = layers.imports_of("wsim.env.single", "import wsim as w\nw.learn\n", layers.source_files())
     assert [e.target for e in aliased] == ["wsim", "wsim.api.learning"]
+
+
+def test_import_module_with_a_literal_name_is_an_edge():
+    """`importlib.import_module("wsim.api.runs")` imports as surely as an import statement; a
+    computed name (wsim/__init__.py's lazy table) cannot be followed and is no edge."""
+    files = layers.source_files()
+    text = ("import importlib\n"
+            "from importlib import import_module\n"
+            "def f(name):\n"
+            "    importlib.import_module('wsim.api.runs')\n"
+            "    import_module('wsim.agents.ladder').run\n"
+            "    import_module(name)\n"
+            "    import_module('numpy')\n")
+    edges = layers.imports_of("wsim.run.settings", text, files, "wsim/run/settings.py")
+    assert sorted((e.target, e.line) for e in edges) == [("wsim.agents.ladder", 5), ("wsim.api.runs", 4)]
+    problems = layers.check(edges, layers.read_order(), files)
+    assert sorted(p.split(": ", 1)[1] for p in problems) == [
+        "wsim.run.settings imports wsim.agents.ladder, which sits above it (run < agents)",
+        "wsim.run.settings imports wsim.api.runs, which sits above it (run < api)"], problems
