@@ -1,7 +1,8 @@
 """The layer checker of tests/test_layout.py: the import graph of wsim/ and kernels/ read with
 `ast` (imports inside functions included, relative imports resolved, wsim's lazy public names
-and `importlib.import_module("literal")` followed to their module), the layer order read from docs/architecture.md, and every import
-that runs up the layers or closes a cycle named.
+and `importlib.import_module("literal")` followed to their module), the layer order declared
+in LAYERS and printed, each layer with its paths, by docs/architecture.md, and every import that
+runs up the layers or closes a cycle named.
 
 Modules are named as Python imports them: kernels/ installs as wsim.kernels (pyproject.toml).
 """
@@ -17,6 +18,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "architecture.md"
 HEADING = "## The layers"
+# The layer order, lowest first: the rule itself lives here, in code, and the page's numbered list
+# must print exactly these names in this order (test_layout.py), each with its paths and its reason.
+# The page alone would let a reordered paragraph relax the rule with no test diff; the paths stay
+# on the page because a reader needs them beside the reasons, and a moved path is a page edit the
+# checker then judges against this order. It is here, not in wsim/, because only the tests enforce
+# it: a module of the package that nothing runs would need a layer of its own.
+LAYERS = ("leaves", "kernels", "facts", "reference", "run", "dataset", "analysis", "agents", "api",
+          "env", "bench", "cli")
 # the game loop calls the rollout's search and the search plays its playouts through that loop
 # (numba compiles no recursion, so not through itself): the one import cycle kept (both files say so)
 NUMBA_CYCLE = frozenset({"wsim.kernels.loop", "wsim.kernels.rollout"})
@@ -163,6 +172,16 @@ def read_order(page: Path = PAGE) -> list:
     return order
 
 
+def order_problems(order: list, layers: tuple = LAYERS) -> list:
+    """The page's layer names against `layers`, the order the code declares: a page that lists
+    them otherwise (reordered, renamed, one added or dropped) is a problem."""
+    names = [name for name, _ in order]
+    if names == list(layers):
+        return []
+    return [f"{PAGE.name} lists the layers {', '.join(names)}; tests/layers.py's LAYERS declares "
+            f"{', '.join(layers)}"]
+
+
 def place(order: list, files: dict, root: Path = ROOT) -> tuple:
     """({module: layer index}, problems) for `files` {module: path}: each module in the layer
     that lists its file, or else the folder that holds it most closely; a module no layer holds,
@@ -238,8 +257,8 @@ def cycles(edges: list, allowed=NUMBA_CYCLE) -> list:
 
 def check(edges: list, order: list, files: dict, root: Path = ROOT) -> list:
     """Every problem of an import graph against a layer order (`files`: {module: path} of the
-    tree): unplaced modules, imports that run up, cycles."""
+    tree): an order other than LAYERS, unplaced modules, imports that run up, cycles."""
     layers, problems = place(order, files, root)
     names = [name for name, _ in order]
     placed = [e for e in edges if e.source in layers and e.target in layers]
-    return problems + upward(placed, layers, names) + cycles(edges)
+    return order_problems(order) + problems + upward(placed, layers, names) + cycles(edges)

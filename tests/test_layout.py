@@ -133,7 +133,6 @@ def test_the_numba_cycle_is_the_only_one_allowed():
 
 def test_every_module_is_placed_once_in_a_layer_that_exists():
     order = layers.read_order()
-    assert [name for name, _ in order][:3] == ["leaves", "kernels", "facts"] and order[-1][0] == "cli"
     files = {"wsim.stray": str(ROOT / "wsim" / "stray.py")}
     _, problems = layers.place(order + [("extra", ["wsim/codes.py", "wsim/nowhere/"])], files)
     assert problems == ["wsim/codes.py is listed in two layers", "layer extra: wsim/nowhere/ does not exist",
@@ -202,3 +201,27 @@ def test_import_module_with_a_literal_name_is_an_edge():
     assert sorted(p.split(": ", 1)[1] for p in problems) == [
         "wsim.run.settings imports wsim.agents.ladder, which sits above it (run < agents)",
         "wsim.run.settings imports wsim.api.runs, which sits above it (run < api)"], problems
+
+
+def test_the_page_prints_the_layers_in_the_order_the_code_declares():
+    """The rule is LAYERS, pinned here whole; the page's numbered list must print it name by
+    name, so reordering the prose alone fails."""
+    assert layers.LAYERS == ("leaves", "kernels", "facts", "reference", "run", "dataset", "analysis", "agents",
+                             "api", "env", "bench", "cli")
+    assert [name for name, _ in layers.read_order()] == list(layers.LAYERS)
+
+
+def test_the_checker_finds_a_page_that_reorders_the_layers(tmp_path):
+    """Swapping two items of the page's list (agents above api) is a problem of its own, whatever
+    the imports."""
+    text = layers.PAGE.read_text()
+    agents = text[text.index("8. **agents**"):text.index("9. **api**")]
+    api = text[text.index("9. **api**"):text.index("10. **env**")]
+    page = tmp_path / "architecture.md"
+    page.write_text(text.replace(agents + api, "8." + api[2:] + "9." + agents[2:]))
+    order = layers.read_order(page)
+    assert [name for name, _ in order][7:9] == ["api", "agents"]
+    problems = layers.check([], order, layers.source_files())
+    assert problems == ["architecture.md lists the layers leaves, kernels, facts, reference, run, dataset, "
+                        "analysis, api, agents, env, bench, cli; tests/layers.py's LAYERS declares leaves, "
+                        "kernels, facts, reference, run, dataset, analysis, agents, api, env, bench, cli"]
