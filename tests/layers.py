@@ -172,6 +172,40 @@ def read_order(page: Path = PAGE) -> list:
     return order
 
 
+MAP_HEADING = "## The layout"
+# a map line's names end where its words begin, at this column at the latest (longer names push
+# the words right); a line indented this far or more carries on the words of the line above
+MAP_WORDS_COLUMN = 22
+MAP_NAME = re.compile(r"[\w./-]+(?:\.py|/)")
+
+
+def map_paths(page: Path = PAGE) -> set:
+    """The paths the page's layout map names: every `x.py` and `folder/` at the head of a line
+    of its code block (`a.py b.py` and `a.py, b.py` name two), a name indented by 2 under the
+    folder of the nearest line above indented by 0 (by 4: under the nearest indented by 2)."""
+    text = page.read_text()
+    start = text.index(f"\n{MAP_HEADING}\n")
+    opening = text.index("```", start) + 3
+    block = text[opening:text.index("\n```", opening)]
+    paths, folders = set(), {}
+    for line in block.splitlines():
+        indent = len(line) - len(line.lstrip(" "))
+        if not line.strip() or indent >= MAP_WORDS_COLUMN:
+            continue
+        names = []
+        for token in line.split():
+            token = token.rstrip(",")
+            if not MAP_NAME.fullmatch(token):
+                break
+            names.append(token)
+        parent = folders.get(indent - 2, "") if indent else ""
+        for name in names:
+            paths.add(parent + name)
+            if name.endswith("/"):
+                folders[indent] = parent + name
+    return paths
+
+
 def order_problems(order: list, layers: tuple = LAYERS) -> list:
     """The page's layer names against `layers`, the order the code declares: a page that lists
     them otherwise (reordered, renamed, one added or dropped) is a problem."""

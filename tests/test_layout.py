@@ -225,3 +225,33 @@ def test_the_checker_finds_a_page_that_reorders_the_layers(tmp_path):
     assert problems == ["architecture.md lists the layers leaves, kernels, facts, reference, run, dataset, "
                         "analysis, api, agents, env, bench, cli; tests/layers.py's LAYERS declares leaves, "
                         "kernels, facts, reference, run, dataset, analysis, agents, api, env, bench, cli"]
+
+
+def test_the_layout_map_names_every_module_and_only_modules_that_exist():
+    """docs/architecture.md's "The layout" block is the map of the code: a new module needs its
+    line there, and a line outlives no module."""
+    named = layers.map_paths()
+    modules = {p.relative_to(ROOT).as_posix() for top in ("wsim", "kernels") for p in (ROOT / top).rglob("*.py")
+               if p.name != "__init__.py"}
+    assert sorted(modules - named) == [], "modules missing from the layout map of architecture.md"
+    assert sorted(p for p in named if not (ROOT / p).exists()) == [], "map lines naming no file"
+
+
+def test_the_layout_map_reads_names_folders_and_nesting(tmp_path):
+    page = tmp_path / "architecture.md"
+    page.write_text("# Architecture\n\n## The layout\n\n```\n"
+                    "wsim/top.py           words, then more.py words\n"
+                    "wsim/data/cards.yaml  the facts\n"
+                    "wsim/pkg/             a package\n"
+                    "  a.py b.py           two modules\n"
+                    "  c.py, d.py          two more\n"
+                    "                      e.py: words that carry on, no name\n"
+                    "  sub/                a folder inside\n"
+                    "    f.py              nested\n"
+                    "  g.py                back in pkg\n"
+                    "kernels/              flat\n"
+                    "  h.py\n"
+                    "```\n\n## Next\n\n```\nwsim/not_the_map.py\n```\n")
+    assert layers.map_paths(page) == {
+        "wsim/top.py", "wsim/pkg/", "wsim/pkg/a.py", "wsim/pkg/b.py", "wsim/pkg/c.py",
+        "wsim/pkg/d.py", "wsim/pkg/sub/", "wsim/pkg/sub/f.py", "wsim/pkg/g.py", "kernels/", "kernels/h.py"}
