@@ -4,6 +4,7 @@ key hashes kernels/*.py only), every package listed for installation, and every 
 down the layers (tests/layers.py checks; the synthetic graphs below show what it catches)."""
 
 import ast
+import re
 import subprocess
 import sys
 import tomllib
@@ -255,3 +256,11 @@ def test_the_layout_map_reads_names_folders_and_nesting(tmp_path):
     assert layers.map_paths(page) == {
         "wsim/top.py", "wsim/pkg/", "wsim/pkg/a.py", "wsim/pkg/b.py", "wsim/pkg/c.py",
         "wsim/pkg/d.py", "wsim/pkg/sub/", "wsim/pkg/sub/f.py", "wsim/pkg/g.py", "kernels/", "kernels/h.py"}
+
+
+def test_the_architecture_page_is_a_reference_not_a_log():
+    """Measurement records by date and commit belong to CHANGELOG.md; the page keeps the reasons
+    (a commit is 7 or more hex digits; the page writes its large numbers with commas)."""
+    page = layers.PAGE.read_text()
+    assert re.findall(r"\b20\d\d-\d\d-\d\d\b", page) == []
+    assert re.findall(r"\b(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b", page) == []
