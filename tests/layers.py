@@ -2,7 +2,7 @@
 `ast` (imports inside functions included, relative imports resolved, wsim's lazy public names
 and `importlib.import_module("literal")` followed to their module), the layer order declared
 in LAYERS and printed, each layer with its paths, by docs/architecture.md, and every import that
-runs up the layers or closes a cycle named.
+runs up the layers or closes a cycle named; and the paths the page's layout map names.
 
 Modules are named as Python imports them: kernels/ installs as wsim.kernels (pyproject.toml).
 """

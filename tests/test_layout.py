@@ -1,7 +1,8 @@
 """The package layout holds (docs/architecture.md): a short top of wsim/, the names reserved for
 the public Python functions kept free, trivial package entry files, a flat kernels/ (its cache
-key hashes kernels/*.py only), every package listed for installation, and every import going
-down the layers (tests/layers.py checks; the synthetic graphs below show what it catches)."""
+key hashes kernels/*.py only), every package listed for installation, every import going
+down the layers (tests/layers.py checks; the synthetic graphs below show what it catches), and
+docs/architecture.md's map naming every module."""
 
 import ast
 import re
