@@ -1,6 +1,8 @@
 """The layer checker of tests/test_layout.py: the import graph of wsim/ and kernels/ read with
-`ast` (imports inside functions included, relative imports resolved), the layer order read from
-docs/architecture.md, and every import that runs up the layers or closes a cycle named.
+`ast` (imports inside functions included, relative imports resolved, wsim's lazy public names
+and `importlib.import_module("literal")` followed to their module), the layer order declared
+in LAYERS and printed, each layer with its paths, by docs/architecture.md, and every import that
+runs up the layers or closes a cycle named; and the paths the page's layout map names.
 
 Modules are named as Python imports them: kernels/ installs as wsim.kernels (pyproject.toml).
 """
@@ -8,6 +10,7 @@ Modules are named as Python imports them: kernels/ installs as wsim.kernels (pyp
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +18,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "architecture.md"
 HEADING = "## The layers"
+# The layer order, lowest first: the rule itself lives here, in code, and the page's numbered list
+# must print exactly these names in this order (test_layout.py), each with its paths and its reason.
+# The page alone would let a reordered paragraph relax the rule with no test diff; the paths stay
+# on the page because a reader needs them beside the reasons, and a moved path is a page edit the
+# checker then judges against this order. It is here, not in wsim/, because only the tests enforce
+# it: a module of the package that nothing runs would need a layer of its own.
+LAYERS = ("leaves", "kernels", "facts", "reference", "run", "dataset", "analysis", "agents", "api",
+          "env", "bench", "cli")
 # the game loop calls the rollout's search and the search plays its playouts through that loop
 # (numba compiles no recursion, so not through itself): the one import cycle kept (both files say so)
 NUMBA_CYCLE = frozenset({"wsim.kernels.loop", "wsim.kernels.rollout"})
@@ -53,13 +64,65 @@ def _known(name: str, modules) -> str | None:
     return name or None
 
 
-def imports_of(module: str, text: str, modules, file: str = "", is_package: bool = False) -> list:
+@functools.cache
+def lazy_names(root: Path = ROOT) -> dict:
+    """{public name: module} of wsim/__init__.py's lazy table (`_LAZY`), read with `ast`: the
+    names `wsim.simulate`, `from wsim import Game`, ... load at first use (PEP 562)."""
+    for node in ast.parse((root / "wsim" / "__init__.py").read_text()).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["_LAZY"]:
+            return ast.literal_eval(node.value)
+    raise AssertionError("wsim/__init__.py has no _LAZY table")
+
+
+def _from_target(base: str, name: str, modules, lazy: dict) -> str:
+    """What `from base import name` loads: the module base.name if it is one, the module a lazy
+    public name of wsim comes from, else base itself (a name defined in it)."""
+    if f"{base}.{name}" in modules:
+        return f"{base}.{name}"
+    if base == "wsim" and name in lazy:
+        return lazy[name]
+    return base
+
+
+def _literal_import_module(node: ast.AST) -> str | None:
+    """The module of `importlib.import_module("a.b")` or `import_module("a.b")` with an absolute
+    literal name; None for any other node (a computed name cannot be followed)."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    func = node.func
+    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    first = node.args[0]
+    if called == "import_module" and isinstance(first, ast.Constant) and isinstance(first.value, str) \
+            and not first.value.startswith("."):
+        return first.value
+    return None
+
+
+def _package_aliases(tree: ast.AST) -> set:
+    """The local names bound to the package wsim: `import wsim`, `import wsim.x` (both bind
+    `wsim`) and `import wsim as w`."""
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "wsim" or (alias.name.startswith("wsim.") and alias.asname is None):
+                    bound.add(alias.asname or "wsim")
+    return bound
+
+
+def imports_of(module: str, text: str, modules, file: str = "", is_package: bool = False,
+               lazy: dict | None = None) -> list:
     """The Edges of one module's source `text` into `modules`: every import statement, at
     module level or inside a function or class; `from . import x` and `from ..a import b`
-    resolved against the module's own package."""
+    resolved against the module's own package; a lazy public name of wsim (`lazy`, by default
+    wsim/__init__.py's table), imported or read as `wsim.name`, to the module defining it; and
+    `import_module("a.b")` with a literal name."""
+    lazy = lazy_names() if lazy is None else lazy
     package = module if is_package else module.rpartition(".")[0]
+    tree = ast.parse(text)
+    aliases = _package_aliases(tree)
     edges = []
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -68,8 +131,12 @@ def imports_of(module: str, text: str, modules, file: str = "", is_package: bool
                 anchor = package.split(".")
                 anchor = anchor[:len(anchor) - (node.level - 1)]
                 base = ".".join(anchor + ([node.module] if node.module else []))
-            # `from a import b` loads the module a.b if b is one, else takes a name defined in a
-            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+            names = [_from_target(base, alias.name, modules, lazy) for alias in node.names]
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+              and node.attr in lazy):
+            names = [lazy[node.attr]]
+        elif (literal := _literal_import_module(node)) is not None:
+            names = [literal]
         else:
             continue
         for name in names:
@@ -85,7 +152,7 @@ def import_graph(root: Path = ROOT) -> list:
     edges = []
     for module, path in files.items():
         edges += imports_of(module, path.read_text(), files, str(path.relative_to(root)),
-                            path.name == "__init__.py")
+                            path.name == "__init__.py", lazy_names(root))
     return edges
 
 
@@ -103,6 +170,50 @@ def read_order(page: Path = PAGE) -> list:
         assert head, f"{page.name}: a layer item reads `N. **name**: `path`, ... — reason`: {item[:60]!r}"
         order.append((head[1], re.findall(r"`([^`]+)`", head[2])))
     return order
+
+
+MAP_HEADING = "## The layout"
+# a map line's names end where its words begin, at this column at the latest (longer names push
+# the words right); a line indented this far or more carries on the words of the line above
+MAP_WORDS_COLUMN = 22
+MAP_NAME = re.compile(r"[\w./-]+(?:\.py|/)")
+
+
+def map_paths(page: Path = PAGE) -> set:
+    """The paths the page's layout map names: every `x.py` and `folder/` at the head of a line
+    of its code block (`a.py b.py` and `a.py, b.py` name two), a name indented by 2 under the
+    folder of the nearest line above indented by 0 (by 4: under the nearest indented by 2)."""
+    text = page.read_text()
+    start = text.index(f"\n{MAP_HEADING}\n")
+    opening = text.index("```", start) + 3
+    block = text[opening:text.index("\n```", opening)]
+    paths, folders = set(), {}
+    for line in block.splitlines():
+        indent = len(line) - len(line.lstrip(" "))
+        if not line.strip() or indent >= MAP_WORDS_COLUMN:
+            continue
+        names = []
+        for token in line.split():
+            token = token.rstrip(",")
+            if not MAP_NAME.fullmatch(token):
+                break
+            names.append(token)
+        parent = folders.get(indent - 2, "") if indent else ""
+        for name in names:
+            paths.add(parent + name)
+            if name.endswith("/"):
+                folders[indent] = parent + name
+    return paths
+
+
+def order_problems(order: list, layers: tuple = LAYERS) -> list:
+    """The page's layer names against `layers`, the order the code declares: a page that lists
+    them otherwise (reordered, renamed, one added or dropped) is a problem."""
+    names = [name for name, _ in order]
+    if names == list(layers):
+        return []
+    return [f"{PAGE.name} lists the layers {', '.join(names)}; tests/layers.py's LAYERS declares "
+            f"{', '.join(layers)}"]
 
 
 def place(order: list, files: dict, root: Path = ROOT) -> tuple:
@@ -180,8 +291,8 @@ def cycles(edges: list, allowed=NUMBA_CYCLE) -> list:
 
 def check(edges: list, order: list, files: dict, root: Path = ROOT) -> list:
     """Every problem of an import graph against a layer order (`files`: {module: path} of the
-    tree): unplaced modules, imports that run up, cycles."""
+    tree): an order other than LAYERS, unplaced modules, imports that run up, cycles."""
     layers, problems = place(order, files, root)
     names = [name for name, _ in order]
     placed = [e for e in edges if e.source in layers and e.target in layers]
-    return problems + upward(placed, layers, names) + cycles(edges)
+    return order_problems(order) + problems + upward(placed, layers, names) + cycles(edges)

@@ -1,9 +1,11 @@
 """The package layout holds (docs/architecture.md): a short top of wsim/, the names reserved for
 the public Python functions kept free, trivial package entry files, a flat kernels/ (its cache
-key hashes kernels/*.py only), every package listed for installation, and every import going
-down the layers (tests/layers.py checks; the synthetic graphs below show what it catches)."""
+key hashes kernels/*.py only), every package listed for installation, every import going
+down the layers (tests/layers.py checks; the synthetic graphs below show what it catches), and
+docs/architecture.md's map naming every module."""
 
 import ast
+import re
 import subprocess
 import sys
 import tomllib
@@ -133,7 +135,6 @@ def test_the_numba_cycle_is_the_only_one_allowed():
 
 def test_every_module_is_placed_once_in_a_layer_that_exists():
     order = layers.read_order()
-    assert [name for name, _ in order][:3] == ["leaves", "kernels", "facts"] and order[-1][0] == "cli"
     files = {"wsim.stray": str(ROOT / "wsim" / "stray.py")}
     _, problems = layers.place(order + [("extra", ["wsim/codes.py", "wsim/nowhere/"])], files)
     assert problems == ["wsim/codes.py is listed in two layers", "layer extra: wsim/nowhere/ does not exist",
@@ -154,3 +155,113 @@ def test_imports_inside_functions_and_relative_imports_are_edges():
                                                     ("wsim.cli.c", 5), ("wsim.cli.c", 6)]
     package = layers.imports_of("wsim.run", "from . import a\n", modules, "wsim/run/__init__.py", is_package=True)
     assert [e.target for e in package] == ["wsim.run.a"]
+
+
+def test_a_lazy_public_name_is_an_edge_to_the_module_defining_it():
+    """`from wsim import simulate` and `wsim.Game` reach the API through wsim/__init__.py's lazy
+    table, not through the leaves: each is an edge to the name's module, so a run module doing
+    either runs up the layers."""
+    files = layers.source_files()
+    text = ("from wsim import RULES_VERSION, simulate\n"
+            "from .. import Game as G\n"
+            "import wsim\n"
+            "import wsim.codes as w\n"
+            "def f():\n"
+            "    return wsim.tune(), wsim.codes, G\n")
+    edges = layers.imports_of("wsim.run.settings", text, files, "wsim/run/settings.py")
+    assert sorted((e.target, e.line) for e in edges) == [
+        ("wsim", 1), ("wsim", 3), ("wsim.api.game", 2), ("wsim.api.runs", 1), ("wsim.api.tuning", 6),
+        ("wsim.codes", 4)]
+    problems = layers.check(edges, layers.read_order(), files)
+    assert sorted(p.split(": ", 1)[1] for p in problems) == [
+        f"wsim.run.settings imports wsim.api.{m}, which sits above it (run < api)"
+        for m in ("game", "runs", "tuning")], problems
+
+
+def test_the_lazy_names_are_read_from_the_package_file():
+    lazy = layers.lazy_names()
+    assert lazy["simulate"] == "wsim.api.runs" and lazy["Game"] == "wsim.api.game"
+    assert all(module in layers.source_files() for module in lazy.values()), lazy
+    aliased = layers.imports_of("wsim.env.single", "import wsim as w\nw.learn\n", layers.source_files())
+    assert [e.target for e in aliased] == ["wsim", "wsim.api.learning"]
+
+
+def test_import_module_with_a_literal_name_is_an_edge():
+    """`importlib.import_module("wsim.api.runs")` imports as surely as an import statement; a
+    computed name (wsim/__init__.py's lazy table) cannot be followed and is no edge."""
+    files = layers.source_files()
+    text = ("import importlib\n"
+            "from importlib import import_module\n"
+            "def f(name):\n"
+            "    importlib.import_module('wsim.api.runs')\n"
+            "    import_module('wsim.agents.ladder').run\n"
+            "    import_module(name)\n"
+            "    import_module('numpy')\n")
+    edges = layers.imports_of("wsim.run.settings", text, files, "wsim/run/settings.py")
+    assert sorted((e.target, e.line) for e in edges) == [("wsim.agents.ladder", 5), ("wsim.api.runs", 4)]
+    problems = layers.check(edges, layers.read_order(), files)
+    assert sorted(p.split(": ", 1)[1] for p in problems) == [
+        "wsim.run.settings imports wsim.agents.ladder, which sits above it (run < agents)",
+        "wsim.run.settings imports wsim.api.runs, which sits above it (run < api)"], problems
+
+
+def test_the_page_prints_the_layers_in_the_order_the_code_declares():
+    """The rule is LAYERS, pinned here whole; the page's numbered list must print it name by
+    name, so reordering the prose alone fails."""
+    assert layers.LAYERS == ("leaves", "kernels", "facts", "reference", "run", "dataset", "analysis", "agents",
+                             "api", "env", "bench", "cli")
+    assert [name for name, _ in layers.read_order()] == list(layers.LAYERS)
+
+
+def test_the_checker_finds_a_page_that_reorders_the_layers(tmp_path):
+    """Swapping two items of the page's list (agents above api) is a problem of its own, whatever
+    the imports."""
+    text = layers.PAGE.read_text()
+    agents = text[text.index("8. **agents**"):text.index("9. **api**")]
+    api = text[text.index("9. **api**"):text.index("10. **env**")]
+    page = tmp_path / "architecture.md"
+    page.write_text(text.replace(agents + api, "8." + api[2:] + "9." + agents[2:]))
+    order = layers.read_order(page)
+    assert [name for name, _ in order][7:9] == ["api", "agents"]
+    problems = layers.check([], order, layers.source_files())
+    assert problems == ["architecture.md lists the layers leaves, kernels, facts, reference, run, dataset, "
+                        "analysis, api, agents, env, bench, cli; tests/layers.py's LAYERS declares leaves, "
+                        "kernels, facts, reference, run, dataset, analysis, agents, api, env, bench, cli"]
+
+
+def test_the_layout_map_names_every_module_and_only_modules_that_exist():
+    """docs/architecture.md's "The layout" block is the map of the code: a new module needs its
+    line there, and a line outlives no module."""
+    named = layers.map_paths()
+    modules = {p.relative_to(ROOT).as_posix() for top in ("wsim", "kernels") for p in (ROOT / top).rglob("*.py")
+               if p.name != "__init__.py"}
+    assert sorted(modules - named) == [], "modules missing from the layout map of architecture.md"
+    assert sorted(p for p in named if not (ROOT / p).exists()) == [], "map lines naming no file"
+
+
+def test_the_layout_map_reads_names_folders_and_nesting(tmp_path):
+    page = tmp_path / "architecture.md"
+    page.write_text("# Architecture\n\n## The layout\n\n```\n"
+                    "wsim/top.py           words, then more.py words\n"
+                    "wsim/data/cards.yaml  the facts\n"
+                    "wsim/pkg/             a package\n"
+                    "  a.py b.py           two modules\n"
+                    "  c.py, d.py          two more\n"
+                    "                      e.py: words that carry on, no name\n"
+                    "  sub/                a folder inside\n"
+                    "    f.py              nested\n"
+                    "  g.py                back in pkg\n"
+                    "kernels/              flat\n"
+                    "  h.py\n"
+                    "```\n\n## Next\n\n```\nwsim/not_the_map.py\n```\n")
+    assert layers.map_paths(page) == {
+        "wsim/top.py", "wsim/pkg/", "wsim/pkg/a.py", "wsim/pkg/b.py", "wsim/pkg/c.py",
+        "wsim/pkg/d.py", "wsim/pkg/sub/", "wsim/pkg/sub/f.py", "wsim/pkg/g.py", "kernels/", "kernels/h.py"}
+
+
+def test_the_architecture_page_is_a_reference_not_a_log():
+    """Measurement records by date and commit belong to CHANGELOG.md; the page keeps the reasons
+    (a commit is 7 or more hex digits; the page writes its large numbers with commas)."""
+    page = layers.PAGE.read_text()
+    assert re.findall(r"\b20\d\d-\d\d-\d\d\b", page) == []
+    assert re.findall(r"\b(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b", page) == []

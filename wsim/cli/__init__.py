@@ -7,6 +7,6 @@ options.py   options shared by commands, their bounds, the --out check, reading 
 render.py    the text renderers (cards, score, trade, the run summary, tables of CSV rows)
 facts.py     `cards`, `score`, `trade`: the card data and scenario positions
 runs.py      `simulate`, `check`, `replay`, `compile`, `bench`
-agents.py    `ladder`, `tune`
+agents.py    `ladder`, `tune`, `learn`
 analysis.py  `balance`, `ablate`, `survey`, `rebalance`
 """
