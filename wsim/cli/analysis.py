@@ -1,5 +1,6 @@
-"""`wsim balance`, `wsim ablate` and `wsim survey`: balance reports of datasets, the paired
-experiment of card edits, and populations side by side (docs/interfaces.md §5, §6). Their libraries
+"""`wsim balance`, `wsim ablate`, `wsim survey` and `wsim rebalance`: balance reports of datasets, the paired
+experiment of card edits, populations side by side, and the search for edits that even the boards
+(docs/interfaces.md §5, §6). Their libraries
 (the analysis extra) load only when they run."""
 
 from __future__ import annotations
