@@ -58,6 +58,18 @@ def policy_row(ent, board, st, sc, s, kind, who, run, model):
 
 
 @njit(cache=True, _nrt=True)
+def search_row(ent, board, st, sc, s, kind, who, run, model):
+    """policy_row for a rollout decider: its options listed as rollout.take_search_decision lists
+    them (each pair's default purchase), its pick (the search's, or its base policy's) found in
+    the every-purchase listing that sc.moves then holds (m rows). The search allocates: numba's
+    runtime."""
+    j = rollout.choice(ent, board, st, sc, s, who, kind, legal_into(ent, board, st, sc, s, kind, False), run, model)
+    key = option_key(sc.moves, j)
+    m = legal_into(ent, board, st, sc, s, kind, True)
+    return find_row(sc.moves, m, key), m
+
+
+@njit(cache=True, _nrt=True)
 def search_among(ent, board, st, sc, s, who, kind, n_moves, run, model):
     """The same for a rollout decider (its search allocates: numba's runtime)."""
     return rollout.choice(ent, board, st, sc, s, who, kind, n_moves, run, model)

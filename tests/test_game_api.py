@@ -47,6 +47,16 @@ def test_every_kind_of_decision_plays_as_simulate(policies):
     assert kinds == {"move", "seventh", "copy3", "discard_build"} - ({"copy3"} if policies == "random" else set())
 
 
+@pytest.mark.slow  # the search's kernels
+def test_rollout_policy_moves_play_the_game_simulate_plays():
+    """A rollout seat's searched turn moves (listed by default purchase) and its base policy's
+    other decisions, found in legal()'s every-purchase listing, are simulate's."""
+    policies, params = ["rollout", "heuristic", "random"], ("rollout.playouts=2",)
+    table = wsim.simulate(games=1, players=3, policies=policies, policy_params=params, seed=5, threads=1).to_pylist()
+    scores = _play_by_policy_moves(wsim.Game(players=3, seed=5, policies=policies, policy_params=params))
+    assert [s["vp_total"] for s in scores] == [r["vp_total"] for r in table]
+
+
 def test_a_policy_named_at_the_call_plays_as_that_policy():
     table = wsim.simulate(games=1, players=4, policies="greedy", seed=4, threads=1).to_pylist()
     g = wsim.Game(players=4, seed=4, policies="random")  # the seats' own policy is not the one asked for

@@ -210,8 +210,6 @@ class Game:
         parameters) picks for seat `seat`'s pending decision. It decides as in `wsim simulate`,
         drawing from the seat's own random stream (a random policy's answer changes at each
         call), from what the seat sees."""
-        from wsim.kernels.layout import M_ACTION, M_CARD, M_COPY3, M_LEFT, M_RIGHT, M_SLOT
-        from wsim.kernels.policy import all_purchases
         from wsim.kernels.step import decider
         from wsim.run.lock import KERNEL_LOCK
 
@@ -226,15 +224,9 @@ class Game:
             g.params[who, :len(row)] = row
         try:
             with KERNEL_LOCK:
-                listed = g.legal(seat, kind, all_purchases=bool(all_purchases(g.policies, who)))
-                chosen = listed[g.decide(seat, kind, listed)]
+                return g.policy_row(seat, kind)
         finally:
             g.policies[who], g.params[who] = saved
-        key = (M_SLOT, M_CARD, M_ACTION, M_LEFT, M_RIGHT, M_COPY3)
-        for i, row in enumerate(self._rows(seat, kind)):
-            if all(row[k] == chosen[k] for k in key):
-                return i
-        raise AssertionError("a policy chose an option that legal() does not list")
 
     def clone(self) -> Game:
         """An independent copy of this game, at the same point."""

@@ -204,6 +204,18 @@ class KernelGame:
         return int(among(self.ent, self.board, self.state[0], self.scratch[0], seat, who, kind, len(options),
                          self.run[0], self._kernel_model()))
 
+    def policy_row(self, seat: int, kind: int) -> int:
+        """The index in legal(seat, kind) (every purchase listed) of the option the deciding
+        seat's policy picks, as the game loop picks it, its draws from the seat's stream included:
+        kernels/driven.policy_row, or search_row for a rollout decider."""
+        seat, kind, who = np.int32(seat), np.int32(kind), np.int32(decider(self.gs, seat))
+        pick = driven.search_row if self.policies[who] == POLICY_ROLLOUT else driven.policy_row
+        row, _ = pick(self.ent, self.board, self.state[0], self.scratch[0], seat, kind, who, self.run[0],
+                      self._kernel_model())
+        if row < 0:
+            raise AssertionError("a policy chose an option that the every-purchase listing does not hold")
+        return int(row)
+
     def _kernel_model(self):
         """The learned model's kernel tuple when a seat plays learned (or bases a rollout on it),
         else None (no learned code is compiled)."""
