@@ -24,6 +24,7 @@ import numpy as np
 from wsim import codes
 from wsim.errors import WsimError, brief, text, whole_number
 from wsim.kernels.layout import DEC_NAMES
+from wsim.kernels.policy import POLICY_NAMES
 
 DECISION_KINDS = DEC_NAMES  # by kernel decision kind (layout.DEC_*)
 _COPY3, _DISCARD_BUILD = DECISION_KINDS.index("copy3"), DECISION_KINDS.index("discard_build")
@@ -59,16 +60,6 @@ class Move:
     left: int
     right: int
     copy3: str | None
-
-
-def _policy_rows(name: str):
-    """(policy id, default parameter row) of a policy name."""
-    from wsim.kernels.policy import POLICY_NAMES
-    from wsim.run.weights import default_params
-
-    if text(name, "policy", "a policy name", GameError) not in POLICY_NAMES:
-        raise GameError(f"policy: one of {', '.join(POLICY_NAMES)}, got {brief(name)}")
-    return POLICY_NAMES.index(name), np.array(default_params(name), np.int32)
 
 
 class Game:
@@ -212,16 +203,16 @@ class Game:
         call), from what the seat sees."""
         from wsim.kernels.step import decider
         from wsim.run.lock import KERNEL_LOCK
+        from wsim.run.weights import policy_defaults
 
         seat, kind = self._kind_of(seat)
         g = self._g
         who = int(decider(g.gs, np.int32(seat)))
         saved = (int(g.policies[who]), g.params[who].copy())
         if policy is not None:
-            pid, row = _policy_rows(policy)
-            g.policies[who] = pid
-            g.params[who] = 0
-            g.params[who, :len(row)] = row
+            if text(policy, "policy", "a policy name", GameError) not in POLICY_NAMES:
+                raise GameError(f"policy: one of {', '.join(POLICY_NAMES)}, got {brief(policy)}")
+            g.policies[who], g.params[who] = policy_defaults(policy)
         try:
             with KERNEL_LOCK:
                 return g.policy_row(seat, kind)
