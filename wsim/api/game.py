@@ -172,6 +172,21 @@ class Game:
         (wsim.run.stepgame.KernelGame.view documents each entry)."""
         return self._g.view(self._seat(seat))
 
+    def features(self, seat: int) -> np.ndarray:
+        """What player `seat` sees now as one float32 vector: the learned policy's input and the
+        batched environment's observation (wsim.kernels.observe; feature_names() names each
+        entry), for the city of the decision the seat owes now (at 2 players the Free City's when
+        it decides for it), else its own city. A new array at each call."""
+        from wsim.run.lock import KERNEL_LOCK
+
+        seat = whole_number(seat, "seat", 0, self.players - 1, GameError)
+        with KERNEL_LOCK:
+            return self._g.features(seat)
+
+    def feature_names(self) -> list[str]:
+        """The name of every entry of a features() vector."""
+        return self._g.feature_names()
+
     # -- the steps -------------------------------------------------------------------------------
     def step(self, choices: Mapping[int, int]):
         """Play option choices[seat] (an index into legal(seat)) for each seat given, in seat
