@@ -211,11 +211,11 @@ class Game:
         self._advance()
 
     def policy_move(self, seat: int, policy: str | None = None) -> int:
-        """The index in legal(seat) of the option the kernel policy `policy` (random, greedy,
-        heuristic or rollout, with its default parameters; default: the seat's own policy and
-        parameters) picks for seat `seat`'s pending decision. It decides as in `wsim simulate`,
-        drawing from the seat's own random stream (a random policy's answer changes at each
-        call), from what the seat sees."""
+        """The index in legal(seat) of the option the kernel policy `policy` (one of {policies},
+        with its default parameters; default: the seat's own policy and parameters) picks for
+        seat `seat`'s pending decision. It decides as in `wsim simulate`, drawing from the seat's
+        own random stream (a random policy's answer changes at each call), from what the seat
+        sees."""
         from wsim.kernels.step import decider
         from wsim.run.lock import KERNEL_LOCK
         from wsim.run.weights import policy_defaults
@@ -286,3 +286,7 @@ class Game:
     def _need_over(self, what: str):
         if not self.done:
             raise GameError(f"{what}: the game is not over (age {self.age}, turn {self.turn})")
+
+
+if Game.policy_move.__doc__:  # None under python -OO
+    Game.policy_move.__doc__ = Game.policy_move.__doc__.format(policies=", ".join(POLICY_NAMES))
