@@ -15,6 +15,7 @@ from wsim.kernels.hidden import resample_hidden
 from wsim.kernels.actions import find_row, option_key
 from wsim.kernels.decide import decide, policy_option
 from wsim.kernels.layout import LIST_EVERY, LIST_PRICED
+from wsim.kernels.observe import encode
 from wsim.kernels.step import apply, init_game, legal, pending
 
 
@@ -58,6 +59,18 @@ def policy_row(ent, board, st, sc, s, kind, who, run, model):
 
 
 @njit(cache=True, _nrt=True)
+def search_row(ent, board, st, sc, s, kind, who, run, model):
+    """policy_row for a rollout decider: its options listed as rollout.take_search_decision lists
+    them (each pair's default purchase), its pick (the search's, or its base policy's) found in
+    the every-purchase listing that sc.moves then holds (m rows). The search allocates: numba's
+    runtime."""
+    j = rollout.choice(ent, board, st, sc, s, who, kind, legal_into(ent, board, st, sc, s, kind, False), run, model)
+    key = option_key(sc.moves, j)
+    m = legal_into(ent, board, st, sc, s, kind, True)
+    return find_row(sc.moves, m, key), m
+
+
+@njit(cache=True, _nrt=True)
 def search_among(ent, board, st, sc, s, who, kind, n_moves, run, model):
     """The same for a rollout decider (its search allocates: numba's runtime)."""
     return rollout.choice(ent, board, st, sc, s, who, kind, n_moves, run, model)
@@ -67,6 +80,20 @@ def search_among(ent, board, st, sc, s, who, kind, n_moves, run, model):
 def apply_option(ent, board, st, sc, s, kind, j, log, g, n_log):
     """step.apply of option j of sc.moves."""
     apply(ent, board, st, s, kind, sc.moves, j, log, g, n_log)
+
+
+@njit(cache=True, _nrt=False)
+def observe_into(ent, st, sc, who, olay, out):
+    """Player who's observation (observe.encode, olay: observe.tables_layout) into out, for the
+    city of the decision it owes now (at 2 players the Free City's when it decides for it), else
+    its own: the batched environment's observation of that seat (kernels/batched.py records the
+    last pending decision of each decider, as here)."""
+    s = who
+    todo = sc.todo
+    for i in range(pending(st, todo)):
+        if todo[i, 2] == who:
+            s = todo[i, 0]
+    encode(ent, st, who, s, olay, out)
 
 
 @njit(cache=True, _nrt=False)

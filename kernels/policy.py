@@ -12,8 +12,6 @@ the parameter keys a user may set and the rollout's row layout (the run record t
 them: layout.RUN).
 """
 
-from numba import njit
-
 from wsim.kernels import schema
 from wsim.kernels.greedy import GREEDY_KEYS
 from wsim.kernels.heuristic import HEURISTIC_KEYS
@@ -40,8 +38,3 @@ assert not PARAM_KEYS["learned"], "a learned base's row holds the rollout's dept
 P_COUNT = R_BASE + max(len(k) for k in PARAM_KEYS.values())
 assert P_COUNT == schema.PARAMS, "a parameter row's width is declared in kernels/schema.py (PARAMS)"
 
-
-@njit(cache=True, inline="always")
-def all_purchases(policies, who):
-    """Whether seat who's policy chooses among every purchase (else the default one is listed)."""
-    return policies[who] == POLICY_HEURISTIC

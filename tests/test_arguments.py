@@ -75,6 +75,7 @@ def _calls(dataset: str, scenario: str, out: str, live: dict | None = None) -> l
           "policies": [7], "wonders": TEXT, "sides": TEXT}),
         ("Game.legal", lambda **kw: game.legal(**{"seat": 0, **kw}), {"seat": WHOLE}),
         ("Game.observation", lambda **kw: game.observation(**{"seat": 0, **kw}), {"seat": WHOLE}),
+        ("Game.features", lambda **kw: game.features(**{"seat": 0, **kw}), {"seat": WHOLE}),
         ("Game.policy_move", lambda **kw: game.policy_move(**{"seat": 0, **kw}), {"seat": WHOLE, "policy": TEXT}),
         ("Game.resample", lambda **kw: game.clone().resample(**{"seat": 0, "seed": 1, **kw}),
          {"seat": WHOLE, "seed": WHOLE}),

@@ -47,6 +47,16 @@ def test_every_kind_of_decision_plays_as_simulate(policies):
     assert kinds == {"move", "seventh", "copy3", "discard_build"} - ({"copy3"} if policies == "random" else set())
 
 
+@pytest.mark.slow  # the search's kernels
+def test_rollout_policy_moves_play_the_game_simulate_plays():
+    """A rollout seat's searched turn moves (listed by default purchase) and its base policy's
+    other decisions, found in legal()'s every-purchase listing, are simulate's."""
+    policies, params = ["rollout", "heuristic", "random"], ("rollout.playouts=2",)
+    table = wsim.simulate(games=1, players=3, policies=policies, policy_params=params, seed=5, threads=1).to_pylist()
+    scores = _play_by_policy_moves(wsim.Game(players=3, seed=5, policies=policies, policy_params=params))
+    assert [s["vp_total"] for s in scores] == [r["vp_total"] for r in table]
+
+
 def test_a_policy_named_at_the_call_plays_as_that_policy():
     table = wsim.simulate(games=1, players=4, policies="greedy", seed=4, threads=1).to_pylist()
     g = wsim.Game(players=4, seed=4, policies="random")  # the seats' own policy is not the one asked for
@@ -159,3 +169,29 @@ def test_a_model_file_changed_after_the_game_began_is_refused(negated_model, tmp
     with pytest.raises(wsim.WsimError, match="its sha256 is not the one these seats were set to play"):
         g.policy_move(0)
     assert repr(g.observation(0)) == repr(before) and [d.seat for d in g.pending()] == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("players, seed", [(2, 5), (3, 7)])
+def test_features_are_the_batched_environments_observation(players, seed):
+    """Game.features(seat) is the vector BatchedEnv observes for that seat in the same position,
+    after every step of a game both play by the seats' policy (at 2 players the controller's
+    vector is for the Free City while it decides for it)."""
+    import numpy as np
+
+    from wsim.env.batched import BatchedEnv
+
+    venv = BatchedEnv(num_games=1, players=players, seed=seed)
+    obs, _ = venv.reset()
+    g = wsim.Game(players=players, seed=seed, policies="heuristic")
+    assert g.feature_names() == venv.feature_names()
+    steps = 0
+    while True:
+        for seat in range(players):
+            mine = g.features(seat)
+            assert mine.dtype == np.float32 and np.array_equal(mine, obs["observation"][0, seat]), (steps, seat)
+        g.step({d.seat: g.policy_move(d.seat) for d in g.pending()})
+        obs, _, ended, _, _ = venv.step(venv.policy_actions("heuristic"))
+        steps += 1
+        if ended[0]:
+            break
+    assert g.done and steps >= 3 * 6

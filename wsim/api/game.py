@@ -24,6 +24,7 @@ import numpy as np
 from wsim import codes
 from wsim.errors import WsimError, brief, text, whole_number
 from wsim.kernels.layout import DEC_NAMES
+from wsim.kernels.policy import POLICY_NAMES
 
 DECISION_KINDS = DEC_NAMES  # by kernel decision kind (layout.DEC_*)
 _COPY3, _DISCARD_BUILD = DECISION_KINDS.index("copy3"), DECISION_KINDS.index("discard_build")
@@ -59,16 +60,6 @@ class Move:
     left: int
     right: int
     copy3: str | None
-
-
-def _policy_rows(name: str):
-    """(policy id, default parameter row) of a policy name."""
-    from wsim.kernels.policy import POLICY_NAMES
-    from wsim.run.weights import default_params
-
-    if text(name, "policy", "a policy name", GameError) not in POLICY_NAMES:
-        raise GameError(f"policy: one of {', '.join(POLICY_NAMES)}, got {brief(name)}")
-    return POLICY_NAMES.index(name), np.array(default_params(name), np.int32)
 
 
 class Game:
@@ -181,6 +172,21 @@ class Game:
         (wsim.run.stepgame.KernelGame.view documents each entry)."""
         return self._g.view(self._seat(seat))
 
+    def features(self, seat: int) -> np.ndarray:
+        """What player `seat` sees now as one float32 vector: the learned policy's input and the
+        batched environment's observation (wsim.kernels.observe; feature_names() names each
+        entry), for the city of the decision the seat owes now (at 2 players the Free City's when
+        it decides for it), else its own city. A new array at each call."""
+        from wsim.run.lock import KERNEL_LOCK
+
+        seat = whole_number(seat, "seat", 0, self.players - 1, GameError)
+        with KERNEL_LOCK:
+            return self._g.features(seat)
+
+    def feature_names(self) -> list[str]:
+        """The name of every entry of a features() vector."""
+        return self._g.feature_names()
+
     # -- the steps -------------------------------------------------------------------------------
     def step(self, choices: Mapping[int, int]):
         """Play option choices[seat] (an index into legal(seat)) for each seat given, in seat
@@ -205,36 +211,28 @@ class Game:
         self._advance()
 
     def policy_move(self, seat: int, policy: str | None = None) -> int:
-        """The index in legal(seat) of the option the kernel policy `policy` (random, greedy,
-        heuristic or rollout, with its default parameters; default: the seat's own policy and
-        parameters) picks for seat `seat`'s pending decision. It decides as in `wsim simulate`,
-        drawing from the seat's own random stream (a random policy's answer changes at each
-        call), from what the seat sees."""
-        from wsim.kernels.layout import M_ACTION, M_CARD, M_COPY3, M_LEFT, M_RIGHT, M_SLOT
-        from wsim.kernels.policy import all_purchases
+        """The index in legal(seat) of the option the kernel policy `policy` (one of {policies},
+        with its default parameters; default: the seat's own policy and parameters) picks for
+        seat `seat`'s pending decision. It decides as in `wsim simulate`, drawing from the seat's
+        own random stream (a random policy's answer changes at each call), from what the seat
+        sees."""
         from wsim.kernels.step import decider
         from wsim.run.lock import KERNEL_LOCK
+        from wsim.run.weights import policy_defaults
 
         seat, kind = self._kind_of(seat)
         g = self._g
         who = int(decider(g.gs, np.int32(seat)))
         saved = (int(g.policies[who]), g.params[who].copy())
         if policy is not None:
-            pid, row = _policy_rows(policy)
-            g.policies[who] = pid
-            g.params[who] = 0
-            g.params[who, :len(row)] = row
+            if text(policy, "policy", "a policy name", GameError) not in POLICY_NAMES:
+                raise GameError(f"policy: one of {', '.join(POLICY_NAMES)}, got {brief(policy)}")
+            g.policies[who], g.params[who] = policy_defaults(policy)
         try:
             with KERNEL_LOCK:
-                listed = g.legal(seat, kind, all_purchases=bool(all_purchases(g.policies, who)))
-                chosen = listed[g.decide(seat, kind, listed)]
+                return g.policy_row(seat, kind)
         finally:
             g.policies[who], g.params[who] = saved
-        key = (M_SLOT, M_CARD, M_ACTION, M_LEFT, M_RIGHT, M_COPY3)
-        for i, row in enumerate(self._rows(seat, kind)):
-            if all(row[k] == chosen[k] for k in key):
-                return i
-        raise AssertionError("a policy chose an option that legal() does not list")
 
     def clone(self) -> Game:
         """An independent copy of this game, at the same point."""
@@ -288,3 +286,7 @@ class Game:
     def _need_over(self, what: str):
         if not self.done:
             raise GameError(f"{what}: the game is not over (age {self.age}, turn {self.turn})")
+
+
+if Game.policy_move.__doc__:  # None under python -OO
+    Game.policy_move.__doc__ = Game.policy_move.__doc__.format(policies=", ".join(POLICY_NAMES))

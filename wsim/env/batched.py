@@ -326,7 +326,7 @@ class BatchedEnv:
         none acts: the decision wsim.simulate's game takes, drawing from the seat's own random
         stream. Stepped as given, the games are wsim.simulate's. With rotate, the list is by role (as
     policies is). A buffer, as sample_legal's."""
-        from wsim.api.game import _policy_rows
+        from wsim.run.weights import policy_defaults
         from wsim.kernels.batched import policy_decisions
 
         self._need_reset("policy_actions")
@@ -341,7 +341,7 @@ class BatchedEnv:
                 raise EnvError(f"policy_actions: random, greedy or heuristic for seat {seat}"
                                f"{'' if self._learner[seat] else ' (or None: a kernel seat)'}, got {brief(name)}")
             if self._learner[seat]:
-                pid, row = _policy_rows(name)
+                pid, row = policy_defaults(name)
                 run[0]["policies"][seat] = pid
                 run[0]["params"][seat] = 0
                 run[0]["params"][seat, :len(row)] = row

@@ -13,7 +13,7 @@ the same way: it uses only names every wsim since the rollout policy has had.
 import numpy as np
 
 from wsim.kernels.layout import DEC_MOVE, M_DEFAULT
-from wsim.kernels.policy import POLICY_ROLLOUT, R_PLAYOUTS, all_purchases
+from wsim.kernels.policy import POLICY_HEURISTIC, POLICY_ROLLOUT, R_PLAYOUTS
 from wsim.run.stepgame import KernelGame
 
 
@@ -29,7 +29,8 @@ def playouts_per_game(tables, settings, first: int, timed_res) -> float:
         g.params[:] = settings.policy_params()
         while not g.over:
             for seat, kind in g.pending():
-                options = g.legal(seat, kind, all_purchases=bool(all_purchases(g.policies, seat)))
+                # listed as the seat's policy lists them: the heuristic every purchase, the others the default
+                options = g.legal(seat, kind, all_purchases=bool(g.policies[seat] == POLICY_HEURISTIC))
                 if kind == DEC_MOVE and g.policies[seat] == POLICY_ROLLOUT:
                     total += max(1, int(g.params[seat, R_PLAYOUTS])) * int(options[:, M_DEFAULT].sum())
                 g.apply(seat, kind, options, g.decide(seat, kind, options))

@@ -27,6 +27,7 @@ from wsim.kernels.layout import (C_COUNT, C_ON, F_CHAINED, F_CHOSEN, F_COINS, F_
                                  MAX_EVENTS, MAX_HAND, MAX_SEATS, PH_AGE_END, PH_MOVE, PH_OVER, RES_COUNT, kernel_tables)
 from wsim.kernels.loop import play_out
 from wsim.kernels.learned import empty_tape
+from wsim.kernels.observe import O_LENGTH, names as observation_names, tables_layout
 from wsim.kernels.policy import POLICY_NAMES, POLICY_ROLLOUT
 from wsim.kernels.step import decider, end_age, final
 from wsim.kernels.turn import reset_state
@@ -108,6 +109,7 @@ class KernelGame:
         self._model = None
         self.n = codes.FC_CITIES if players == codes.FC_PLAYERS else players  # cities
         self.ent, self.board, self.n_cards = kernel_tables(tables)
+        self.olay = tables_layout(tables)  # the observation vector's offsets (kernels/observe.py)
         pid = POLICY_NAMES.index(policy)
         policies = np.full(players, pid, dtype=np.int32)
         params = np.tile(np.array(default_params(policy), np.int32), (players, 1))
@@ -204,6 +206,18 @@ class KernelGame:
         return int(among(self.ent, self.board, self.state[0], self.scratch[0], seat, who, kind, len(options),
                          self.run[0], self._kernel_model()))
 
+    def policy_row(self, seat: int, kind: int) -> int:
+        """The index in legal(seat, kind) (every purchase listed) of the option the deciding
+        seat's policy picks, as the game loop picks it, its draws from the seat's stream included:
+        kernels/driven.policy_row, or search_row for a rollout decider."""
+        seat, kind, who = np.int32(seat), np.int32(kind), np.int32(decider(self.gs, seat))
+        pick = driven.search_row if self.policies[who] == POLICY_ROLLOUT else driven.policy_row
+        row, _ = pick(self.ent, self.board, self.state[0], self.scratch[0], seat, kind, who, self.run[0],
+                      self._kernel_model())
+        if row < 0:
+            raise AssertionError("a policy chose an option that the every-purchase listing does not hold")
+        return int(row)
+
     def _kernel_model(self):
         """The learned model's kernel tuple when a seat plays learned (or bases a rollout on it),
         else None (no learned code is compiled)."""
@@ -252,6 +266,18 @@ class KernelGame:
                 "plays": plays, "took": self.state["took"][0][:gs[G_NTOOK]].tolist(),
                 "pile_by_age": self.pile_by_age(), "fc_pile": self.fc_pile(),
                 "header": [int(gs[f]) for f in (G_N, G_FC, G_AGE, G_TURN, G_PHASE)]}
+
+    def features(self, seat: int) -> np.ndarray:
+        """Player `seat`'s observation vector (kernels/observe.py, float32; names: feature_names),
+        for the city of the decision it owes now, else its own: the batched environment's
+        observation of that seat in the same position."""
+        out = np.zeros(self.olay[O_LENGTH], np.float32)
+        driven.observe_into(self.ent, self.state[0], self.scratch[0], np.int32(seat), self.olay, out)
+        return out
+
+    def feature_names(self) -> list:
+        """The name of every entry of a features vector (kernels/observe.names)."""
+        return observation_names(self.tables)
 
     # the pieces of a view that a caller may want alone (the environment's observation)
     def hand(self, seat: int) -> list:

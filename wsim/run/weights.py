@@ -97,6 +97,13 @@ def default_params(name: str) -> tuple:
     return tuple(row)
 
 
+def policy_defaults(name: str) -> tuple:
+    """(policy id, default parameter row) of policy `name`, one of POLICY_NAMES: what a seat
+    asked to play it by name, with nothing set, is given (wsim.Game.policy_move, the batched
+    environment's policy_actions)."""
+    return POLICY_NAMES.index(name), default_params(name)
+
+
 class ParamsError(WsimError):
     """A parameter row recorded by name that is not one (the message says what is wrong)."""
 
