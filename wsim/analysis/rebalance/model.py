@@ -22,7 +22,7 @@ SIGNIFICANT = 3.0  # a lever's measured effect on a side enters the model beyond
 
 
 def jacobian(games: Games, base: Tables, levers: list, changes: dict, now: Rates, plan_: Plan, seed: int,
-              keys: list, on_lever=None) -> np.ndarray:
+             keys: list, on_lever=None) -> np.ndarray:
     """J[side, lever]: each side's paired rate difference per unit when the lever moves
     LEVER_STEP units (lever_move), kept only where it is significant (at least SIGNIFICANT
     standard errors of the paired differences): a lever moves its own side's rate, and its faint

@@ -4,8 +4,8 @@ wonder side's win rate is within a tolerance of the fair share, at every player 
 The search (docs/rebalance.md):
 1. measure: N games of every player count with the current data, and the same N games (the same
    deals: an edit never changes them) with each lever LEVER_STEP units up (down where up would
-   leave the field's bounds, FIELD_BOUNDS); a side's paired difference in win rate per unit of
-   the lever is a column of the linear model J;
+   leave the field's bounds, FIELD_BOUNDS: levers.py); a side's paired difference in win rate per
+   unit of the lever is a column of the linear model J (model.py);
 2. solve: the integer edits t (per lever, relative to the input file) that make, in order, the
    fewest edited numbers and the least total change, such that the model's rates
    r + J (t - t_now) are within MARGIN x ACCEPT x tolerance of the fair share for every side and player
@@ -15,9 +15,9 @@ The search (docs/rebalance.md):
    ACCEPT x tolerance, else the next step's model starts from these games (at most max_steps);
 4. held out: the best data of the path (the fewest and least edits within ACCEPT x tolerance,
    else the least excess beyond it) against the input, paired, on a seed no step used
-   (HELD_OUT_SEED_OFFSET from --seed), with enough games that every side's 95% half-width is at
-   most half the tolerance (at most --max-games: a tolerance that would need more is refused
-   before anything is played); its rates decide `solved`.
+   (HELD_OUT_SEED_OFFSET from --seed: held_out.py), with enough games that every side's 95%
+   half-width is at most half the tolerance (at most --max-games: a tolerance that would need
+   more is refused before anything is played); its rates decide `solved`.
 Every game comes from (seed, game), so the result depends on --seed only, not on threads; every
 run is played a chunk at a time and only tallied (wsim.analysis.rebalance.games).
 """
