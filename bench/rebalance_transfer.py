@@ -14,7 +14,8 @@ import time
 
 from wsim.analysis.edits import apply_edits
 from wsim.analysis.populations import builtin_specs
-from wsim.analysis.rebalance import Games, measure, plan
+from wsim.analysis.rebalance.games import Games, measure
+from wsim.analysis.rebalance.plan import plan
 from wsim.tables import load
 
 SEED = 7

@@ -172,11 +172,11 @@ def _data_error(*args):
 
 def test_workers_of_another_version_are_refused_before_any_game(tmp_path, cluster):
     lc, client = cluster
-    _patch_workers(client, "wsim.run.cluster", "worker_facts", _other_version)
+    _patch_workers(client, "wsim.run.tasks", "worker_facts", _other_version)
     try:
         result = run_cli("simulate", "--games", "100", "--dask", lc.scheduler_address, "--out", str(tmp_path / "d"))
     finally:
-        _restore_workers(client, "wsim.run.cluster", "worker_facts")
+        _restore_workers(client, "wsim.run.tasks", "worker_facts")
     assert result.exit_code == 2
     assert "runs wsim_version '0.0.0-other'" in last_error_line(result)
     assert not (tmp_path / "d").exists()

@@ -7,8 +7,9 @@ import time
 import pytest
 
 import wsim
-from wsim.analysis import rebalance as rb
 from wsim.analysis.edits import edited_text
+from wsim.analysis.rebalance import plan as rb_plan
+from wsim.analysis.rebalance.levers import FIELD_BOUNDS, LEVER_STEP, Lever, lever_move, parse_levers
 from wsim.errors import WsimError
 
 from clikit import last_error_line, run_cli
@@ -91,20 +92,20 @@ def test_every_long_run_bounds_its_games(tmp_path, command):
 
 def test_the_estimate_counts_the_held_out_run(tables):
     """N6: the printed estimate counted the held-out pair as 2 x --games whatever its size."""
-    plan = rb.plan(tables, [3], "heuristic", (), games=1000, seed=0, tolerance=0.02, max_edits=6, max_change=3,
-                   max_steps=1, manneken_pis=False)
-    levers = rb.parse_levers("stages:giza", "points", tables, False)
+    plan = rb_plan.plan(tables, [3], "heuristic", (), games=1000, seed=0, tolerance=0.02, max_edits=6,
+                        max_change=3, max_steps=1, manneken_pis=False)
+    levers = parse_levers("stages:giza", "points", tables, False)
     # (2 x 1.96 / 0.02)^2 / 4 seats for the narrowest side, which holds 3 of 14 seats a game
     assert plan.held_games == 44818
-    assert rb.search_games(levers, plan) == (1 + 1 * (len(levers) + 1)) * 1000 + 2 * 44818
+    assert rb_plan.search_games(levers, plan) == (1 + 1 * (len(levers) + 1)) * 1000 + 2 * 44818
 
 
 def test_a_lever_at_the_top_of_its_field_is_measured_downwards(tables):
-    top = rb.Lever("giza/A.stage2", "points", 19, 0)
-    assert rb.lever_move([top], {}, 0) == -rb.LEVER_STEP and rb.lever_move([top], {0: -3}, 0) == rb.LEVER_STEP
-    assert rb.lever_move([rb.Lever("giza/A.stage2", "points", 5, 0)], {}, 0) == rb.LEVER_STEP
+    top = Lever("giza/A.stage2", "points", 19, 0)
+    assert lever_move([top], {}, 0) == -LEVER_STEP and lever_move([top], {0: -3}, 0) == LEVER_STEP
+    assert lever_move([Lever("giza/A.stage2", "points", 5, 0)], {}, 0) == LEVER_STEP
     # the bounds are the data file's own: 20 points compile, 21 do not
-    assert rb.FIELD_BOUNDS["points"] == (0, 20) == rb.FIELD_BOUNDS["coins"]
+    assert FIELD_BOUNDS["points"] == (0, 20) == FIELD_BOUNDS["coins"]
     from wsim.tables import compile_text
 
     compile_text(edited_text(tables, ["giza/A.stage2.points=20", "Altar.coins=20"]).encode())

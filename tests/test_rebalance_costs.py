@@ -10,8 +10,11 @@ import re
 import numpy as np
 import pytest
 
-from wsim.analysis import rebalance as rb
 from wsim.analysis.edits import apply_edits
+from wsim.analysis.rebalance.games import Rates
+from wsim.analysis.rebalance.levers import LEVER_STEP, Lever, lever_move, parse_fields, parse_levers
+from wsim.analysis.rebalance.model import solve
+from wsim.analysis.rebalance.plan import Plan, RebalanceError
 from wsim.codes import RESOURCES
 from wsim.kernels.schema import MAX_COST_UNITS
 
@@ -27,17 +30,17 @@ def _stage(t, wonder, side, k):
     ("both", ("points", "coins")), ("both,costs", ("points", "coins", "costs")), ("COINS", ("coins",)),
 ])
 def test_fields_take_a_comma_list(text, fields):
-    assert rb.parse_fields(text) == fields
+    assert parse_fields(text) == fields
 
 
 @pytest.mark.parametrize("text", ["walls", "points,", "", "cost"])
 def test_bad_fields_are_refused(text):
-    with pytest.raises(rb.RebalanceError, match=r"^(--)?fields: "):
-        rb.parse_fields(text)
+    with pytest.raises(RebalanceError, match=r"^(--)?fields: "):
+        parse_fields(text)
 
 
 def test_the_cost_levers_of_giza_kept_kinds(tables):
-    levers = rb.parse_levers("stages:giza", "costs", tables, False)
+    levers = parse_levers("stages:giza", "costs", tables, False)
     got = [(lv.subject, lv.field, lv.value, lv.low, lv.high) for lv in levers]
     # each count may rise until its cost holds MAX_COST_UNITS (7) resource units, at most 9
     assert got == [("giza/A.stage1", "cost:stone", 2, 0, 7), ("giza/A.stage2", "cost:wood", 3, 0, 7),
@@ -48,24 +51,24 @@ def test_the_cost_levers_of_giza_kept_kinds(tables):
 
 
 def test_any_kind_may_join_a_cost_and_cards_have_coin_levers(tables):
-    stages = rb.parse_levers("stages:giza", "costs", tables, False, "any")
+    stages = parse_levers("stages:giza", "costs", tables, False, "any")
     assert len(stages) == 7 * len(RESOURCES)  # every resource of every stage; a stage has no coin cost
-    cards = rb.parse_levers("cards:Tavern,Baths", "points,costs", tables, False, "any")
+    cards = parse_levers("cards:Tavern,Baths", "points,costs", tables, False, "any")
     tavern = [lv.field for lv in cards if lv.subject == "Tavern"]
     assert tavern == ["points"] + [f"cost:{r}" for r in RESOURCES] + ["cost:coins"]
-    kept = rb.parse_levers("cards:Tavern,Baths", "costs", tables, False)  # Tavern is free: nothing to change
+    kept = parse_levers("cards:Tavern,Baths", "costs", tables, False)  # Tavern is free: nothing to change
     assert [(lv.subject, lv.field, lv.value) for lv in kept] == [("Baths", "cost:stone", 1)]
     coins = next(lv for lv in cards if lv.subject == "Baths" and lv.field == "cost:coins")
     assert (coins.value, coins.low, coins.high, coins.units) == (0, 0, 20, False)
-    with pytest.raises(rb.RebalanceError, match="^cost_kinds: must be one of kept, any"):
-        rb.parse_levers("stages:giza", "costs", tables, False, "some")
+    with pytest.raises(RebalanceError, match="^cost_kinds: must be one of kept, any"):
+        parse_levers("stages:giza", "costs", tables, False, "some")
 
 
 @pytest.mark.parametrize("change, edit, stone", [
     (-3, "giza/A.stage3.cost-=stone:3", 1), (1, "giza/A.stage3.cost+=stone", 5), (2, "giza/A.stage3.cost+=stone:2", 6),
 ])
 def test_a_cost_lever_edits_its_count(tables, change, edit, stone):
-    (lever,) = [lv for lv in rb.parse_levers("stages:giza", "costs", tables, False) if lv.subject == "giza/A.stage3"]
+    (lever,) = [lv for lv in parse_levers("stages:giza", "costs", tables, False) if lv.subject == "giza/A.stage3"]
     assert lever.edit(change) == edit
     edited = apply_edits(tables, [edit])
     e = _stage(tables, "giza", "A", 3)
@@ -74,39 +77,39 @@ def test_a_cost_lever_edits_its_count(tables, change, edit, stone):
 
 
 def test_a_cost_lever_is_measured_within_the_solvers_units(tables):
-    levers = rb.parse_levers("stages:giza", "costs", tables, False)
+    levers = parse_levers("stages:giza", "costs", tables, False)
     stone, papyrus = (next(i for i, lv in enumerate(levers) if (lv.subject, lv.field) == ("giza/B.stage4", f))
                       for f in ("cost:stone", "cost:papyrus"))
-    assert rb.lever_move(levers, {}, stone) == rb.LEVER_STEP  # 4 + 2 stone and 1 papyrus: 7 units
-    assert rb.lever_move(levers, {papyrus: 1}, stone) == -rb.LEVER_STEP  # 2 papyrus leave room for 1 stone only
-    assert rb.lever_move(levers, {stone: 2}, papyrus) == -1  # 6 stone: papyrus can go 1 down, not 2
-    single = [rb.Lever("x", "cost:stone", 0, 0, 0, 1)]
-    assert rb.lever_move(single, {}, 0) == 1 and rb.lever_move(single, {0: 1}, 0) == -1
-    assert rb.lever_move([rb.Lever("x", "cost:stone", 0, 0, 0, 0)], {}, 0) == 0  # no room: not measured
+    assert lever_move(levers, {}, stone) == LEVER_STEP  # 4 + 2 stone and 1 papyrus: 7 units
+    assert lever_move(levers, {papyrus: 1}, stone) == -LEVER_STEP  # 2 papyrus leave room for 1 stone only
+    assert lever_move(levers, {stone: 2}, papyrus) == -1  # 6 stone: papyrus can go 1 down, not 2
+    single = [Lever("x", "cost:stone", 0, 0, 0, 1)]
+    assert lever_move(single, {}, 0) == 1 and lever_move(single, {0: 1}, 0) == -1
+    assert lever_move([Lever("x", "cost:stone", 0, 0, 0, 0)], {}, 0) == 0  # no room: not measured
 
 
 def _solve(levers, jac, rate, plan_kw=None):
     """solve() on one side at 3 players whose rate is `rate` (fair 1/3), the others at fair."""
     keys = [(3, 0, 0), (3, 0, 1)]
-    now = rb.Rates(seats={k: 3000 for k in keys}, wins={keys[0]: int(rate * 3000), keys[1]: 1000},
-                   fair={3: 1 / 3})
-    plan = rb.Plan("p", {3: None}, 3000, 0, 0.04, 6, 3, 4, **(plan_kw or {}))
-    return rb.solve(levers, {}, now, np.array(jac, dtype=float), keys, plan)
+    now = Rates(seats={k: 3000 for k in keys}, wins={keys[0]: int(rate * 3000), keys[1]: 1000},
+                fair={3: 1 / 3})
+    plan = Plan("p", {3: None}, 3000, 0, 0.04, 6, 3, 4, **(plan_kw or {}))
+    return solve(levers, {}, now, np.array(jac, dtype=float), keys, plan)
 
 
 def test_solve_keeps_costs_within_the_designers_limits():
-    stone = rb.Lever("giza/A.stage3", "cost:stone", 4, 7, 0, 7)
+    stone = Lever("giza/A.stage3", "cost:stone", 4, 7, 0, 7)
     # each stone added takes 4 points of win share from the side: 12 points too strong needs 3 stones
     assert _solve([stone], [[-0.04], [0.0]], 0.4533) == {0: 3}
     # at most 2 resource units changed: the least excess within that
     assert _solve([stone], [[-0.04], [0.0]], 0.4533, {"max_resources": 2}) == {0: 2}
     # the cost's other count holds 2 units: 4 + 2 leaves room for one stone in MAX_COST_UNITS, so
     # three stones in take two wood out (the fewest, then least, changes that reach the goal)
-    other = rb.Lever("giza/A.stage3", "cost:wood", 2, 7, 0, 5)
+    other = Lever("giza/A.stage3", "cost:wood", 2, 7, 0, 5)
     assert MAX_COST_UNITS == 7
     assert _solve([stone, other], [[-0.04, 0.0], [0.0, 0.0]], 0.4533) == {0: 3, 1: -2}
     # nothing below zero: a cost of 1 cannot drop by 3 to make a weak side stronger
-    weak = rb.Lever("x", "cost:stone", 1, 7, 0, 7)
+    weak = Lever("x", "cost:stone", 1, 7, 0, 7)
     assert _solve([weak], [[-0.04], [0.0]], 0.2133) == {0: -1}
 
 
@@ -133,7 +136,7 @@ def test_the_cost_options_without_costs_are_refused_from_python_too(tmp_path):
     for options, message in (({"max_resources": 3}, "max_resources 3: shapes the cost levers, and fields points "
                                                     "makes none; add costs (fields points,costs)"),
                              ({"cost_kinds": "any"}, "cost_kinds any: shapes the cost levers")):
-        with pytest.raises(rb.RebalanceError, match=re.escape(message)):
+        with pytest.raises(RebalanceError, match=re.escape(message)):
             wsim.rebalance(out=tmp_path / "r", games=10, **options)
         assert not (tmp_path / "r").exists()
 

@@ -6,8 +6,7 @@ survey.py          `wsim survey`: populations on the same deals, verdicts; surve
 populations.py     the survey's populations (--population, the built-in set)
 verdicts.py        robust / depends on population / not resolved, and games_needed
 playtest.py        --reference: people's counts read, checked and compared
-rebalance.py       `wsim rebalance`: levers, measurements, the MILP, the report's data and files;
-                   rebalance_page.py renders its page
+rebalance/         `wsim rebalance`: levers, measurements, the MILP, the held-out run, the report
 edits.py           --edit: card-data edits applied to the data text
 stats.py           proportions with their 95% intervals, shared by the reports and the ladder
 significance.py    p-values and Benjamini–Hochberg q-values

@@ -289,17 +289,19 @@ def rebalance(*, out, players=4, population: str = "heuristic", policy_params=()
     on_event(text) follows it; progress: True (drawn on stderr), False or a function receiving
     each wsim.run.progress.Update (its step: the search's)."""
     from wsim import tables as tables_mod
-    from wsim.analysis import rebalance as rb
+    from wsim.analysis.rebalance import plan as rb_plan
+    from wsim.analysis.rebalance.levers import parse_levers
+    from wsim.analysis.rebalance.report import run_rebalance
     from wsim.api.runs import param_specs
 
     folder = folder_arg(out)
     counts = _player_counts(players)
-    tolerance = rb.DEFAULT_TOLERANCE if tolerance is None else real_number(tolerance, "tolerance",
-                                                                           rb.MIN_TOLERANCE, 0.5)
+    tolerance = rb_plan.DEFAULT_TOLERANCE if tolerance is None else real_number(tolerance, "tolerance",
+                                                                                rb_plan.MIN_TOLERANCE, 0.5)
     limits = {name: rb_default if value is None else value for name, value, rb_default in (
-        ("max_edits", optional_whole(max_edits, "max_edits", 1, rb.MAX_EDITS), rb.DEFAULT_MAX_EDITS),
-        ("max_change", optional_whole(max_change, "max_change", 1, rb.MAX_CHANGE), rb.DEFAULT_MAX_CHANGE),
-        ("max_steps", optional_whole(max_steps, "max_steps", 1, rb.MAX_STEPS), rb.DEFAULT_MAX_STEPS))}
+        ("max_edits", optional_whole(max_edits, "max_edits", 1, rb_plan.MAX_EDITS), rb_plan.DEFAULT_MAX_EDITS),
+        ("max_change", optional_whole(max_change, "max_change", 1, rb_plan.MAX_CHANGE), rb_plan.DEFAULT_MAX_CHANGE),
+        ("max_steps", optional_whole(max_steps, "max_steps", 1, rb_plan.MAX_STEPS), rb_plan.DEFAULT_MAX_STEPS))}
     overwrite = flag(overwrite, "overwrite")
     progress = progress_value(progress)
     callback(on_estimate, "on_estimate")
@@ -307,13 +309,13 @@ def rebalance(*, out, players=4, population: str = "heuristic", policy_params=()
     t = tables_mod.load(optional_path(data, "data", DATA_FILE))
     specs = param_specs(policy_params)
     with settings_error():
-        plan = rb.plan(t, counts, population, specs, games=games, seed=seed, tolerance=tolerance,
+        plan = rb_plan.plan(t, counts, population, specs, games=games, seed=seed, tolerance=tolerance,
                        manneken_pis=manneken_pis, max_games=max_games, max_resources=max_resources, **limits)
-        chosen = rb.parse_levers(levers, fields, t, manneken_pis, cost_kinds, plan.max_resources)
+        chosen = parse_levers(levers, fields, t, manneken_pis, cost_kinds, plan.max_resources)
     threads_checked(threads, dask)
     if dask is None and any("rollout" in s.policies for s in plan.settings.values()):
         raise WsimError(f"{option('population')}: a rollout population plays tens of games a second here, and a "
-                        f"search plays up to {rb.search_games(chosen, plan):,} games: give {option('dask')} (a "
+                        f"search plays up to {rb_plan.search_games(chosen, plan):,} games: give {option('dask')} (a "
                         "cluster of many cores)")
     from wsim.dataset.folder import precheck_output
 
@@ -321,9 +323,9 @@ def rebalance(*, out, players=4, population: str = "heuristic", policy_params=()
         precheck_output(folder, overwrite, "report")
     if dask is None and on_estimate is not None:
         with KERNEL_LOCK:
-            on_estimate(rb.estimate_seconds(t, chosen, plan), rb.search_games(chosen, plan))
+            on_estimate(rb_plan.estimate_seconds(t, chosen, plan), rb_plan.search_games(chosen, plan))
     with settings_error(), KERNEL_LOCK:
-        return rb.run_rebalance(t, chosen, plan, specs, folder, overwrite, dask, threads, on_event, progress)
+        return run_rebalance(t, chosen, plan, specs, folder, overwrite, dask, threads, on_event, progress)
 
 
 def _player_counts(players) -> list:

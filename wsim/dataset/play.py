@@ -28,11 +28,11 @@ def part_task(data_text: bytes, run_meta: dict, index: int, threads: int) -> byt
     """Play part `index` of the run described by `run_meta` (a part's metadata without `part`)
     on a Dask worker and return the part file's bytes, as a local run would write them (in the
     schema version `run_meta` records: a resumed dataset keeps its own)."""
-    from wsim.run import cluster  # only --dask runs load the cluster module (its docstring)
+    from wsim.run import tasks  # only a Dask worker loads the worker's side of --dask
 
-    tables = cluster.worker_tables(data_text)
+    tables = tasks.worker_tables(data_text)
     settings = settings_from_metadata(run_meta, tables)
     blob, _, _ = play_part(tables, settings, index, data_text,
-                           lambda first, games: cluster.play_locked(tables, settings, first, games, threads),
+                           lambda first, games: tasks.play_locked(tables, settings, first, games, threads),
                            run_meta["schema_version"])
     return blob

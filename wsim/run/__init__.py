@@ -9,6 +9,7 @@ runner.py         Runner: a run's games played on the kernel threads; one game's
 lock.py           the per-process kernel lock (one kernel call at a time)
 progress.py       the progress of every long run (a bar, a line a minute, a callback, nothing)
 cluster.py        --dask: tasks (a dataset's parts, a ladder's ranges) played on a Dask cluster
+tasks.py          what a Dask worker runs: its tables, a range of games, recorded games
 stepgame.py       KernelGame: one game driven decision by decision from Python
 verify.py         kernel games replayed by the reference engine
 compiling.py      the kernel families, what compiling them costs, and `wsim compile`

@@ -9,13 +9,11 @@ writer that the folder's lock promises: a part is whole in DIR or absent, howeve
 travelled. A part is about 8 MB per 100,000 four-player games, small next to the time it takes
 to play.
 
-Tasks are pure functions of (data text, settings, part index), so a task re-run after its worker
-died returns the same bytes. The data text and settings reach the workers as the results of
-tasks that return them, not as scattered data: the scheduler runs such a task again when the
-worker that holds its result dies, where scattered data would be forgotten and every task that
-needs it cancelled. A worker runs one kernel call at a time (wsim.run.lock): the kernel thread
-count (wsim.run.runner.set_threads) is one setting of the process, and a worker may be started with
-several threads.
+Tasks are pure functions of (data text, settings, part index or range of games: what a worker
+runs is wsim.run.tasks), so a task re-run after its worker died returns the same bytes. The data
+text and settings reach the workers as the results of tasks that return them (tasks.carried),
+not as scattered data: the scheduler runs such a task again when the worker that holds its
+result dies, where scattered data would be forgotten and every task that needs it cancelled.
 
 Every wait on the cluster has a wall-clock deadline (the *_SECONDS constants): distributed's own
 timeouts cover a TCP connection but not a peer that accepts it and never answers. While tasks
@@ -26,7 +24,6 @@ Only the commands given `--dask` import this module, and only it imports dask an
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import queue
 import re
@@ -38,7 +35,7 @@ from dataclasses import dataclass
 
 from wsim import RULES_VERSION, __version__, signals
 from wsim.errors import WsimError, brief
-from wsim.run.lock import KERNEL_LOCK
+from wsim.run.tasks import carried, load_kernels, play_range, record_range, worker_facts
 
 EXTRA = "pip install 'wsim[dask]'"
 LOCAL_PREFIX = "local:"
@@ -52,106 +49,11 @@ CLOSE_SECONDS = 2  # closing a client that never became one (its peer is no sche
 POLL_SECONDS = 10  # while tasks play and none completes: how often the scheduler is asked how many workers it has
 WORKERLESS_SECONDS = 60  # a cluster without any worker for this long ends the run (a nanny restarts one in seconds)
 RERUNS = 3  # a task whose result is lost with its worker more often than this ends the run
-_TABLES: dict = {}  # data sha256 -> compiled tables, per worker process
 
 
 class ClusterError(WsimError):
     """A cluster that cannot be used: unreachable, silent, other versions, a task that fails for good."""
 
-
-# ---------------------------------------------------------------------------------------------
-# Worker side
-
-def worker_facts() -> dict:
-    """What the client checks on a worker before any game: versions, and the cores for --threads."""
-    import wsim
-    from wsim.run.runner import available_cores
-
-    return {"wsim_version": wsim.__version__, "rules_version": wsim.RULES_VERSION, "cores": available_cores()}
-
-
-def worker_tables(data_text: bytes):
-    """The compiled tables of a run's data text, compiled once per worker process."""
-    from wsim.tables import compile_text
-
-    key = hashlib.sha256(data_text).hexdigest()
-    if key not in _TABLES:
-        _TABLES[key] = compile_text(data_text, source="the run's data file")
-    return _TABLES[key]
-
-
-def play_locked(tables, settings, first: int, games: int, threads: int):
-    """The Chunk of games first .. first + games - 1, one kernel call of this process at a time."""
-    from wsim.run.runner import Pacer, Runner, play_paced, set_threads
-
-    with KERNEL_LOCK:
-        set_threads(threads)
-        return play_paced(Runner(tables, settings), Pacer(), first, games)
-
-
-def load_kernels(data_text: bytes, run_meta: dict) -> tuple:
-    """Load (or, on a first run, compile) the kernels of the run `run_meta` in this worker:
-    (seconds, whether it compiled)."""
-    from wsim.run.compiling import CompileWatch
-    from wsim.run.runner import Runner
-    from wsim.run.settings import settings_from_metadata
-
-    tables = worker_tables(data_text)
-    started = time.perf_counter()
-    with KERNEL_LOCK, CompileWatch() as watch:
-        Runner(tables, settings_from_metadata(run_meta, tables)).load()
-    return time.perf_counter() - started, watch.compiled
-
-
-def carried(value):
-    """The task that holds one of a run's inputs on the cluster (module docstring)."""
-    return value
-
-
-def play_range(data_text: bytes, settings, first: int, games: int, threads: int, sets: bool = False):
-    """The kernels' res rows (games x cities x RES_COUNT) of games first .. first + games - 1
-    of `settings` (a wsim.run.settings.Settings): the ladder's and rebalance's tasks; sets: with
-    the column SETS_COLUMN (wsim.run.runner.with_science_sets), computed on the worker."""
-    from wsim.run.runner import with_science_sets
-
-    t = worker_tables(data_text)
-    chunk = play_locked(t, settings, first, games, threads)
-    return with_science_sets(t, chunk) if sets else chunk.res
-
-
-def _model_file(model: bytes) -> str:
-    """A worker's copy of a model file's bytes (by content hash, in its temporary folder): no
-    filesystem is shared with the client."""
-    import os
-    import tempfile
-    from pathlib import Path
-
-    folder = Path(tempfile.gettempdir()) / "wsim-models"
-    folder.mkdir(exist_ok=True)
-    path = folder / f"{hashlib.sha256(model).hexdigest()}.npz"
-    if not path.exists():
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.partial")
-        tmp.write_bytes(model)
-        os.replace(tmp, path)
-    return str(path)
-
-
-def record_range(data_text: bytes, model: bytes, settings, first: int, games: int, rate: float, explore: float,
-                 tape_seed: int, threads: int):
-    """(inputs, facts) of teacher games first .. first + games - 1 (wsim.run.tape.record): the
-    tasks of `wsim learn --dask`; model: the bytes of the learned seats' model file, or b""."""
-    from dataclasses import replace
-
-    from wsim.run.tape import record
-
-    if model:
-        settings = replace(settings, model=_model_file(model))
-    with KERNEL_LOCK:
-        return record(worker_tables(data_text), settings, first, games, rate, explore, tape_seed, threads)
-
-
-# ---------------------------------------------------------------------------------------------
-# Client side
 
 def _within(seconds: float, what: str, call, *args, **kwargs):
     """call(*args, **kwargs), a blocking call into distributed, given `seconds` of wall-clock
