@@ -1,5 +1,5 @@
-"""Running games: settings checked once, the kernels' runner, step-level games, compiling,
-profiling and Dask tasks. Writes no file: the files layer (wsim/dataset/) drives this one.
+"""Running games: settings checked once, the kernels' runner, step-level games, compiling and
+Dask tasks. Writes no file: the files layer (wsim/dataset/) drives this one.
 
 settings.py       every option of a run checked and parsed once (Settings)
 weights.py        the policies' default parameter rows and weights files
@@ -11,6 +11,4 @@ cluster.py        --dask: tasks (a dataset's parts, a ladder's ranges) played on
 stepgame.py       KernelGame: one game driven decision by decision from Python
 verify.py         kernel games replayed by the reference engine
 compiling.py      the kernel families, what compiling them costs, and `wsim compile`
-profiling.py      profile_run: games through the instrumented loop (bench, compile profile)
-playout_count.py  a rollout seat's playouts counted through the step API (bench)
 """
