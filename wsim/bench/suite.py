@@ -231,8 +231,9 @@ def _envs_report(ctx, values):
                   f"steps/s, {row['games_per_second']:,} games/s",
                   f"  {_threads_word(n)}, actions cached before timing: {cached['steps_per_second']:,} steps/s "
                   f"(games stepped), {cached['agent_steps_per_second']:,} agent steps/s"]
-    lines += ["  (cached: PufferLib's and EnvPool's way, actions made before the clock and steps counted as N games x "
-              "calls; sample_legal: a legal action drawn each step, and only the seats that act counted)",
+    lines += ["  (cached: PufferLib's and EnvPool's way, actions made before the clock, steps counted as games "
+              "x calls;",
+              "   sample_legal's: a legal action drawn at each step, and only the seats that act counted)",
               f"  memory: {row['mib_per_10k_games']:,} MiB of arrays per 10,000 games, "
               f"{row['mask_mib_per_10k_games']:,} MiB of them the dense mask (dense_mask=False drops it)"]
     return entries, lines
