@@ -2,7 +2,7 @@
 
 A run's settings travel as one numpy record (RUN), a game's state as another (STATE), a game
 loop's scratch as a third (SCRATCH): numba passes a record by reference, and a kernel names its arrays at entry (`seat = st.seat`),
-which costs less than passing the arrays one by one (bench/handle_forms.py measures the forms).
+which costs less than passing the arrays one by one (studies/handle_forms.py measures the forms).
 The tables stay plain 2-D integer arrays.
 
 Each packed row of schema.py gives this module one constant per field, the prefix and the

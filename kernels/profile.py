@@ -14,6 +14,9 @@ The components (timing.COMPONENTS):
 
 Reading the counter costs ~10 ns, a few percent of a game; bench prints the instrumented total
 beside the production figure so that the difference is visible.
+
+Two more loops serve `wsim bench`: `loop_floor`, a bare loop of the game's shape (the
+deal, then picks and passes with no rules), and `trade_calls`, the trading solver on fixed positions.
 """
 
 import numpy as np
@@ -22,6 +25,10 @@ from numba import njit
 from wsim.kernels.loop import play_out
 from wsim.kernels.timing import COMPONENTS, DEAL, LOOP, SCORING, cycles
 from wsim.kernels.step import final, init_game
+from wsim.kernels.deal import deal_game
+from wsim.kernels.layout import E_NAME_ID
+from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
+from wsim.kernels.trade import trade_options_at
 
 # the game index of the log, which has no rows: an int64 as in production (a literal 0 would
 # compile the loop a second time)
@@ -52,3 +59,59 @@ def profile_games(ent, board, run, games, res, cards, acc, st, sc, log, n_log):
     acc[LOOP] = raw
     for c in range(LOOP):
         acc[LOOP] -= acc[c]
+
+
+@njit(cache=True)
+def trade_calls(costs, seat, out, repeats):
+    """The trading solver asked `repeats` times about every position i (cost row i, the city at
+    seat row 3i and its neighbours at 3i+1 and 3i+2): `wsim bench`'s yardstick. Returns the sum
+    of the answers' option counts, so that no call can be optimised away."""
+    total = 0
+    for _ in range(repeats):
+        for i in range(costs.shape[0]):
+            total += trade_options_at(costs, i, seat, 3 * i, 3 * i + 1, 3 * i + 2, out)
+    return total
+
+
+@njit(cache=True)
+def loop_floor(ent, board, n_cards, n, games, with_play, deck, pool, bs, dealt, hand, spare, owned):
+    """The loop floor of a game (with_play) or its deal alone, over `games` games: the real deal,
+    then 3 ages x 6 turns of: every seat checks each card of its hand against its owned names,
+    draws one legal card from its stream, removes it, and hands pass. No costs, no trading, no
+    effects: what any engine of this shape pays at least (`wsim bench`'s time split)."""
+    total = 0
+    spec = np.full(n, -1, np.int8)
+    for game in range(games):
+        deal_game(ent, board, n_cards, n, np.uint64(1), game, spec, spec, False, bs[0], bs[1], dealt, deck, pool)
+        if not with_play:
+            total += dealt[0, 0, 0]
+            continue
+        owned[:] = 0
+        counter = 0
+        key = stream_key(np.uint64(1), game, STREAM_SEAT0)
+        for age in range(3):
+            for s in range(n):
+                for j in range(7):
+                    hand[s, j] = dealt[age, s, j]
+            for turn in range(6):
+                size = 7 - turn
+                for s in range(n):
+                    legal = 0
+                    for j in range(size):
+                        if owned[s, ent[hand[s, j], E_NAME_ID]] == 0:
+                            legal += 1
+                    pick = int(draw_below(key, counter, size))
+                    counter += 1
+                    c = hand[s, pick]
+                    owned[s, ent[c, E_NAME_ID]] = 1
+                    total += legal
+                    for j in range(pick, size - 1):
+                        hand[s, j] = hand[s, j + 1]
+                for s in range(n):
+                    src = (s + 1) % n if age == 1 else (s - 1) % n
+                    for j in range(size - 1):
+                        spare[s, j] = hand[src, j]
+                for s in range(n):
+                    for j in range(size - 1):
+                        hand[s, j] = spare[s, j]
+    return total

@@ -1,4 +1,4 @@
-"""`wsim bench --against REV` (wsim/bench_against.py): REV checked out beside this tree, both
+"""`wsim bench --against REV` (wsim/bench/against.py): REV checked out beside this tree, both
 measured at the same time; its mistakes exit 2. No speed is asserted."""
 
 import subprocess
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from clikit import last_error_line, run_cli
-from wsim import bench_against
+from wsim.bench import against as bench_against
 
-ROOT = Path(bench_against.__file__).resolve().parent.parent
+ROOT = Path(bench_against.__file__).resolve().parents[2]
 
 
 def test_summary_takes_each_trees_best_and_counts_the_pairs_won():

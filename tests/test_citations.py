@@ -17,8 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # the pages that restate the spec, by the spec file each restates
 RESTATED = {"rules.md": "RULES.md", "interfaces.md": "INTERFACES.md", "design.md": "DESIGN.md"}
 
-# where citations are looked for: the code, the tests, the benchmarks, the docs, the build files
-SCANNED = ("wsim", "kernels", "tests", "bench", "docs", "README.md", "CHANGELOG.md", "Makefile", "pyproject.toml")
+# where citations are looked for: the code, the tests, the benchmarks, the studies, the docs, the build files
+SCANNED = ("wsim", "kernels", "tests", "bench", "studies", "docs", "README.md", "CHANGELOG.md", "Makefile",
+           "pyproject.toml")
 SUFFIXES = {".py", ".pyi", ".md", ".yaml", ".yml", ".toml", ".txt", ".cfg", ""}
 SKIPPED_DIRS = {"__pycache__", "results"}  # bench/results: recorded runs, not prose
 

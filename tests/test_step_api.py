@@ -208,7 +208,7 @@ def test_parameters_set_on_a_game_are_the_ones_it_plays(tables, how):
 
 
 def test_policies_assigned_to_a_game_are_the_ones_it_plays(tables):
-    """Assigning KernelGame.policies and .params (as wsim.run.playout_count's callers may) writes
+    """Assigning KernelGame.policies and .params (as wsim.bench.playouts' callers may) writes
     them into the run record: a game made random and then given greedy's ends as a greedy game."""
     greedy = KernelGame(tables, 5, seed=3, game=2, policy="greedy")
     g = KernelGame(tables, 5, seed=3, game=2, policy="random")

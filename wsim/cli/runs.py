@@ -161,6 +161,10 @@ def compile_cmd(ctx, families):
                 from wsim.env.vector import warm as warm_env
 
                 warm_env()
+            elif family == "profile":  # the bench's layer, above wsim.run
+                from wsim.bench.profiling import warm as warm_profile
+
+                warm_profile(t)
             else:
                 warm(family, t)
         seconds = time.perf_counter() - started
@@ -185,13 +189,13 @@ def bench_cmd(ctx, quick, save, against, rounds, quiet):
     With --against REV: five-player games/s (random, greedy, heuristic) and rollout playouts/s,
     one thread, of this tree and of commit REV side by side (docs/speed.md)."""
     if against is not None:
-        from wsim.bench import compare_with
+        from wsim.bench.against import compare_with
 
         if ctx.obj.get("data") is not None:
             raise UserError("--against: compares the built-in card data only (no --data or WSIM_DATA)")
         compare_with(against, rounds=rounds, quick=quick, save=save, echo=click.echo)
         return
-    from wsim.bench import run_benchmarks
+    from wsim.bench.suite import run_benchmarks
 
     load_tables(ctx)  # a data error is an Error: line here too, before any benchmark
     run_benchmarks(quick=quick, save=save, echo=click.echo, data=ctx.obj.get("data"), progress=progress_of(ctx, quiet))

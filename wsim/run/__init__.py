@@ -1,5 +1,5 @@
 """Running games: settings checked once, the kernels' runner, teacher games, step-level games,
-compiling, profiling and Dask tasks. Writes no file: the files layer (wsim/dataset/) drives this
+compiling and Dask tasks. Writes no file: the files layer (wsim/dataset/) drives this
 one.
 
 settings.py       every option of a run checked and parsed once (Settings)
@@ -13,8 +13,6 @@ tasks.py          what a Dask worker runs: its tables, a range of games, recorde
 stepgame.py       KernelGame: one game driven decision by decision from Python
 verify.py         kernel games replayed by the reference engine
 compiling.py      the kernel families, what compiling them costs, and `wsim compile`
-profiling.py      profile_run: games through the instrumented loop (bench, compile profile)
-playout_count.py  a rollout seat's playouts counted through the step API (bench)
 model.py          the learned policy's model file: weights and a JSON header, read and checked
 tape.py           teacher games: sampled decisions' afterstate inputs with their outcomes (learn)
 """

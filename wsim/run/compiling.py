@@ -6,9 +6,10 @@ run compiles only its policy family (kernels/game.py): `games` for random, greed
 heuristic seats, `rollout` when a seat searches, `learned` when a seat plays the learned policy
 (and `wsim learn`'s training games, which record positions on a tape). Two more families serve
 other callers: `step`, the step-level API driven from Python (wsim.run.stepgame: tests, agents),
-`profile`, the instrumented game loop of `wsim bench`, and `env`, the batched environment's
-kernels (kernels/batched.py; warmed by wsim.env.vector.warm, the layer above, which `wsim
-compile env` calls).
+`profile`, the instrumented game loop of `wsim bench` (warmed by wsim.bench.profiling.warm, a
+layer above, which `wsim compile profile` calls), and `env`, the batched environment's kernels
+(kernels/batched.py; warmed by wsim.env.vector.warm, the layer above, which `wsim compile env`
+calls).
 
 CompileWatch listens to numba's event API ("numba:compile" fires once per specialisation that
 the cache could not supply, before it is compiled), so it sees exactly what was compiled: the
@@ -25,6 +26,8 @@ from numba.core import event
 
 FAMILIES = ("games", "rollout", "step", "profile", "learned", "env")
 DEFAULT_FAMILIES = ("games", "rollout")
+# the families whose warm-up lives in a layer above this one: `wsim compile` calls it there
+ABOVE = {"profile": "wsim.bench.profiling.warm(tables)", "env": "wsim.env.vector.warm()"}
 
 
 class CompileWatch(event.Listener):
@@ -127,17 +130,7 @@ def warm(family: str, tables) -> None:
         for seat, kind in next(game.rounds()):
             options = game.legal(seat, kind)
             game.apply(seat, kind, options, game.decide(seat, kind, options))
-    elif family == "profile":
-        import numpy as np
-
-        from wsim.kernels.layout import MAX_CITY, RES_COUNT
-        from wsim.kernels.profile import COMPONENTS
-        from wsim.run.profiling import profile_run
-
-        runner = Runner(tables, Settings(players=3, policies=("random",) * 3))
-        profile_run(runner, 1, np.zeros((3, RES_COUNT), np.int16), np.zeros((3, MAX_CITY), np.int16),
-                    np.zeros(len(COMPONENTS) + 1, np.uint64))
-    elif family == "env":
-        raise ValueError("the env family sits above this layer: wsim.env.vector.warm() loads it")
+    elif family in ABOVE:
+        raise ValueError(f"the {family} family sits above this layer: {ABOVE[family]} loads it")
     else:
         raise ValueError(f"unknown kernel family {family!r}")

@@ -11,8 +11,9 @@ figures are within a few percent.
 REV is checked out into a temporary git worktree and imported from there with a numba cache of
 its own (its first run compiles it); the worktree and the cache are removed at the end. Both
 trees run the same probe script (PROBE below) with the same Python and packages, so it uses
-only names every wsim since the rollout policy has had; both count a rollout seat's playouts
-with this tree's wsim/run/playout_count.py, which checks the games it steps are the ones timed.
+only names every wsim since the rollout policy has had (a tree's own rollout measure, found in
+wsim/bench/rollout.py or, before that package, in wsim/bench.py); both count a rollout seat's
+playouts with this tree's wsim/bench/playouts.py, which checks the games it steps are the ones timed.
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from wsim.bench import record
 from wsim.errors import WsimError
+from wsim.kernels.policy import POLICY_NAMES
 
-POLICIES = ("random", "greedy", "heuristic", "rollout")
+POLICIES = tuple(n for n in POLICY_NAMES if n != "learned")  # learned: newer than some trees REV may name
 
 PROBE = """
 import json, sys, time
@@ -46,15 +49,18 @@ out = {"wsim": wsim.__file__}
 for policy in sys.argv[3].split(","):
     if policy == "rollout":
         import importlib.util
-        from wsim import bench
-        rate = bench._rollout_games_per_second(t, 16, rollout_games)
-        # the measuring tree's counter, run on this tree's step API (see wsim/run/playout_count.py)
+        try:
+            from wsim.bench.rollout import games_per_second, settings as settings_of
+        except ImportError:  # a tree before wsim/bench/ was a package
+            from wsim.bench import _rollout_games_per_second as games_per_second, _rollout_settings as settings_of
+        rate = games_per_second(t, 16, rollout_games)
+        # the measuring tree's counter, run on this tree's step API (see wsim/bench/playouts.py)
         spec = importlib.util.spec_from_file_location("wsim_playout_count", sys.argv[4])
         count = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(count)
-        settings = bench._rollout_settings(16)
-        timed = Runner(t, settings).play(1, rollout_games)
-        out[policy] = rate * count.playouts_per_game(t, settings, 1, timed.res)
+        rollout = settings_of(16)
+        timed = Runner(t, rollout).play(1, rollout_games)
+        out[policy] = rate * count.playouts_per_game(t, rollout, 1, timed.res)
         continue
     runner = Runner(t, Settings(players=5, policies=(policy,) * 5))
     runner.play(0, 200)
@@ -98,7 +104,7 @@ def _git(root: Path, *args: str) -> str:
 
 def source_root() -> Path:
     """The checkout the running wsim was installed from (an editable install), else an error."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     if shutil.which("git") is None or not (root / ".git").exists():
         raise AgainstError(f"--against: needs wsim installed from a git checkout (pip install -e); "
                            f"{root} is not one")
@@ -146,7 +152,7 @@ def checkout(root: Path, commit: str):
 
 def _start(tree: Tree, core: int | None, games: int, rollout_games: int, policies: tuple, cwd: Path):
     pin = None if core is None else (lambda: os.sched_setaffinity(0, {core}))
-    counter = Path(__file__).resolve().parent / "run" / "playout_count.py"  # this tree's, for both trees
+    counter = Path(__file__).resolve().parent / "playouts.py"  # this tree's, for both trees
     return subprocess.Popen([sys.executable, "-c", PROBE, str(games), str(rollout_games), ",".join(policies),
                              str(counter)],
                             env=tree.env(), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -226,3 +232,37 @@ def table_text(rows: list, before: str, after: str) -> str:
                f"{r['after']:>12,.0f} {r['ratio']:>7.3f} {r['paired']:>7.3f}  {r['after_faster']} of {r['runs']}"
                for r in rows)]
     return "\n".join(lines)
+
+
+def compare_with(rev: str, rounds: int, quick: bool, save: bool, echo) -> dict:
+    """`wsim bench --against REV`: this tree and commit REV of its checkout side by side; prints
+    each run and the table, and returns (and saves) the results."""
+    root = source_root()
+    commit = resolve(root, rev)
+    games, rollout_games = (2_000, 2) if quick else (8_000, 6)
+    results: dict = {
+        "when": record.now(),
+        "command": f"wsim bench --against {rev} --rounds {rounds}" + (" --quick" if quick else ""),
+        "before": {"rev": rev, "commit": commit},
+        "after": {"head": head(root), "changed": changed(root)},
+        "games_per_policy": games, "rollout_games": rollout_games, "rollout_playouts_per_move": 16,
+        "machine": record.machine(),
+    }
+    echo(f"this tree ({root}) against {rev} ({commit[:10]}): five players, one thread, {games:,} games per "
+         f"policy, rollout K=16 over {rollout_games} games; {rounds} round{'s' if rounds > 1 else ''} of two "
+         f"runs, both trees at once (after an untimed run of each, which compiles {commit[:10]}'s kernels)")
+    with checkout(root, commit) as before:
+        after = Tree("this tree", root, None)
+
+        def on_run(i, run):
+            echo(f"  run {i}: " + ", ".join(f"{p} {run[before.label][p]:,.0f} / {run[after.label][p]:,.0f}"
+                                            for p in POLICIES))
+
+        runs = measure((before, after), rounds, games, rollout_games, on_run=on_run)
+        rows = summary(runs, before.label, after.label)
+        echo(table_text(rows, before.label, after.label))
+    results["runs"] = runs
+    results["summary"] = rows
+    if save:
+        record.save(results, f"against-{commit[:10]}-{record.stamp(results)}", echo)
+    return results

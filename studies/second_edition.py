@@ -1,7 +1,7 @@
 """The second edition's card changes that the data file can express, replayed with `wsim ablate`
 under several populations on the same deals (docs/rebalance.md, "What the designer changed").
 
-    python bench/second_edition.py GAMES PLAYERS POPULATION [POPULATION ...]
+    python studies/second_edition.py GAMES PLAYERS POPULATION [POPULATION ...]
 
 POPULATION is POLICIES as --policies takes them (e.g. heuristic, learned). Each population plays
 two paired experiments against the first edition: SURE (the changes two or more transcriptions

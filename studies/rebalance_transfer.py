@@ -2,7 +2,7 @@
 counts and under other populations: each side's win rate before and after on the same deals,
 and the largest deviation from the fair share before and after (docs/rebalance.md).
 
-    python bench/rebalance_transfer.py REPORT/edits.txt 20000 3:heuristic 5:heuristic 4:specialists 4:greedy
+    python studies/rebalance_transfer.py REPORT/edits.txt 20000 3:heuristic 5:heuristic 4:specialists 4:greedy
 
 Arguments: the edits file, the games of each run, then PLAYERS:POPULATION cases: a built-in
 population of `wsim survey` (heuristic, specialists, greedy) or POLICIES as --policies takes

@@ -3,7 +3,7 @@ CMA-ES to how people play at one player count (their points by category, stages,
 chained builds, coins paid, shields and first-to-last gap), never to the boards' table, which stays
 the validation (`wsim people` on the written weights).
 
-    .venv/bin/python bench/people_fit.py --players 4 --generations 30 --out /tmp/people-fit.json
+    .venv/bin/python studies/people_fit.py --players 4 --generations 30 --out /tmp/people-fit.json
     .venv/bin/wsim people --population fit=heuristic --policy-param heuristic.weights=/tmp/people-fit.json \
         --players 3,4,5 --out results/people-fit
 
@@ -122,7 +122,7 @@ def main():
     print("people  " + "  ".join(f"{name(k)} {target[k]:.2f}" for k in target))
     print("fitted  " + "  ".join(f"{name(k)} {final[k]:.2f}" for k in target) + f"  loss {loss(final, target):.2f}")
     doc = {"format": FORMAT, "policy": "heuristic",
-           "note": f"fitted to people's play at {a.players} players by bench/people_fit.py (an experiment)",
+           "note": f"fitted to people's play at {a.players} players by studies/people_fit.py (an experiment)",
            "weights": dict(zip(HEURISTIC_KEYS, best.params[:len(HEURISTIC_KEYS)])),
            "fit": {"players": a.players, "generations": a.generations, "population": a.population,
                    "games": a.games, "seed": a.seed, "per_board": a.per_board,

@@ -21,3 +21,15 @@ def profile_run(runner: Runner, games: int, res: np.ndarray, cards: np.ndarray, 
                   runner.params)
     profile_games(runner.ent, runner.board, run[0], games, res, cards, acc, new_state()[0], new_scratch()[0],
                   log, n_log)
+
+
+def warm(tables) -> None:
+    """Load the `profile` family from the cache, or compile it (`wsim compile profile`): one
+    three-player game through the instrumented loop."""
+    from wsim.kernels.layout import MAX_CITY, RES_COUNT
+    from wsim.kernels.profile import COMPONENTS
+    from wsim.run.settings import Settings
+
+    runner = Runner(tables, Settings(players=3, policies=("random",) * 3))
+    profile_run(runner, 1, np.zeros((3, RES_COUNT), np.int16), np.zeros((3, MAX_CITY), np.int16),
+                np.zeros(len(COMPONENTS) + 1, np.uint64))

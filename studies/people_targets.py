@@ -1,7 +1,7 @@
 """Issue 56's targets for one population, measured (not asserted): how it compares with people at
 3-7 players (`wsim people`), its strength against the heuristic and its speed.
 
-    .venv/bin/python bench/people_targets.py --policy learned \
+    .venv/bin/python studies/people_targets.py --policy learned \
         --games 20000 --out results/people-targets
 
 prints one line per target (measured, wanted, met or missed) and writes OUT/targets.csv beside the

@@ -11,7 +11,7 @@ and the random keys — written with five forms of the state:
   aliased  the record, each function naming its arrays at entry (`seat = st.seat`, ...), so that
            the bodies stay as they are
 
-Run: python bench/handle_forms.py [--calls N] [--repeat R]; prints ns per outer call, best of R.
+Run: python studies/handle_forms.py [--calls N] [--repeat R]; prints ns per outer call, best of R.
 The workload's loop is not the game: the numbers say what the form costs per call, not what a
 game costs.
 """
