@@ -52,8 +52,9 @@ MAX_INPUT = 1536  # a model's input: the observation (1,472 entries at most) and
 MAX_BLOCK = 192  # one block of the observation the evaluation re-encodes: a city's (170 at most) or a hand's
 MAX_HIDDEN = 128  # a model's hidden units
 MAX_DELTA = 4 * MAX_BLOCK + 2 * MAX_SEATS  # input entries one option changes: three cities, the hand, points, pile
-PARAMS = 18  # a seat's policy parameter row: a rollout's playouts and base policy id, then its base
-#              policy's row, the longest of which is the heuristic's 16 weights (kernels/policy.py checks it)
+PARAMS = 32  # room for a seat's policy parameter row (kernels/policy.P_COUNT, 18 today: a rollout's playouts
+#              and base policy id, then its base policy's row, the longest the heuristic's 16 weights); a
+#              bound, checked there, so a new policy parameter changes no record (the rest are zeros)
 
 
 def pack_halves(counts):
