@@ -166,10 +166,11 @@ def _known_guild(ent, st, inst, k, c):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def _unseen_guilds(ent, st, inst, k, out, n):
     """Append to out[:n] every guild the seat has not seen (_known_guild), by card id; returns
-    the new length: the guilds a card of the seat's group 0 may be in Age III (module docstring)."""
+    the new length: the guilds a card of the seat's group 0 may be in Age III (module docstring).
+    Inlined: its two buffers (sc.deck, sc.fc_cand) are record fields of two shapes, so two types."""
     for c in range(np.int64(st.gs[G_NCARDS])):
         if ent[c, E_KIND] == PURPLE and not _known_guild(ent, st, inst, k, c):
             out[n] = c
