@@ -19,21 +19,13 @@ this age), so their hidden cards (the deck less what cities hold) are shuffled a
 the pile holds of that age go back to the pile, the rest being under stages or face down.
 Later ages are dealt again from their whole decks (`deal.deal_age`).
 
-At 2 players the Free City's rule (docs/rules.md §10) tells the seat more: when the other player held
-the Free City card and the Free City discarded or built a stage (the seat saw the action, not
-the card), the card was one the Free City could play so on the position of that turn (a card a
-chain made free must be built; a discard only when neither a build nor the stage was legal).
-The deals consistent with the view are then the arrangements of each group's cards in which
-each such place of the age in play (`_fc_hidden`: at most 3, every other turn) holds a card
-that was legal there. The position of turn u is public, and rebuilt (`rebuild_at`) from the
-cities now (cards in build order, stage entities) and st.starts (each city's coins, card and
-stage counts at the start of each turn, noted only at 2 players); legality is turn.legal_moves'
-own (`fc_could`). A group holding such places is drawn by `_constrained`: every assignment of
-its cards (copies taken apart, so each distinct deal counts as often as any other) to those
-places that legality allows is enumerated, one is drawn with one bounded draw (weighted in Age
-III by the ways to complete its guilds), and the rest of the group is shuffled over its other
-places; a group without one draws exactly as before. Earlier ages are not constrained: the seat
-remembers only their public part.
+At 2 players the Free City's rule (docs/rules.md §10) tells the seat more: a Free City discard
+or stage that the seat saw only as an action (`_fc_hidden`: at most 3, every other turn) held a
+card the Free City could play so on that turn's position. A group holding such a place has those
+places drawn by kernels/hidden_fc.py (the position rebuilt, legality turn.legal_moves' own, one
+bounded draw over the legal assignments; `_candidates` names the cards they may hold), then the
+rest of the group is shuffled over its other places; a group without one draws exactly as
+before. Earlier ages are not constrained: the seat remembers only their public part.
 
 The draw depends on what the seat sees and on `key`, never on how the hidden cards happen to
 lie: each group's cards are taken in card id order and its places in an order the seat can name
@@ -56,19 +48,15 @@ same card was also discarded where the seat saw it).
 import numpy as np
 from numba import njit
 
-from wsim.codes import (ACT_BUILD, ACT_BUILD_FREE, ACT_DISCARD, ACT_STAGE, HAND_SIZE, PURPLE,
-                        TURNS_PER_AGE)
-from wsim.kernels.city import add_card, add_entity, set_prices
+from wsim.codes import ACT_BUILD, ACT_BUILD_FREE, ACT_DISCARD, ACT_STAGE, HAND_SIZE, PURPLE, TURNS_PER_AGE
 from wsim.kernels.deal import deal_age, shuffle
-from wsim.kernels.layout import (B_RESOURCE, C_COPY3, C_NEEDS3, C_ON, E_AGE, E_COPIES, E_KIND, F_BOARD, F_CARDS,
-                                 F_CHOSEN, F_COINS, F_COPY3, F_COUNT, F_CTR, F_FREE_AGE, F_HAND, F_HAND_N, F_NCARDS,
-                                 F_PK_PROD, F_PK_SELL, F_PK_SELL_CAP, F_PROD, F_SELL, F_SIDE, F_STAGE_E, F_STAGES,
-                                 G_AGE, G_FC, G_N, G_NCARDS, G_NTOOK, G_OPEN, G_TURN, I_CARD, I_GROUP, I_LIN, I_LOC,
-                                 I_NEW, LIST_PRICED, MAX_STAGES, M_ACTION, T_COINS, T_NCARDS, T_STAGES)
-from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
+from wsim.kernels.hidden_fc import draw_fc_plays, fc_could, rebuild_at
+from wsim.kernels.layout import (C_COPY3, C_NEEDS3, C_ON, E_AGE, E_COPIES, E_KIND, F_CARDS, F_CHOSEN, F_CTR, F_HAND,
+                                 F_NCARDS, G_AGE, G_FC, G_N, G_NCARDS, G_NTOOK, G_OPEN, G_TURN, I_CARD, I_GROUP, I_LIN,
+                                 I_LOC, I_NEW)
+from wsim.kernels.rng import STREAM_SEAT0, stream_key
 from wsim.kernels.step import decider
-from wsim.kernels.trade import add_packed
-from wsim.kernels.turn import controller_at, legal_moves
+from wsim.kernels.turn import controller_at
 
 LOC_HAND, LOC_FC_PILE, LOC_PILE, LOC_TUCKED, LOC_KNOWN = range(5)  # inst's I_LOC
 NEVER_SEEN = 0  # inst's I_GROUP for a card the seat has not seen this age
@@ -179,6 +167,18 @@ def _known_guild(ent, st, inst, k, c):
 
 
 @njit(cache=True, inline="always")
+def _unseen_guilds(ent, st, inst, k, out, n):
+    """Append to out[:n] every guild the seat has not seen (_known_guild), by card id; returns
+    the new length: the guilds a card of the seat's group 0 may be in Age III (module docstring).
+    Inlined: its two buffers (sc.deck, sc.fc_cand) are record fields of two shapes, so two types."""
+    for c in range(np.int64(st.gs[G_NCARDS])):
+        if ent[c, E_KIND] == PURPLE and not _known_guild(ent, st, inst, k, c):
+            out[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
 def _place_key(inst, i):
     """The order of a hidden card's place that the seat can name: a hand (by the seat it was
     dealt to), the Free City's pile (by draw, the rows being in draw order), the discard pile,
@@ -206,87 +206,6 @@ def _canonical(inst, group, m):
             group[1, j] = group[1, j - 1]
             j -= 1
         group[1, j] = card
-
-
-@njit(cache=True, _nrt=False)
-def rebuild_at(ent, board, st, u, city):
-    """The three cities of a 2-player game as they stood at the start of turn u of this age, into
-    `city` (rows as st.seat's, F_*): what the Free City's moves of that turn were legal in.
-
-    Everything but coins is rebuilt from what the cities hold now, which only grows within an age:
-    the board and side, the first T_NCARDS cards of F_CARDS (build order), the first T_STAGES
-    stages (F_STAGE_E: their entities as built, Manneken Pis copies resolved), and Olympia A's free
-    build of this age if the Free City declared it before turn u (st.hist); the coins are
-    st.starts' (step._start_turn notes them). The city starts as turn.reset_state starts one,
-    then takes each entity through add_card / add_entity, so its totals (production, sellable
-    units, prices, powers, owned names) are the ones the kernels had then; only the order of its
-    choice units may differ, which no legality test reads (the trading solver's options are a
-    set); the behaviour counters (F_DISCARDS, F_CHAINED, F_COINS_PAID, F_COINS_RECEIVED) stay 0,
-    which no rule reads. Returns False without a Free City, for a turn not reached this age, or
-    when st.starts does not fit the cities (a state not reached by play)."""
-    seat, gs, starts, hist = st.seat, st.gs, st.starts, st.hist
-    fc = gs[G_FC]
-    age = gs[G_AGE]
-    if fc < 0 or u < 1 or u > gs[G_TURN]:  # st.starts holds the three cities of this age's turns only
-        return False
-    for s in range(gs[G_N]):  # an int32 seat, as in play: the city functions then compile once
-        ncards = starts[u - 1, s, T_NCARDS]
-        stages = starts[u - 1, s, T_STAGES]
-        if ncards < 0 or ncards > seat[s, F_NCARDS] or stages < 0 or stages > seat[s, F_STAGES]:
-            return False
-        for f in range(F_COUNT):
-            city[s, f] = 0
-        b = seat[s, F_BOARD]
-        city[s, F_BOARD] = b
-        city[s, F_SIDE] = seat[s, F_SIDE]
-        city[s, F_COPY3] = -1  # read only when a stage is built: the built ones come as entities
-        for k in range(MAX_STAGES):
-            city[s, F_STAGE_E + k] = -1
-        res = board[b, B_RESOURCE]
-        if res >= 0:  # the board's resource, as reset_state gives it
-            city[s, F_PROD + res] += 1
-            city[s, F_SELL + res] += 1
-            unit = np.int64(1) << (8 * res)
-            add_packed(city, s, F_PK_PROD, unit)
-            add_packed(city, s, F_PK_SELL, unit)
-            add_packed(city, s, F_PK_SELL_CAP, unit)
-        set_prices(city, s)
-        for i in range(ncards):
-            add_card(ent, city, s, seat[s, F_CARDS + i])
-        for k in range(stages):
-            e = seat[s, F_STAGE_E + k]
-            city[s, F_STAGE_E + k] = e
-            if e >= 0:
-                add_entity(ent, city, s, np.int64(e))
-        city[s, F_STAGES] = stages
-        city[s, F_COINS] = starts[u - 1, s, T_COINS]
-    for r in range(u - 1):
-        if hist[r, fc, 0] >= 0 and hist[r, fc, 1] == ACT_BUILD_FREE:
-            city[fc, F_FREE_AGE] = age  # legal_moves reads only whether it is this age
-    return True
-
-
-@njit(cache=True, _nrt=False)
-def fc_could(ent, board, st, sc, card, action):
-    """Whether the Free City, in the cities of sc.city (rebuild_at), could play `card` with
-    `action`: the kernels' own rule, turn.legal_moves with free_city (docs/rules.md §10: a card a
-    chain makes free only builds; a discard only when no build, free build or stage is legal).
-    Uses sc.moves and sc.opts."""
-    city = sc.city
-    gs = st.gs
-    fc = gs[G_FC]
-    city[fc, F_HAND] = card
-    city[fc, F_HAND_N] = 1
-    moves = sc.moves
-    # the flag computed and the listing typed, not literal constants: literals would compile
-    # legal_moves (and the trading solver under it) a second time
-    free_city = fc >= 0
-    listing = (np.int64(LIST_PRICED), np.int64(1), np.int64(1))
-    m = legal_moves(ent, board, city, gs, sc, fc, np.int64(fc), np.int64(-1), free_city, listing, None)
-    for i in range(m):
-        if moves[i, M_ACTION] == action:
-            return True
-    return False
 
 
 @njit(cache=True, _nrt=False)
@@ -340,59 +259,6 @@ def fc_real_plays(ent, board, st, sc, who):
 
 
 @njit(cache=True, inline="always")
-def _choose(n, k):
-    """n choose k (0 outside 0 <= k <= n), saturating at 2**40: a weight past 2**32 is refused
-    anyway (_constrained)."""
-    if k < 0 or k > n:
-        return np.int64(0)
-    out = np.int64(1)
-    for i in range(k):
-        out = out * (n - i) // (i + 1)
-        if out > np.int64(1) << 40:
-            return np.int64(1) << 40
-    return out
-
-
-@njit(cache=True, _nrt=False)
-def _walk(ok, c, n_cand, n_fixed, g_need, g_unseen, target, pick):
-    """The injective assignments of candidates to a group's c hidden Free City plays that ok
-    allows (pick[i]: play i's candidate), in lexicographic order, each weighted by the ways to
-    complete it into a whole deal of the group: C(g_unseen - gu, g_need - gu), gu the guilds
-    drawn again (candidates from n_fixed on) among its picks (1 when no guild is drawn again).
-    target < 0: returns the total weight; else stops at the first assignment where the running
-    weight passes target, leaving it in pick[:c]."""
-    total = np.int64(0)
-    depth = np.int64(0)
-    pick[0] = -1
-    while depth >= 0:
-        pick[depth] += 1
-        j = pick[depth]
-        if j >= n_cand:
-            depth -= 1
-            continue
-        if ok[depth, j] == 0:
-            continue
-        taken = False
-        for i in range(depth):
-            if pick[i] == j:
-                taken = True
-        if taken:
-            continue
-        if depth + 1 < c:
-            depth += 1
-            pick[depth] = -1
-            continue
-        gu = np.int64(0)
-        for i in range(c):
-            if pick[i] >= n_fixed:
-                gu += 1
-        total += _choose(g_unseen - gu, g_need - gu)
-        if 0 <= target < total:
-            return total
-    return total
-
-
-@njit(cache=True, inline="always")
 def _deal_group(inst, group, m, key, counter):
     """group[1, :m]'s cards shuffled over the places group[0, :m] (I_NEW); returns the counter."""
     counter = shuffle(group[1], m, key, counter)
@@ -402,21 +268,11 @@ def _deal_group(inst, group, m, key, counter):
 
 
 @njit(cache=True, _nrt=False)
-def _constrained(ent, board, st, sc, inst, k, m, c, g, key, counter):
-    """Deal group g (sc.group's m places and cards, canonical order) again when c of its places
-    are Free City plays hidden from the seat (sc.fc_at's first c): uniformly over the
-    deals in which each of them was legal when it was played (docs/rules.md §10). Returns the
-    counter, or -1 when no deal is (the state's record does not add up).
-
-    The cards are candidates, copies taken apart (each distinct deal is then as many
-    arrangements of candidates as any other): the group's cards; in Age III, for the cards the
-    seat never saw, its non-guild cards and then every guild the seat has not seen, of which the
-    group holds g_need. Every assignment of candidates to the c plays that the rebuilt positions
-    allow (at most 3 plays, so they are enumerated) is drawn with the weight of its completions,
-    one bounded draw (no rejection loop); the rest of the group is then dealt as
-    _shuffle_groups deals a group: its guilds drawn among the unseen ones left, its cards
-    shuffled over its other places."""
-    group, deck, cand, ok, at = sc.group, sc.deck, sc.fc_cand, sc.fc_ok, sc.fc_at
+def _candidates(ent, st, inst, k, m, g, group, cand):
+    """The cards group g's hidden Free City plays may hold (hidden_fc.draw_fc_plays), into cand,
+    copies taken apart: the group's cards; in Age III, for the cards the seat never saw, its
+    non-guild cards and then every guild the seat has not seen, of which the group holds g_need.
+    Returns (n_fixed, n_cand, g_need): the group's own candidates first, all of them, and g_need."""
     n_fixed = np.int64(0)
     g_need = np.int64(0)
     for j in range(m):
@@ -427,75 +283,16 @@ def _constrained(ent, board, st, sc, inst, k, m, c, g, key, counter):
             n_fixed += 1
     n_cand = n_fixed
     if g_need > 0:  # the guilds it may hold: any the seat has not seen (module docstring)
-        for x in range(np.int64(st.gs[G_NCARDS])):
-            if ent[x, E_KIND] == PURPLE and not _known_guild(ent, st, inst, k, x):
-                cand[n_cand] = x
-                n_cand += 1
-    g_unseen = n_cand - n_fixed
-    for i in range(c):
-        u = at[1, i]
-        if not rebuild_at(ent, board, st, u, sc.city):
-            return np.int64(-1)
-        action = st.hist[u - 1, st.gs[G_FC], 1]
-        for j in range(n_cand):
-            if j > 0 and cand[j] == cand[j - 1]:  # a copy: the same answer
-                ok[i, j] = ok[i, j - 1]
-            else:
-                ok[i, j] = 1 if fc_could(ent, board, st, sc, cand[j], action) else 0
-    pick = at[2]
-    total = _walk(ok, c, n_cand, n_fixed, g_need, g_unseen, np.int64(-1), pick)
-    if total == 0:
-        return np.int64(-1)
-    if total >= np.int64(1) << 32:  # draw_below's range; a data file with dozens of guilds
-        raise ValueError("resample_hidden: too many possible worlds for the Free City's hidden plays (too many guilds)")
-    _walk(ok, c, n_cand, n_fixed, g_need, g_unseen, draw_below(key, counter, total), pick)
-    counter += 1
-    for i in range(c):
-        inst[at[0, i], I_NEW] = cand[pick[i]]
-    # the rest of the group: its cards not drawn for the plays, and its places but theirs
-    rest = np.int64(0)
-    for j in range(n_fixed):
-        used = False
-        for i in range(c):
-            if pick[i] == j:
-                used = True
-        if not used:
-            group[1, rest] = cand[j]
-            rest += 1
-    if g_need > 0:
-        left = np.int64(0)
-        for j in range(n_fixed, n_cand):
-            used = False
-            for i in range(c):
-                if pick[i] == j:
-                    used = True
-            if not used:
-                deck[left] = cand[j]
-                left += 1
-        counter = shuffle(deck, left, key, counter)
-        for j in range(left - (g_unseen - g_need)):  # as many as the group's guilds not drawn above
-            group[1, rest] = deck[j]
-            rest += 1
-    places = np.int64(0)
-    for j in range(m):
-        row = group[0, j]
-        constrained = False
-        for i in range(c):
-            if at[0, i] == row:
-                constrained = True
-        if not constrained:
-            group[0, places] = row
-            places += 1
-    return _deal_group(inst, group, rest, key, counter)
+        n_cand = _unseen_guilds(ent, st, inst, k, cand, n_fixed)
+    return n_fixed, n_cand, g_need
 
 
 @njit(cache=True, _nrt=False)
 def _shuffle_groups(ent, board, st, sc, inst, k, n_fc, key, counter):
     """Deal each group's hidden cards again over the group's places (I_NEW); returns the counter,
     or -1 when the state's record does not add up. The n_fc Free City plays hidden from the seat
-    (sc.fc_at) bind their groups (_constrained); a group without one draws as it always did."""
+    (sc.fc_at) bind their groups (hidden_fc.draw_fc_plays); a group without one draws as it always did."""
     group, deck, at = sc.group, sc.deck, sc.fc_at
-    n_cards = np.int64(st.gs[G_NCARDS])
     for i in range(k):
         inst[i, I_NEW] = inst[i, I_CARD]
     for g in range(TURNS_PER_AGE + 1):
@@ -518,17 +315,13 @@ def _shuffle_groups(ent, board, st, sc, inst, k, n_fc, key, counter):
                 at[0, c] = row
                 at[1, c] = u
                 c += 1
-        if c > 0:
-            counter = _constrained(ent, board, st, sc, inst, k, m, c, g, key, counter)
+        if c > 0:  # the plays' cards drawn first, then the rest of the group over its other places
+            n_fixed, n_cand, g_need = _candidates(ent, st, inst, k, m, g, group, sc.fc_cand)
+            counter, m = draw_fc_plays(ent, board, st, sc, m, c, n_fixed, n_cand, g_need, key, counter)
             if counter < 0:
                 return counter
-            continue
-        if g == NEVER_SEEN and st.gs[G_AGE] == 3:  # its guilds: any the seat has not seen
-            unseen = 0
-            for c in range(n_cards):
-                if ent[c, E_KIND] == PURPLE and not _known_guild(ent, st, inst, k, c):
-                    deck[unseen] = c
-                    unseen += 1
+        elif g == NEVER_SEEN and st.gs[G_AGE] == 3:  # its guilds: any the seat has not seen
+            unseen = _unseen_guilds(ent, st, inst, k, deck, np.int64(0))
             counter = shuffle(deck, unseen, key, counter)
             taken = 0
             for j in range(m):

@@ -52,8 +52,9 @@ MAX_INPUT = 1536  # a model's input: the observation (1,472 entries at most) and
 MAX_BLOCK = 192  # one block of the observation the evaluation re-encodes: a city's (170 at most) or a hand's
 MAX_HIDDEN = 128  # a model's hidden units
 MAX_DELTA = 4 * MAX_BLOCK + 2 * MAX_SEATS  # input entries one option changes: three cities, the hand, points, pile
-PARAMS = 18  # a seat's policy parameter row: a rollout's playouts and base policy id, then its base
-#              policy's row, the longest of which is the heuristic's 16 weights (kernels/policy.py checks it)
+PARAMS = 32  # room for a seat's policy parameter row (kernels/policy.P_COUNT, 18 today: a rollout's playouts
+#              and base policy id, then its base policy's row, the longest the heuristic's 16 weights); a
+#              bound, checked there, so a new policy parameter changes no record (the rest are zeros)
 
 
 def pack_halves(counts):
@@ -264,7 +265,7 @@ STATE = (
     ("took", "int16", (MAX_TOOK, 2), "this age's discard builds, (turn, card): gs[G_NTOOK] of them"),
     ("starts", "int16", (codes.TURNS_PER_AGE, codes.FC_CITIES, TURN_START.count),
      "2 players only (written when gs[G_FC] >= 0): each city's T_* at the start of turn u of this age in "
-     "starts[u - 1], what the cities now cannot tell of that turn's position; kernels/hidden.py rebuilds the "
+     "starts[u - 1], what the cities now cannot tell of that turn's position; kernels/hidden_fc.py rebuilds the "
      "Free City's position at its hidden plays from it (docs/rules.md §10)"),
 )
 SCRATCH = (
@@ -278,13 +279,13 @@ SCRATCH = (
     ("play_at", "int16", (codes.TURNS_PER_AGE + 1, MAX_SEATS), "the inst row each play of hist took (kernels/hidden.py)"),
     ("group", "int16", (2, MAX_INST), "one group's inst rows and cards, shuffled (kernels/hidden.py)"),
     ("city", "int32", (MAX_SEATS, SEAT.count), "the cities rebuilt as they stood at a past turn (F_*; "
-                                                "kernels/hidden.py, 2 players: 3 rows used; st.seat's shape, "
+                                                "kernels/hidden_fc.py, 2 players: 3 rows used; st.seat's shape, "
                                                 "so the city functions compile once for both)"),
     ("fc_at", "int16", (3, MAX_FC_HIDDEN), "the hidden Free City plays of a re-deal: inst row, turn, and the "
-                                           "candidate drawn for it (kernels/hidden.py)"),
+                                           "candidate drawn for it (kernels/hidden.py, hidden_fc.py)"),
     ("fc_ok", "int8", (MAX_FC_HIDDEN, MAX_FC_POOL), "1 where the Free City could have played candidate j at "
-                                                    "hidden play i (kernels/hidden.py)"),
-    ("fc_cand", "int16", (MAX_FC_POOL,), "the candidates of one group's hidden Free City plays (kernels/hidden.py)"),
+                                                    "hidden play i (kernels/hidden_fc.py)"),
+    ("fc_cand", "int16", (MAX_FC_POOL,), "the candidates of one group's hidden Free City plays (kernels/hidden_fc.py)"),
     ("timing", "uint64", (TIMING_SLOTS,), "CPU cycles by component in the profile twin (kernels/timing.py)"),
     ("x", "float32", (MAX_INPUT,), "the learned policy's input at a decision (kernels/learned.py)"),
     ("block", "float32", (MAX_BLOCK,), "one block of that input re-encoded after an option (kernels/learned.py)"),

@@ -67,7 +67,7 @@ def _start_age(st, age):
 @njit(cache=True, inline="always")
 def _start_turn(seat, gs, dealt, starts, turn):
     """Set the game at the first decision of turn `turn`; at 2 players, draw the Free City's card
-    and note in `starts` (STATE's) what kernels/hidden.py cannot rebuild of this turn's position."""
+    and note in `starts` (STATE's) what kernels/hidden_fc.py cannot rebuild of this turn's position."""
     gs[G_TURN] = turn
     gs[G_PHASE] = PH_MOVE
     gs[G_NBUILT] = 0

@@ -28,28 +28,36 @@ from wsim.kernels.trade import add_packed
 WIN_AGE1, WIN_AGE2, WIN_AGE3 = MILITARY_WIN
 
 
+@njit(cache=True, inline="always")
+def start_city(board, seat, s, b, side):
+    """Seat s's row as a game starts it on board b, side `side`: the board's coins and resource,
+    the prices it gives, nothing built. A start-of-game field is set here once, for the game's
+    start and for the Free City's re-deal, which rebuilds past cities from it
+    (kernels/hidden_fc.rebuild_at). Inlined: each caller keeps its own types."""
+    for f in range(F_COUNT):
+        seat[s, f] = 0
+    seat[s, F_BOARD] = b
+    seat[s, F_SIDE] = side
+    seat[s, F_COPY3] = -1
+    seat[s, F_COINS] = board[b, B_COINS]
+    for k in range(MAX_STAGES):
+        seat[s, F_STAGE_E + k] = -1
+    res = board[b, B_RESOURCE]
+    if res >= 0:
+        seat[s, F_PROD + res] += 1
+        seat[s, F_SELL + res] += 1
+        unit = np.int64(1) << (8 * res)  # the packed copies (kernels/trade.py)
+        add_packed(seat, s, F_PK_PROD, unit)
+        add_packed(seat, s, F_PK_SELL, unit)
+        add_packed(seat, s, F_PK_SELL_CAP, unit)
+    set_prices(seat, s)
+
+
 @njit(cache=True, _nrt=False)
 def reset_state(board, seat, keys, pile, bs, n, seed, game):
     """Start a game: boards and sides from bs, starting coins, resources and prices."""
     for s in range(n):
-        for f in range(F_COUNT):
-            seat[s, f] = 0
-        b = bs[0, s]
-        seat[s, F_BOARD] = b
-        seat[s, F_SIDE] = bs[1, s]
-        seat[s, F_COPY3] = -1
-        seat[s, F_COINS] = board[b, B_COINS]
-        for k in range(MAX_STAGES):
-            seat[s, F_STAGE_E + k] = -1
-        res = board[b, B_RESOURCE]
-        if res >= 0:
-            seat[s, F_PROD + res] += 1
-            seat[s, F_SELL + res] += 1
-            unit = np.int64(1) << (8 * res)  # the packed copies (kernels/trade.py)
-            add_packed(seat, s, F_PK_PROD, unit)
-            add_packed(seat, s, F_PK_SELL, unit)
-            add_packed(seat, s, F_PK_SELL_CAP, unit)
-        set_prices(seat, s)
+        start_city(board, seat, s, bs[0, s], bs[1, s])
         keys[s] = stream_key(seed, game, STREAM_SEAT0 + s)
     for c in range(pile.shape[0]):
         pile[c] = 0

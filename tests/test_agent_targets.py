@@ -16,7 +16,7 @@ from wsim.run.settings import Settings
 pytestmark = pytest.mark.slow
 
 GAMES = 4000
-POLICY_CODE = ("decide.py", "greedy.py", "heuristic.py", "hidden.py", "policy.py", "rollout.py")
+POLICY_CODE = ("decide.py", "greedy.py", "heuristic.py", "hidden.py", "hidden_fc.py", "policy.py", "rollout.py")
 
 
 def _self_play(tables, games, seed, promo=False):

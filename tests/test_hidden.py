@@ -10,7 +10,8 @@ from scipy.stats import chisquare
 
 from hiddenref import expected_counts, fc_allowed, hidden_places, is_fc_place, observed, position_now, unseen_guilds
 from wsim import codes
-from wsim.kernels.hidden import fc_could, fc_real_plays, rebuild_at
+from wsim.kernels.hidden import fc_real_plays
+from wsim.kernels.hidden_fc import fc_could, rebuild_at
 from wsim.kernels.layout import (DEC_MOVE, E_AGE, E_COPIES, E_KIND, F_CARDS, F_CHOICE, F_FREE_AGE, F_HAND, F_HAND_N,
                                  F_NCARDS, F_NCHOICE, F_NSELL_CHOICE, F_SELL_CH, G_AGE, G_FC)
 from wsim.kernels.schema import SEAT
@@ -272,7 +273,7 @@ SKIPPED = {"hand", "hand2", "hand_n", "chosen", "ctr", "mil", "defeats", "copy3"
 
 
 def _same_city(real, built, age, is_fc):
-    """A rebuilt seat row (kernels/hidden.rebuild_at) against the real one of that turn's start:
+    """A rebuilt seat row (kernels/hidden_fc.rebuild_at) against the real one of that turn's start:
     every field a legality test may read, the choice units as multisets (their order follows
     the order entities entered the city)."""
     from wsim.kernels import layout
@@ -288,14 +289,14 @@ def _same_city(real, built, age, is_fc):
 
 
 def test_the_free_city_positions_rebuilt_are_the_real_ones(tables):
-    """The re-deal's view of the past (kernels/hidden.rebuild_at): in 2-player games under random,
+    """The re-deal's view of the past (kernels/hidden_fc.rebuild_at): in 2-player games under random,
     greedy and heuristic play, with Olympia, Halicarnassus and Manneken Pis at the Free City:
     - at every turn move, for both players, every Free City play the player did not see is legal
       in the rebuilt position with the card the real world holds there (fc_real_plays);
     - the three cities rebuilt for each earlier turn of the age are the real rows of that turn's
       start, field by field;
     - at each age's turn 6, for each of its turns and every card of the age, the kernels' answer
-      (hidden.fc_could: may the Free City build / build free / stage / discard it there) is the
+      (hidden_fc.fc_could: may the Free City build / build free / stage / discard it there) is the
       reference engine's (free_city_moves on the cities recorded then)."""
     seen = Counter()
     for policy, game, fc_board in REBUILD_GAMES:

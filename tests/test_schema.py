@@ -71,6 +71,6 @@ def test_the_records_and_their_regions_follow_the_schema():
 
     for record, fields in ((layout.RUN, schema.RUN), (layout.STATE, schema.STATE), (layout.SCRATCH, schema.SCRATCH)):
         assert record.names == tuple(name for name, *_ in fields)
-    assert layout.RUN["params"].shape[1] == P_COUNT
+    assert layout.RUN["params"].shape[1] >= P_COUNT  # a bound: the rows are zero past P_COUNT
     state = new_state()
     assert [r.shape for r in regions(state)] == [tuple(shape) for _, _, shape, _ in schema.STATE]

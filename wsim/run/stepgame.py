@@ -28,7 +28,7 @@ from wsim.kernels.layout import (C_COUNT, C_ON, F_CHAINED, F_CHOSEN, F_COINS, F_
 from wsim.kernels.loop import play_out
 from wsim.kernels.learned import empty_tape
 from wsim.kernels.observe import O_LENGTH, names as observation_names, tables_layout
-from wsim.kernels.policy import POLICY_NAMES, POLICY_ROLLOUT
+from wsim.kernels.policy import P_COUNT, POLICY_NAMES, POLICY_ROLLOUT
 from wsim.kernels.step import decider, end_age, final
 from wsim.kernels.turn import reset_state
 from wsim.movelog import EVENT_COLUMNS
@@ -188,9 +188,9 @@ class KernelGame:
 
     @property
     def params(self) -> np.ndarray:
-        """Each seat's parameter row (players x P_COUNT): a view of the run record, like
-        `policies`; assigning rows writes them into the record."""
-        return self.run["params"][0][:self.players]
+        """Each seat's parameter row (players x P_COUNT): a view of the run record (whose rows
+        have room for more, schema.PARAMS), like `policies`; assigning rows writes them into the record."""
+        return self.run["params"][0][:self.players, :P_COUNT]
 
     @params.setter
     def params(self, rows):
