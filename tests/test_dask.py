@@ -165,7 +165,7 @@ def _other_version():
 
 
 def _data_error(*args):
-    from wsim.tables import DataError
+    from wsim.compiler import DataError
 
     raise DataError("the card data says no")
 

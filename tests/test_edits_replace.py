@@ -12,6 +12,7 @@ from clikit import last_error_line, run_cli
 from wsim import codes
 from wsim import tables as tables_mod
 from wsim.analysis.edits import EditError, apply_edits, check_against, deal_differences, replacement_words
+from wsim.compiler import DataError
 from wsim.kernels.deal import deal
 from wsim.tables import compile_text
 from wsim.yamlfile import parse
@@ -146,7 +147,7 @@ def test_a_removal_that_leaves_a_deck_short_is_refused(tables):
     doc = parse(tables.raw)
     arsenal = next(c for c in doc["cards"] if c["name"] == "Arsenal")
     arsenal["players"] = [3, 7]
-    with pytest.raises(tables_mod.DataError, match="the Age 3 deck for 4 players has 27 cards"):
+    with pytest.raises(DataError, match="the Age 3 deck for 4 players has 27 cards"):
         compile_text(yaml.safe_dump(doc, sort_keys=False), source="short")
 
 

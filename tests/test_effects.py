@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from wsim import codes, effects
+from wsim.compiler import _CARD_KEYS, DataError
 from wsim.run.weights import DEFAULT_FILE, WeightsError, read_weights
 from wsim.analysis.edits import apply_edits, edited_text
 from wsim.cli.render import cards_text
@@ -18,7 +19,7 @@ from wsim.errors import brief
 from wsim.kernels.heuristic import HEURISTIC_KEYS
 from wsim.kernels.policy import PARAM_KEYS
 from wsim.kernels.schema import ENTITY
-from wsim.tables import _CARD_KEYS, DataError, compile_text, points_caps
+from wsim.tables import compile_text, points_caps
 
 
 def sha(data: bytes) -> str:

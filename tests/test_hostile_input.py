@@ -15,8 +15,9 @@ import yaml
 
 from clikit import last_error_line, run_cli
 from wsim import scenario, yamlfile
+from wsim.compiler import DataError
 from wsim.errors import brief
-from wsim.tables import DataError, compile_text, data_path, load
+from wsim.tables import compile_text, data_path, load
 
 LUMBER = "  - name: Lumber Yard\n    age: 1\n"
 STONE = "  - name: Stone Pit\n"

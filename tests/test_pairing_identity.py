@@ -11,7 +11,8 @@ import yaml
 
 from clikit import last_error_line, run_cli
 from wsim.analysis.balance.report import apart_labels
-from wsim.tables import DataError, compile_text
+from wsim.compiler import DataError
+from wsim.tables import compile_text
 
 
 def _temple_moved(data_doc) -> dict:

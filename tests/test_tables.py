@@ -8,7 +8,8 @@ import yaml
 
 from clikit import last_error_line, run_cli
 from wsim import codes, effects
-from wsim.tables import DataError, compile_text
+from wsim.compiler import DataError
+from wsim.tables import compile_text
 
 
 def find(doc, name, age=None):

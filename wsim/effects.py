@@ -2,12 +2,12 @@
 an effect can count (COUNTS).
 
 A kind's row says everything the front needs to know about it: its YAML key in the data file
-and how that value is parsed (`Int`, `OneOf`, `Flag`, or a `Custom` parser of wsim/tables.py),
+and how that value is parsed (`Int`, `OneOf`, `Flag`, or a `Custom` parser of wsim/compiler.py),
 the ENTITY fields it fills and their value when the key is absent, when it applies (TIMINGS),
 the count targets it accepts, its phrase in `wsim cards` and `describe`, whether `--edit
 CARD.KEY=N` may set it, its heuristic features (with the default weight a weights file may
 leave out), and its lines in the header of wsim/data/cards.yaml. From these rows come the
-loader's keys, blank row and simple parsers (wsim/tables.py), the `--edit` keys
+loader's keys, blank row and simple parsers (wsim/compiler.py), the `--edit` keys
 (wsim/analysis/edits.py), the wording (wsim/describe.py), the weights a weights file may omit
 (wsim/run/weights.py) and the header of the data file (`with_header`, checked by
 tests/test_effects.py).
@@ -32,7 +32,7 @@ from typing import Callable, ClassVar
 from wsim import codes
 
 
-# -- how a key's value is read: wsim/tables.py's _Compiler._parse_<name> --------------------------
+# -- how a key's value is read: wsim/compiler.py's _EntryFields._parse_<name> ------------------
 @dataclass(frozen=True)
 class Int:
     """A whole number from lo to hi."""
@@ -63,7 +63,7 @@ class Flag:
 
 @dataclass(frozen=True)
 class Custom:
-    """A value with a structure of its own, read by `_Compiler._parse_<name>` in wsim/tables.py."""
+    """A value with a structure of its own, read by `_EntryFields._parse_<name>` in wsim/compiler.py."""
 
     name: str
 

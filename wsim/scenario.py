@@ -33,9 +33,10 @@ import difflib
 import os
 
 from wsim import codes, yamlfile
+from wsim.compiler import normalize_name
 from wsim.errors import WsimError, brief
 from wsim.reference.state import City, Position
-from wsim.tables import Tables, normalize_name
+from wsim.tables import Tables
 
 TOP_KEYS = ("age", "players")
 PLAYER_KEYS = ("wonder", "side", "stages", "cards", "coins", "tokens", "copy3", "free_city")

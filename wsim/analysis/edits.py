@@ -36,8 +36,9 @@ import re
 import yaml
 
 from wsim import codes, effects
+from wsim.compiler import DataError, has_control_character, normalize_name
 from wsim.errors import WsimError, brief
-from wsim.tables import DataError, Tables, compile_text, has_control_character, normalize_name
+from wsim.tables import Tables, compile_text
 from wsim.yamlfile import parse
 
 _AMOUNT = re.compile(r"([+-]?)(\d{1,4})")

@@ -20,6 +20,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wsim.compiler import DataError
 from wsim.dataset import folder
 from wsim.dataset.folder import DatasetError
 from wsim.dataset.columns import METADATA, description, type_text
@@ -28,7 +29,7 @@ from wsim.dataset.parts import (DATA_KEY, MANIFEST, META_KEY, PART_RE, PartHeade
 from wsim.errors import brief
 from wsim.inputfile import open_regular, read_regular
 from wsim.run.settings import Settings, SettingsError, settings_from_metadata
-from wsim.tables import DataError, Tables, compile_text
+from wsim.tables import Tables, compile_text
 
 _COUNTS = ("first_game", "games", "rows")
 

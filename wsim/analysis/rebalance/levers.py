@@ -15,7 +15,7 @@ from wsim.kernels.schema import MAX_COST_UNITS
 from wsim.tables import Tables
 
 LEVER_STEP = 2  # a lever is measured this many units up (a larger signal), its effect taken per unit
-# the bounds of a stage's or a card's numbers in a data file (the field checks of wsim/tables.py):
+# the bounds of a stage's or a card's numbers in a data file (the field checks of wsim/compiler.py):
 # a lever is measured downwards where LEVER_STEP up would leave them, and no edit leaves them
 FIELD_BOUNDS = {"points": (0, 20), "coins": (0, 20)}
 COIN_COST_BOUNDS = (0, 20)  # a card's coin cost
