@@ -272,11 +272,11 @@ def _reference_games_per_second(t, players: int, games: int) -> float:
 
 
 def _env_speed(players: int, games: int) -> tuple:
-    """(steps/s, games/s) of wsim.env.wonders_v0 with random legal actions (the action space's
+    """(steps/s, games/s) of wsim.env.wonders_v1 with random legal actions (the action space's
     sample under the mask, seeded): the environment's own cost, Python included."""
-    from wsim.env import wonders_v0
+    from wsim.env import wonders_v1
 
-    env = wonders_v0.env(players=players, seed=0)
+    env = wonders_v1.env(players=players, seed=0)
     env.reset(seed=0)
     steps = 0
     start = time.perf_counter()
@@ -292,11 +292,11 @@ def _env_speed(players: int, games: int) -> tuple:
 
 
 def _parallel_env_speed(players: int, games: int) -> tuple:
-    """(agent steps/s, games/s) of wonders_v0.parallel_env with random legal actions: every
+    """(agent steps/s, games/s) of wonders_v1.parallel_env with random legal actions: every
     agent that has a decision acts in a step (those that wait are not counted)."""
-    from wsim.env import wonders_v0
+    from wsim.env import wonders_v1
 
-    env = wonders_v0.parallel_env(players=players, seed=0)
+    env = wonders_v1.parallel_env(players=players, seed=0)
     rng = np.random.default_rng(0)
     steps = 0
     for game in range(games + 1):  # game 0 untimed: it loads the kernels
@@ -466,7 +466,7 @@ def _benchmarks(quick: bool, save: bool, echo, data: str | None, step) -> dict:
     echo(f"  kernel / reference, 5 players, 1 thread: {speedup:,.0f}x")
 
     if find_spec("pettingzoo") is not None:
-        echo("PettingZoo environment wsim.env.wonders_v0 (random legal actions, 1 thread):")
+        echo("PettingZoo environment wsim.env.wonders_v1 (random legal actions, 1 thread):")
         for players in (2, 4, 5):
             step(f"environment, {players} players")
             steps, rate = _env_speed(players, 3 if quick else 20)
