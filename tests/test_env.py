@@ -120,3 +120,28 @@ def test_render_ansi_says_who_decides_then_the_result():
     _final(env)
     assert env.render().startswith("game 0 of seed 1 is over: points [")
     assert wonders_v1.env(players=3).unwrapped.render() is None
+
+
+def test_seats_asked_with_their_own_policies_play_simulates_game():
+    """policy_action(agent, None) asks each seat's policy of policies=; the core keeps the copy
+    each seat's policy chose (two copies of a name share an id at 7 players) although the later
+    seats of the round ask another policy."""
+    mixed = ["random", "greedy", "heuristic", "random", "heuristic", "greedy", "random"]
+    env = wonders_v1.env(players=7, seed=2, policies=mixed)
+    table = wsim.simulate(games=3, players=7, seed=2, policies=mixed, threads=1).to_pylist()
+    for game in range(3):
+        env.reset(seed=2) if game == 0 else env.reset()
+        assert _final_own(env) == [r["vp_total"] for r in table if r["game"] == game], game
+
+
+def _final_own(env) -> list:
+    """Every agent's final points, each played by its seat's own policy."""
+    out = {}
+    for agent in env.agent_iter():
+        _, _, termination, truncation, info = env.last()
+        if termination or truncation:
+            out[agent] = info["vp_total"]
+            env.step(None)
+        else:
+            env.step(env.unwrapped.policy_action(agent, None))
+    return [out[a] for a in env.possible_agents]

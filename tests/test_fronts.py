@@ -265,7 +265,8 @@ def drive_contract(front: Front, expected: dict):
     return front.seen
 
 
-CASES = [(2, "heuristic", {}), (4, "random", {}), (5, "greedy", {"manneken_pis": True, "sides": "B"})]
+CASES = [(2, "heuristic", {}), (4, "random", {}), (5, "greedy", {"manneken_pis": True, "sides": "B"}),
+         (7, "random", {"manneken_pis": True})]
 
 
 @pytest.mark.parametrize("players, policy, settings", CASES)

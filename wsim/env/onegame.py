@@ -1,7 +1,8 @@
 """One game at a time of the batched core: what the PettingZoo adapters (wonders_v1) and the
 single learner (single.py) show.
 
-A BatchedEnv(num_games=1) plays the game; OneGame keeps what a one-game front needs beside it:
+A BatchedEnv(num_games=1) plays the game (RoundCore: its policy_actions asked as often as a
+round needs); OneGame keeps what a one-game front needs beside it:
 which seats decide now (in seat order), the game's seed and index, and once it ends its last
 observations, rewards and points (the core has dealt the next game in the same call). deal()
 starts a game: game 0 of a seed, or the next game of the current seed (a game left unfinished
@@ -37,6 +38,38 @@ def _asked_policies(policies, players: int) -> list:
     return [one_of(name, "policies", ASKABLE, EnvError) for name in policies]
 
 
+class RoundCore(BatchedEnv):
+    """A BatchedEnv whose policy_actions may be asked again before the step: each ask starts
+    from the random streams the round began with. BatchedEnv.policy_actions draws from the
+    seats' streams as it asks (the step then plays the pick without drawing), so a second ask in
+    a round (the AEC env asks its pending agents one after the other, each with its own policy)
+    would draw twice, and the game would no longer be wsim.simulate's."""
+
+    _round_states = None  # the game's state record when the round's first ask was made
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple:
+        self._round_states = None
+        return super().reset(seed=seed, options=options)
+
+    def step(self, actions) -> tuple:
+        out = super().step(actions)
+        self._round_states = None  # a step that is refused keeps the round's streams
+        return out
+
+    def policy_actions(self, policy="heuristic"):
+        """BatchedEnv.policy_actions, from the round's streams (a refused ask changes nothing)."""
+        now = self._states.copy()
+        if self._round_states is None:
+            self._round_states = now
+        else:
+            np.copyto(self._states, self._round_states)
+        try:
+            return super().policy_actions(policy)
+        except EnvError:
+            np.copyto(self._states, now)
+            raise
+
+
 class OneGame(CoreWords):
     """One game at a time of a BatchedEnv(num_games=1) (module docstring). kernel: the core's
     policies (None: every seat a learner; else a kernel policy per seat, None for a learner);
@@ -45,7 +78,7 @@ class OneGame(CoreWords):
 
     def __init__(self, players: int = 4, seed: int = 0, reward: str = "win", asked="heuristic", kernel=None,
                  **settings):
-        self.batched = BatchedEnv(num_games=1, players=players, seed=seed, policies=kernel, reward=reward, **settings)
+        self.batched = RoundCore(num_games=1, players=players, seed=seed, policies=kernel, reward=reward, **settings)
         self.players = self.batched.players
         self.policies = _asked_policies(asked, self.players)
         self._learner = [p is None for p in self.batched.policies]

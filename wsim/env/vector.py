@@ -57,9 +57,9 @@ class _LearnerGames(BatchedEnv):
 class LearnerVectorEnv(CoreWords, VectorEnv):
     """A BatchedEnv with one learner seat per game, as gymnasium.vector.VectorEnv (module
     docstring). opponents: a policy name (BATCHABLE: random, greedy, heuristic, learned) for every
-    other seat, or a list of players - 1 names (from the learner's left); copy: return copies of the observations (False: its buffers);
-    the other settings as BatchedEnv's, but for num_games, policies and dense_mask, which it
-    sets itself."""
+    other seat, or a list of players - 1 names (from the learner's left); copy: return copies of
+    the observations (False: its buffers); the other settings as BatchedEnv's, but for
+    num_games, policies and dense_mask, which it sets itself."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
