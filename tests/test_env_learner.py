@@ -1,5 +1,6 @@
-"""One learner seat: the Gymnasium vector environment over the batched one
-(batched_v0.vector_env) and the single-agent wrapper over the AEC env (single.single_learner)."""
+"""One learner seat: the Gymnasium vector environment (batched_v0.vector_env) and the
+single-agent one (single.single_learner), both over the batched core. That their games are
+wsim.simulate's and their observations the same: tests/test_fronts.py."""
 
 import warnings
 
@@ -32,29 +33,6 @@ def test_vector_env_spaces_and_the_learner_seat():
         obs, *_ = venv.step(venv.sample_legal())
 
 
-def test_vector_env_games_equal_simulate_and_rewards_are_the_learners():
-    """The learner played by greedy against three greedy seats: every game is simulate's greedy
-    game, and a step that ends one gives the learner's win share and points at its seat."""
-    venv = batched_v0.vector_env(num_envs=4, players=4, opponents="greedy", seed=7)
-    venv.reset()
-    expected = wsim.simulate(games=12, players=4, seed=7, policies="greedy", threads=1).to_pandas()
-    seen = 0
-    while seen < 8:
-        games = venv.batched._book[0].copy()
-        obs, rewards, ended, truncated, info = venv.step(venv.policy_actions("greedy"))
-        assert rewards.shape == (4,) and not truncated.any()
-        for g in np.flatnonzero(ended):
-            game, seat = int(games[g]), int(info["seat"][g])
-            assert seat == game % 4
-            rows = expected[expected.game == game]
-            mine = rows[rows.seat == seat].iloc[0]
-            assert int(info["vp_total"][g]) == mine.vp_total
-            assert rewards[g] == pytest.approx(1 / rows.win.sum() if mine.win else 0.0)
-            assert info["_final_obs"][g] and info["final_obs"]["observation"][g].any()
-            seen += 1
-        assert not rewards[~ended].any()
-
-
 def test_vector_env_refuses_a_bad_action_and_settings():
     venv = batched_v0.vector_env(num_envs=3, players=3, opponents=["random", "heuristic"])
     venv.reset()
@@ -73,7 +51,7 @@ def test_single_learner_passes_gymnasium_check_env_with_on_illegal_legal():
 
     env = single.single_learner(players=3, seat=1, opponents="greedy", on_illegal="legal")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the checker's notes on the int16 Box and the Dict space
+        warnings.simplefilter("ignore")  # the checker's notes on the unbounded Box and the Dict space
         check_env(env, skip_render_check=True)
     strict = single.single_learner(players=3, seat=1, opponents="greedy")
     obs, _ = strict.reset(seed=0)
@@ -82,33 +60,18 @@ def test_single_learner_passes_gymnasium_check_env_with_on_illegal_legal():
         strict.step(illegal)
 
 
-def test_single_learner_plays_simulate_games():
-    """The learner played by the heuristic against heuristic seats: simulate's game 0."""
-    expected = wsim.simulate(games=1, players=4, seed=4, policies="heuristic", threads=1).to_pandas()
-    env = single.single_learner(players=4, seat=2, opponents="heuristic")
-    env.reset(seed=4)
-    done, steps = False, 0
-    while not done:
-        obs, reward, done, truncated, info = env.step(env.raw.policy_action(env.agent, "heuristic"))
-        steps += 1
-    mine = expected[expected.seat == 2].iloc[0]
-    assert info["scores"]["vp_total"] == mine.vp_total
-    assert reward == pytest.approx(1 / expected.win.sum() if mine.win else 0.0)
-    assert steps >= 18
-
-
 def _opponents_points(env) -> list:
     """Every seat's final points of game 0 of seed 4, the learner played by greedy."""
     env.reset(seed=4)
     terminated = False
     while not terminated:
-        _, _, terminated, _, _ = env.step(env.raw.policy_action(env.agent, "greedy"))
-    return [s["vp_total"] for s in env.raw.game.scores()]
+        _, _, terminated, _, _ = env.step(env.policy_action("greedy"))
+    return env.table.vp_total
 
 
 @pytest.mark.slow  # the learned family's kernels
 def test_opponents_play_the_model_file_policy_params_name(negated_model):
-    """policy_params reach single_learner's opponents (the AEC env's policies and parameters):
+    """policy_params reach single_learner's opponents (the core's kernel seats):
     learned opponents playing a model whose value is negated play another game than the
     shipped model's, and wsim.simulate's game with that file."""
     shipped = _opponents_points(single.single_learner(players=3, opponents="learned"))

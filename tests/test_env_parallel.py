@@ -1,4 +1,4 @@
-"""wonders_v0.parallel_env: PettingZoo's parallel API test, the AEC env's games and observations
+"""wonders_v1.parallel_env: PettingZoo's parallel API test, the AEC env's games and observations
 when every agent acts at once, WAIT for the agents with nothing to decide, refusals that change
 nothing."""
 
@@ -9,13 +9,13 @@ pytest.importorskip("pettingzoo", reason="the rl extra (make test installs it)")
 
 from pettingzoo.test import parallel_api_test  # noqa: E402
 
-from wsim.env import wonders_v0  # noqa: E402
-from wsim.env.wonders_v0 import EnvError  # noqa: E402
+from wsim.env import wonders_v1  # noqa: E402
+from wsim.env.actions import EnvError  # noqa: E402
 
 
 @pytest.mark.parametrize("players", [2, 4, 7])
 def test_pettingzoo_parallel_api_test(players):
-    parallel_api_test(wonders_v0.parallel_env(players=players, seed=1), num_cycles=400)
+    parallel_api_test(wonders_v1.parallel_env(players=players, seed=1), num_cycles=400)
 
 
 def _lowest(mask) -> int:
@@ -27,7 +27,7 @@ def test_the_parallel_env_plays_the_aec_envs_game(players):
     """The same rule (the lowest legal id) for every decision, taken at once or one agent after
     the other: the same game, the same final observations and rewards (each seat decides from
     its own view, so the order does not matter)."""
-    par = wonders_v0.parallel_env(players=players, seed=3, manneken_pis=True)
+    par = wonders_v1.parallel_env(players=players, seed=3, manneken_pis=True)
     obs, _ = par.reset(seed=3)
     steps = 0
     while par.agents:
@@ -35,7 +35,7 @@ def test_the_parallel_env_plays_the_aec_envs_game(players):
         assert len(waiting) < len(par.agents)  # some agent always decides
         obs, rewards, terms, truncs, infos = par.step({a: _lowest(obs[a]["action_mask"]) for a in par.agents})
         steps += 1
-    aec = wonders_v0.env(players=players, seed=3, manneken_pis=True)
+    aec = wonders_v1.env(players=players, seed=3, manneken_pis=True)
     aec.reset(seed=3)
     decisions, aec_rewards = 0, {}
     for agent in aec.agent_iter():
@@ -43,18 +43,16 @@ def test_the_parallel_env_plays_the_aec_envs_game(players):
         aec_rewards[agent] = aec_rewards.get(agent, 0) + reward
         decisions += not (term or trunc)
         aec.step(None if term or trunc else _lowest(o["action_mask"]))
-    scores = aec.unwrapped.game.scores()
-    assert par.game.scores() == scores
+    assert par.table.vp_total == aec.unwrapped.table.vp_total == [i["vp_total"] for i in infos.values()]
     assert rewards == aec_rewards and sum(rewards.values()) == pytest.approx(1)
-    assert [i["scores"] for i in infos.values()] == scores[:players]
     # a step is a round (every player's turn move at once; at 2 players the Free City's after)
     assert steps < decisions and (players == 2 or steps <= decisions // 2)
 
 
 def test_observations_and_masks_are_the_aec_envs_but_for_wait():
-    par = wonders_v0.parallel_env(players=4, seed=5)
+    par = wonders_v1.parallel_env(players=4, seed=5)
     obs, _ = par.reset(seed=5)
-    aec = wonders_v0.env(players=4, seed=5)
+    aec = wonders_v1.env(players=4, seed=5)
     aec.reset(seed=5)
     first = aec.agent_selection  # every player decides a turn move: the AEC env asks player_0 first
     assert all(obs[a]["action_mask"][par.wait] == 0 for a in par.agents)
@@ -64,10 +62,10 @@ def test_observations_and_masks_are_the_aec_envs_but_for_wait():
 
 
 def test_a_refused_step_changes_nothing():
-    par = wonders_v0.parallel_env(players=3, seed=2)
+    par = wonders_v1.parallel_env(players=3, seed=2)
     obs, _ = par.reset(seed=2)
     legal = {a: _lowest(obs[a]["action_mask"]) for a in par.agents}
-    before = par.game.observation(0)
+    before = par.batched._states.tobytes()
     illegal = int(np.flatnonzero(obs["player_1"]["action_mask"] == 0)[0])
     for actions, said in (({"player_0": legal["player_0"], "player_1": legal["player_1"]}, "player_2: no action given"),
                           ({**legal, "player_1": illegal}, f"player_1: action {illegal} is not legal now"),
@@ -76,9 +74,9 @@ def test_a_refused_step_changes_nothing():
                           ({**legal, "player_2": -1}, "player_2: action")):
         with pytest.raises(EnvError, match=said):
             par.step(actions)
-        assert par.game.observation(0) == before
+        assert par.batched._states.tobytes() == before
     par.step(legal)
-    assert par.game.observation(0) != before
+    assert par.batched._states.tobytes() != before
     # an agent with nothing to decide may give WAIT only
     while par.agents:
         obs = {a: o for a, o in par._observations().items()}

@@ -160,7 +160,8 @@ def test_a_closed_environment_refuses_every_call():
 # -- single_learner (findings 7, 8) -----------------------------------------------------------------
 
 @pytest.mark.parametrize("opponents,message", [
-    ("nope", "opponents: must be one of random, greedy, heuristic, rollout, learned, got 'nope'"),
+    ("nope", "opponents: must be one of random, greedy, heuristic, learned, got 'nope'"),
+    ("rollout", "opponents: must be one of random, greedy, heuristic, learned, got 'rollout'"),
     ([None, None], "opponents: must be one of .*, got None"),
     (["greedy", 3], "opponents: must be one of .*, got 3"),
     (["greedy"], r"opponents: a policy name, or a list of 2 \(one per other seat\), got \['greedy'\]"),
@@ -172,7 +173,7 @@ def test_single_learner_checks_its_opponents_when_made(opponents, message):
 
 def _state(env) -> tuple:
     """The game's and the env's random stream's state (what a refused call must leave)."""
-    return env.raw.game.observation(0), env.raw.agent_selection, env.np_random.bit_generator.state
+    return env.batched._states.tobytes(), env.table.pending, env.np_random.bit_generator.state
 
 
 @pytest.mark.parametrize("seed", [1.5, -1, "abc", [1], 2**64, True])
@@ -204,7 +205,7 @@ def test_single_learner_takes_numpy_seeds_and_refuses_a_step_out_of_a_game():
     assert _state(env) == before
     done = False
     while not done:
-        _, _, done, _, _ = env.step(env.raw.policy_action(env.agent, "random"))
+        _, _, done, _, _ = env.step(env.policy_action("random"))
     for mode in ("raise", "legal"):
         env.on_illegal = mode
         before = _state(env)

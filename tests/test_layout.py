@@ -91,7 +91,7 @@ def _problems_with(edges: list, gone: dict) -> list:
     return layers.check(edges, layers.read_order(), {**layers.source_files(), **gone})
 
 
-SEVEN = ("run.batch -> run.cluster -> run.compiling -> bench -> env.wonders_v0 -> api.game -> api.runs "
+SEVEN = ("run.batch -> run.cluster -> run.compiling -> bench -> env.wonders_v1 -> api.game -> api.runs "
          "-> run.batch")
 
 

@@ -44,7 +44,7 @@ def _snapshot(live: dict) -> tuple:
     """What a refused call must leave as it was: each environment's observations and streams."""
     b, v, s = live["batched"], live["vector"], live["single"]
     return (b._states.tobytes(), b._book[0].tobytes(), v.batched._states.tobytes(),
-            repr(s.raw.game.observation(s.seat)), s.np_random.bit_generator.state["state"])
+            s.batched._states.tobytes(), s.np_random.bit_generator.state["state"])
 
 
 def _calls(out: str, live: dict | None) -> list:
@@ -86,6 +86,7 @@ def _calls(out: str, live: dict | None) -> list:
         ("single.reset", lambda **kw: s.reset(**kw), {"seed": SEED}),
         ("single.step", lambda **kw: s.step(**kw), {"action": OPTIONAL_WHOLE + [None, -1, 10**6]}),
         ("single.action_to_string", lambda **kw: s.action_to_string(**kw), {"action": WHOLE + [-1]}),
+        ("single.policy_action", lambda **kw: s.policy_action(**kw), {"policy": [7, "nope", "rollout", "learned"]}),
     ]
 
 

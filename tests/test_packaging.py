@@ -35,7 +35,7 @@ def test_a_wheel_installs_in_a_clean_venv_and_imports_every_public_name(tmp_path
             "from pathlib import Path\n"
             "assert Path(wsim.__file__).is_relative_to(Path(__import__('sys').prefix)), wsim.__file__\n"
             "names = [getattr(wsim, n) for n in wsim.__all__]\n"
-            "from wsim.env import wonders_v0\n"
+            "from wsim.env import wonders_v1\n"
             "from wsim.tables import load\n"
             "load(None)\n"
             "root = Path(wsim.__file__).parent\n"

@@ -23,11 +23,11 @@ BATCHED_GAMES = 10_000  # the batched environment's games at once, and the count
 
 
 def aec_speed(players: int, games: int) -> tuple:
-    """(steps/s, games/s) of wsim.env.wonders_v0 with random legal actions (the action space's
+    """(steps/s, games/s) of wsim.env.wonders_v1 with random legal actions (the action space's
     sample under the mask, seeded): the environment's own cost, Python included."""
-    from wsim.env import wonders_v0
+    from wsim.env import wonders_v1
 
-    env = wonders_v0.env(players=players, seed=0)
+    env = wonders_v1.env(players=players, seed=0)
     env.reset(seed=0)
     steps = 0
     start = time.perf_counter()
@@ -43,11 +43,11 @@ def aec_speed(players: int, games: int) -> tuple:
 
 
 def parallel_speed(players: int, games: int) -> tuple:
-    """(agent steps/s, games/s) of wonders_v0.parallel_env with random legal actions: every
+    """(agent steps/s, games/s) of wonders_v1.parallel_env with random legal actions: every
     agent that has a decision acts in a step (those that wait are not counted)."""
-    from wsim.env import wonders_v0
+    from wsim.env import wonders_v1
 
-    env = wonders_v0.parallel_env(players=players, seed=0)
+    env = wonders_v1.parallel_env(players=players, seed=0)
     rng = np.random.default_rng(0)
     steps = 0
     for game in range(games + 1):  # game 0 untimed: it loads the kernels

@@ -213,7 +213,7 @@ def _envs(ctx):
 
 
 def _envs_report(ctx, values):
-    entries, lines = {}, ["PettingZoo environment wsim.env.wonders_v0 (random legal actions, 1 thread):"]
+    entries, lines = {}, ["PettingZoo environment wsim.env.wonders_v1 (random legal actions, 1 thread):"]
     for p in ENV_PLAYERS:
         steps, rate = values["aec", p]
         entries[f"env_{p}p"] = {"steps_per_second": round(steps), "games_per_second": round(rate, 1)}

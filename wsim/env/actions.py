@@ -1,18 +1,22 @@
-"""The environments' shared words: the fixed action space (ActionLayout), their error, and the
-opponents a learner seat plays against."""
+"""The environments' shared words: the fixed action space (ActionLayout), their error, the
+opponents a learner seat plays against, and the words every front reads from its batched core
+(CoreWords)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from wsim import codes
-from wsim.api.game import DECISION_KINDS
 from wsim.errors import WsimError, brief, one_of
-from wsim.kernels.layout import DECLINE, M_ACTION, M_CARD, M_COPY3, M_SLOT
+from wsim.kernels.layout import DEC_NAMES, DECLINE, M_ACTION, M_CARD, M_COPY3, M_SLOT
+from wsim.kernels.policy import BATCHABLE
 from wsim.kernels.schema import MAX_OPTIONS
 
 N_ACTIONS_PER_CARD = len(codes.ACTIONS)  # build, build_free, stage, discard
 PURCHASE_SLOTS = MAX_OPTIONS  # a (card, action) pair's purchases, the default first
+# the policies BatchedEnv.policy_actions asks for a learner seat's pick: a learned seat's model is
+# read for a kernel seat, not for a pick
+ASKABLE = tuple(name for name in BATCHABLE if name != "learned")
 
 
 class EnvError(WsimError):
@@ -27,6 +31,24 @@ def opponent_policies(opponents, count: int, choices) -> list:
     if not isinstance(opponents, (list, tuple)) or len(opponents) != count:
         raise EnvError(f"opponents: a policy name, or a list of {count} (one per other seat), got {brief(opponents)}")
     return [one_of(name, "opponents", choices, EnvError) for name in opponents]
+
+
+class CoreWords:
+    """action_to_string, action_from_string and feature_names of a front over a BatchedEnv
+    (`self.batched`), which answers them: every front speaks its core's ids and names."""
+
+    def action_to_string(self, action: int) -> str:
+        """The words of an action id ("build Lumber Yard", "copy left", "decline", ...), as
+        OpenSpiel's action_to_string."""
+        return self.batched.action_to_string(action)
+
+    def action_from_string(self, text: str) -> int:
+        """The id of action_to_string's words (EnvError for words that name no action)."""
+        return self.batched.action_from_string(text)
+
+    def feature_names(self) -> list:
+        """The name of every entry of the observation vector, in order (kernels/observe.py)."""
+        return self.batched.feature_names()
 
 
 class ActionLayout:
@@ -78,11 +100,13 @@ class ActionLayout:
                        "'stage Library purchase 1', 'copy left', 'take Baths', 'decline')")
 
     def ids(self, rows: np.ndarray, kind: int, name_of) -> list:
-        """The action id of each legal row (kernel rows, columns layout.M_*) of a decision."""
+        """The action id of each legal row (kernel rows, columns layout.M_*) of a decision, read in
+        Python: no environment uses it (the kernels' row_ids is the one formula); it is the
+        independent reading tests/test_env_batched.py checks the kernels' ids against."""
         out = []
-        if kind == DECISION_KINDS.index("copy3"):
+        if kind == DEC_NAMES.index("copy3"):
             return [self.moves_end + (0 if r[M_COPY3] == codes.COPY_LEFT else 1) for r in rows]
-        if kind == DECISION_KINDS.index("discard_build"):
+        if kind == DEC_NAMES.index("discard_build"):
             return [self.decline if r[M_ACTION] == DECLINE else self.copy_end + name_of(r[M_CARD]) for r in rows]
         purchase, pair = 0, None
         for r in rows:

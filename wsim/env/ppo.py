@@ -34,9 +34,9 @@ import optax
 from wsim.analysis.stats import wilson_interval
 from wsim.dataset.outfile import out_file
 from wsim.env import batched_v0
-from wsim.env.batched import KERNEL_POLICIES
 from wsim.errors import OPTION_STYLE, WsimError, brief, one_of, real_number, whole_number
 from wsim.inputfile import read_regular
+from wsim.kernels.policy import BATCHABLE
 from wsim.run.model import NotAnArchive, npz_arrays
 
 NEG = -1e9
@@ -337,7 +337,7 @@ def _checked(args: argparse.Namespace) -> argparse.Namespace:
     whole_number(args.num_envs, "num_envs", 1, MAX_ENVS, PPOError)
     whole_number(args.seed, "seed", 0, MAX_SEED, PPOError)
     whole_number(args.games, "games", 1, MAX_GAMES, PPOError)
-    one_of(args.opponents, "opponents", KERNEL_POLICIES, PPOError)
+    one_of(args.opponents, "opponents", BATCHABLE, PPOError)
     if args.evaluate is not None and args.out is not None:
         raise PPOError("--out: not with --evaluate, which writes nothing")
     return args

@@ -27,9 +27,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from wsim.env.actions import EnvError, opponent_policies
-from wsim.env.batched import KERNEL_POLICIES, BatchedEnv, int64_actions
+from wsim.env.actions import CoreWords, EnvError, opponent_policies
+from wsim.env.batched import BatchedEnv, int64_actions
 from wsim.errors import flag, whole_number
+from wsim.kernels.policy import BATCHABLE
 
 # BatchedEnv's settings vector_env gives itself, and what to give instead
 SET_HERE = {"num_games": "give num_envs", "policies": "give opponents: the learner takes the remaining seat",
@@ -53,12 +54,12 @@ class _LearnerGames(BatchedEnv):
                 "mask_count": ((n,), np.int16, 0), "every_seat": ((n, self.players), np.int64, -1)}
 
 
-class LearnerVectorEnv(VectorEnv):
+class LearnerVectorEnv(CoreWords, VectorEnv):
     """A BatchedEnv with one learner seat per game, as gymnasium.vector.VectorEnv (module
-    docstring). opponents: a policy name for every other seat, or a list of players - 1 names
-    (from the learner's left); copy: return copies of the observations (False: its buffers);
-    the other settings as BatchedEnv's, but for num_games, policies and dense_mask, which it
-    sets itself."""
+    docstring). opponents: a policy name (BATCHABLE: random, greedy, heuristic, learned) for every
+    other seat, or a list of players - 1 names (from the learner's left); copy: return copies of
+    the observations (False: its buffers); the other settings as BatchedEnv's, but for
+    num_games, policies and dense_mask, which it sets itself."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
@@ -69,7 +70,7 @@ class LearnerVectorEnv(VectorEnv):
                 raise EnvError(f"{name}: vector_env sets it itself ({instead})")
         players = whole_number(players, "players", 2, 7, EnvError)
         self.copy = flag(copy, "copy", EnvError)
-        opponents = opponent_policies(opponents, players - 1, KERNEL_POLICIES)
+        opponents = opponent_policies(opponents, players - 1, BATCHABLE)
         self.batched = _LearnerGames(num_games=num_envs, players=players, seed=seed, policies=[None, *opponents],
                                      rotate=rotate, dense_mask=False, **settings)
         b = self.batched
@@ -140,15 +141,6 @@ class LearnerVectorEnv(VectorEnv):
         b = self.batched
         return {"final_obs": {"observation": self._handed(self._out[1])}, "_final_obs": b._views[4].copy(),
                 "vp_total": vp, "seat": self._before.copy(), "game": b._book[0].copy()}
-
-    def action_to_string(self, action: int) -> str:
-        return self.batched.action_to_string(action)
-
-    def action_from_string(self, text: str) -> int:
-        return self.batched.action_from_string(text)
-
-    def feature_names(self) -> list:
-        return self.batched.feature_names()
 
 
 def warm() -> None:
