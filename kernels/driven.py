@@ -64,9 +64,9 @@ def search_among(ent, board, st, sc, s, who, kind, n_moves, run, model):
 
 
 @njit(cache=True, _nrt=False)
-def apply_option(ent, board, st, sc, s, kind, j, log, g, n_log):
+def apply_option(ent, board, st, sc, s, kind, j, log):
     """step.apply of option j of sc.moves."""
-    apply(ent, board, st, s, kind, sc.moves, j, log, g, n_log)
+    apply(ent, board, st, s, kind, sc.moves, j, log)
 
 
 @njit(cache=True, _nrt=False)

@@ -34,9 +34,9 @@ def _reached(todo, k, stop):
 
 
 @njit(cache=True, _nrt=False)
-def play_out(ent, board, run, st, sc, log, g, n_log, search, clock, model, tape, stop):
+def play_out(ent, board, run, st, sc, log, search, clock, model, tape, stop):
     """Play state st on to the end of the game: every decision by the run's policies (module
-    docstring). Writes the log's game g when the log has rows. clock: None, or the profile
+    docstring). Writes the move log's game log.game when the log has rows (schema.LOG). clock: None, or the profile
     twin's timing array (a family of its own: production code holds no timing). model and
     tape: None, or the learned policy's model and a training tape (decide.take_decision).
     stop: None, or int64[2] (seat, moves): stop before seat's moves-th turn move from here (a
@@ -50,7 +50,7 @@ def play_out(ent, board, run, st, sc, log, g, n_log, search, clock, model, tape,
             if st.gs[G_PHASE] != PH_AGE_END:
                 return
             t0 = np.uint64(0) if clock is None else cycles()
-            end_age(st, log, g, n_log)
+            end_age(st, log)
             if clock is not None:
                 clock[RESOLUTION] += cycles() - t0
             continue
@@ -60,6 +60,6 @@ def play_out(ent, board, run, st, sc, log, g, n_log, search, clock, model, tape,
             who = todo[i, 2]
             if search is not None:
                 if run.policies[who] == POLICY_ROLLOUT:
-                    rollout.take_search_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, model, tape)
+                    rollout.take_search_decision(ent, board, st, sc, s, kind, who, run, log, model, tape)
                     continue
-            take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, clock, model, tape)
+            take_decision(ent, board, st, sc, s, kind, who, run, log, clock, model, tape)

@@ -16,23 +16,18 @@ Reading the counter costs ~10 ns, a few percent of a game; bench prints the inst
 beside the production figure so that the difference is visible.
 """
 
-import numpy as np
 from numba import njit
 
 from wsim.kernels.loop import play_out
 from wsim.kernels.timing import COMPONENTS, DEAL, LOOP, SCORING, cycles
 from wsim.kernels.step import final, init_game
 
-# the game index of the log, which has no rows: an int64 as in production (a literal 0 would
-# compile the loop a second time)
-NO_GAME = np.int64(0)
-
 
 @njit(cache=True, _nrt=False)
-def profile_games(ent, board, run, games, res, cards, acc, st, sc, log, n_log):
+def profile_games(ent, board, run, games, res, cards, acc, st, sc, log):
     """Play games 0..games-1 of the run (random, greedy or heuristic seats) through the game
-    loop with its clock (sc.timing) on one thread, on the state and scratch records given (log with zero rows);
-    acc[component] receives the cycles spent in each (COMPONENTS order) and acc[len(COMPONENTS)]
+    loop with its clock (sc.timing) on one thread, on the state and scratch records given (a
+    move log with zero rows); acc[component] receives the cycles spent in each (COMPONENTS order) and acc[len(COMPONENTS)]
     the cycles of the whole run, which measured against the wall clock give the counter's rate."""
     timing = sc.timing
     timing[:] = 0
@@ -41,7 +36,7 @@ def profile_games(ent, board, run, games, res, cards, acc, st, sc, log, n_log):
         t0 = cycles()
         init_game(ent, board, run.n_cards, run.n, run.seed, game, run.board_spec, run.side_spec, run.promo, st, sc)
         timing[DEAL] += cycles() - t0
-        play_out(ent, board, run, st, sc, log, NO_GAME, n_log, None, timing, None, None, None)
+        play_out(ent, board, run, st, sc, log, None, timing, None, None, None)
         t0 = cycles()
         final(ent, st, res, cards)
         timing[SCORING] += cycles() - t0

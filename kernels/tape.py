@@ -11,6 +11,7 @@ from wsim.kernels.layout import G_FC, G_N, RES_RANK, RES_TOTAL
 from wsim.kernels.learned import T_MARGIN, T_TOTAL, T_WHO, T_WIN
 from wsim.kernels.loop import play_out
 from wsim.kernels.rng import stream_key
+from wsim.kernels.schema import Log
 from wsim.kernels.step import final, init_game
 
 
@@ -32,16 +33,16 @@ def _outcomes(st, res, meta, lo, hi):
 
 
 @njit(cache=True, nogil=True, _nrt=True)
-def record_games(ent, board, run, first_game, games, res, cards, log, n_log, st, sc, search, model, tape, tape_seed):
+def record_games(ent, board, run, first_game, games, res, cards, log, st, sc, search, model, tape, tape_seed):
     """Play games first_game .. first_game + games - 1 (res, cards: one game's rows, reused),
     recording into the tape (kernels/learned.py) with T_GAME the game's index in this call."""
-    meta, count, sample = tape[2], tape[3], tape[4]
+    meta, count, sample = tape.meta, tape.count, tape.sample
     for i in range(games):
         game = first_game + i
         init_game(ent, board, run.n_cards, run.n, run.seed, game, run.board_spec, run.side_spec, run.promo, st, sc)
         sample[0] = stream_key(tape_seed, game, 0)
         sample[2] = 0
         lo = min(count[0], meta.shape[0])
-        play_out(ent, board, run, st, sc, log, i, n_log, search, None, model, tape, None)
+        play_out(ent, board, run, st, sc, Log(log.rows, log.count, i), search, None, model, tape, None)
         final(ent, st, res, cards)
         _outcomes(st, res, meta, lo, min(count[0], meta.shape[0]))
