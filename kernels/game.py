@@ -71,13 +71,14 @@ def play_game(ent, board, run, st, sc, game, res, cards, log, search, model, tap
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_games(ent, board, run, first_game, lo, hi, res, cards, log, st, sc, search, model, tape):
-    """Play games first_game + lo .. first_game + hi - 1 into res[lo:hi] / cards[lo:hi] (and
-    the move log's games lo..hi-1 when logging: a log with zero rows turns it off), on the state
-    and scratch records given (one of each per thread). Each game depends only on its (seed, game).
+def play_games(ent, board, run, first_game, lo, hi, out, st, sc, search, model, tape):
+    """Play games first_game + lo .. first_game + hi - 1 into out (schema.Results): its res[lo:hi]
+    and cards[lo:hi], and its move log's games lo..hi-1 when logging (a log with zero rows turns
+    it off), on the state and scratch records given (one of each per thread). Each game depends
+    only on its (seed, game).
     model, tape: both None (no learned seat: the family compiles no learned code), or the learned
     seats' model and a tape (kernels/learned.py), an empty one in a run that records nothing: the
     learned family is one, for play and for training games (kernels/tape.py)."""
     for i in range(lo, hi):
-        play_game(ent, board, run, st, sc, first_game + i, res[i], cards[i], Log(log.rows, log.count, i), search,
-                  model, tape)
+        log = Log(out.log.rows, out.log.count, i)
+        play_game(ent, board, run, st, sc, first_game + i, out.res[i], out.cards[i], log, search, model, tape)

@@ -7,7 +7,7 @@ once, here (the entities' effect fields in wsim/effects.py, with their effect ki
   and exposes each field as a read-only view (`t.ent_cost`, `t.card_age`, `t.board_coins`);
 - the layout text of the layout.py and tables.py docstrings (`describe()`);
 - the checks that a data file fits the limits, made once when tables are compiled;
-- the run-time records (`Log`, `Book`, `Views`, `Tmp`, `Slots`, `Model`, `Tape`, `ActionSpace`):
+- the run-time records (`Log`, `Results`, `Book`, `Views`, `Tmp`, `Slots`, `Model`, `Tape`, `ActionSpace`):
   namedtuples of arrays the Python side builds and the kernels read by field name.
 
 Plain Python: no numba, nothing from the Python front but wsim.codes and wsim.effects, whose
@@ -329,6 +329,11 @@ VIEWS = (
     ("ended", "bool[N]", "whether the slot's game ended in this call (its next game is dealt)"),
     ("final_obs", "float32[N, P, F]", "an ended game's last observation (valid where ended)"),
 )
+RESULTS = (
+    ("res", "int16[G, cities, RES_COUNT]", "each game's results (RES_*; one game's rows in a tape's games)"),
+    ("cards", "int16[G, cities, MAX_CITY]", "each game's cities' card ids, in build order"),
+    ("log", "Log", "the games' move logs"),
+)
 TMP = (
     ("res", "int16[cities, RES_COUNT]", "a finished game's results"),
     ("cards", "int16[cities, MAX_CITY]", "and its cities' cards"),
@@ -366,12 +371,13 @@ TAPE = (
     ("count", "int64[1]", "how many rows are written (R + 1 once a row did not fit)"),
     ("sample", "uint64[4]", "the sampling's stream key, threshold, draw counter and exploration threshold"),
 )
-RECORDS = {"Log": LOG, "Book": BOOK, "Views": VIEWS, "Tmp": TMP, "ActionSpace": ACTION_SPACE, "Slots": SLOTS,
+RECORDS = {"Log": LOG, "Results": RESULTS, "Book": BOOK, "Views": VIEWS, "Tmp": TMP, "ActionSpace": ACTION_SPACE, "Slots": SLOTS,
            "Model": MODEL, "Tape": TAPE}
-Log, Book, Views, Tmp, ActionSpace, Slots, Model, Tape = (namedtuple(name, [f for f, _, _ in fields])
-                                                          for name, fields in RECORDS.items())
+Log, Results, Book, Views, Tmp, ActionSpace, Slots, Model, Tape = (namedtuple(name, [f for f, _, _ in fields])
+                                                                   for name, fields in RECORDS.items())
 RECORD_TITLES = {
     "Log": "a game loop's move log (`log`; kernels/turn.log_event writes it when it has rows)",
+    "Results": "what a block of games writes (`out`; kernels/game.py, kernels/tape.py)",
     "Book": "the batched environment's bookkeeping of its N slots (`book`; kernels/batched.py)",
     "Views": "what the batched environment writes after each call (`views`)",
     "Tmp": "the batched environment's per-thread scratch (`tmp`)",

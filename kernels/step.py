@@ -98,8 +98,7 @@ def init_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo, 
     seat, keys, pile, gs, dealt = st.seat, st.keys, st.pile, st.gs, st.dealt
     bs = sc.bs
     cities = FC_CITIES if n == FC_PLAYERS else n
-    deal_game(ent, board, n_cards, cities, seed, game, board_spec, side_spec, promo, bs[0], bs[1], dealt, sc.deck,
-              sc.pool)
+    deal_game(ent, board, n_cards, cities, seed, game, board_spec, side_spec, promo, dealt, sc)
     reset_state(board, seat, keys, pile, bs, cities, seed, game)
     for i in range(G_COUNT):
         gs[i] = 0

@@ -33,9 +33,9 @@ def _outcomes(st, res, meta, lo, hi):
 
 
 @njit(cache=True, nogil=True, _nrt=True)
-def record_games(ent, board, run, first_game, games, res, cards, log, st, sc, search, model, tape, tape_seed):
-    """Play games first_game .. first_game + games - 1 (res, cards: one game's rows, reused),
-    recording into the tape (kernels/learned.py) with T_GAME the game's index in this call."""
+def record_games(ent, board, run, first_game, games, out, st, sc, search, model, tape, tape_seed):
+    """Play games first_game .. first_game + games - 1 (out, schema.Results: one game's rows,
+    reused, and a move log of no rows), recording into the tape (kernels/learned.py) with T_GAME the game's index in this call."""
     meta, count, sample = tape.meta, tape.count, tape.sample
     for i in range(games):
         game = first_game + i
@@ -43,6 +43,6 @@ def record_games(ent, board, run, first_game, games, res, cards, log, st, sc, se
         sample[0] = stream_key(tape_seed, game, 0)
         sample[2] = 0
         lo = min(count[0], meta.shape[0])
-        play_out(ent, board, run, st, sc, Log(log.rows, log.count, i), search, None, model, tape, None)
-        final(ent, st, res, cards)
-        _outcomes(st, res, meta, lo, min(count[0], meta.shape[0]))
+        play_out(ent, board, run, st, sc, Log(out.log.rows, out.log.count, i), search, None, model, tape, None)
+        final(ent, st, out.res, out.cards)
+        _outcomes(st, out.res, meta, lo, min(count[0], meta.shape[0]))

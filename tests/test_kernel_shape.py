@@ -79,7 +79,16 @@ def test_each_sentinel_of_the_move_row_has_one_value():
     assert all(v < 0 for v in sentinels.values())  # never a card id, a slot, an action or a coin count
 
 
+MAX_PARAMETERS = 12
 RECORD_NAMES = ("book", "views", "tmp", "slots", "tape", "model", "log", "lst", "alay", "out")
+
+
+def test_no_kernel_function_takes_more_than_twelve_parameters():
+    """Arrays that travel together go as one record (kernels/schema.py: Log, Slots, ...)."""
+    wide = [f"{p.name}:{node.lineno} {node.name} ({count})" for p in sorted(KERNELS.glob("*.py"))
+            for node in ast.walk(ast.parse(p.read_text())) if isinstance(node, ast.FunctionDef)
+            and (count := len(node.args.args) + len(node.args.kwonlyargs)) > MAX_PARAMETERS]
+    assert wide == []
 
 
 def test_the_run_time_records_are_read_by_field_name():

@@ -34,11 +34,12 @@ from numba import njit
 
 from wsim import RULES_VERSION, __version__, codes, tables as tables_mod
 from wsim.kernels.deal import deal_game
+from wsim.kernels.game import new_scratch
 from wsim.kernels.layout import (E_COST_PK, E_COUNT, E_NAME_ID, F_CHOICE, F_COUNT, F_NCHOICE, F_NSELL_CHOICE,
                                  F_PK_LP, F_PK_PROD, F_PK_REACH, F_PK_RP, F_PK_SELL, F_PK_SELL_CAP, F_SELL_CH,
                                  RES_COUNT, kernel_tables)
 from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
-from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_CITY, MAX_NAMES, MAX_OPTIONS, MAX_SEATS, pack_halves
+from wsim.kernels.schema import MAX_CITY, MAX_NAMES, MAX_OPTIONS, MAX_SEATS, pack_halves
 from wsim.kernels.trade import trade_options_at
 from wsim.run import playout_count
 from wsim.run.profiling import profile_run
@@ -155,7 +156,7 @@ def _trade_calls_per_second(positions: int = 10_000, repeats: int = 20) -> float
 
 
 @njit(cache=True)
-def _deal_loop(ent, board, n_cards, n, games, with_play, deck, pool, bs, dealt, hand, spare, owned):
+def _deal_loop(ent, board, n_cards, n, games, with_play, sc, dealt, hand, spare, owned):
     """The loop floor of a game (with_play) or its deal alone, over `games` games: the real deal,
     then 3 ages x 6 turns of: every seat checks each card of its hand against its owned names,
     draws one legal card from its stream, removes it, and hands pass. No costs, no trading, no
@@ -163,7 +164,7 @@ def _deal_loop(ent, board, n_cards, n, games, with_play, deck, pool, bs, dealt, 
     total = 0
     spec = np.full(n, -1, np.int8)
     for game in range(games):
-        deal_game(ent, board, n_cards, n, np.uint64(1), game, spec, spec, False, bs[0], bs[1], dealt, deck, pool)
+        deal_game(ent, board, n_cards, n, np.uint64(1), game, spec, spec, False, dealt, sc)
         if not with_play:
             total += dealt[0, 0, 0]
             continue
@@ -201,8 +202,7 @@ def _deal_loop(ent, board, n_cards, n, games, with_play, deck, pool, bs, dealt, 
 def _where_time_goes(t, players: int, games: int, full_rate: float) -> dict:
     """Microseconds per game of the deal alone, of the loop floor, and of the real game."""
     ent, board, n_cards = kernel_tables(t)
-    scratch = (np.zeros(DEAL_DECK, np.int16), np.zeros(DEAL_POOL, np.int8), np.zeros((2, MAX_SEATS), np.int8),
-               np.zeros((3, MAX_SEATS, 7), np.int16), np.zeros((MAX_SEATS, 7), np.int32),
+    scratch = (new_scratch()[0], np.zeros((3, MAX_SEATS, 7), np.int16), np.zeros((MAX_SEATS, 7), np.int32),
                np.zeros((MAX_SEATS, 7), np.int32), np.zeros((MAX_SEATS, MAX_NAMES), np.int8))
     out = {}
     for name, with_play in (("deal", False), ("loop_floor", True)):
