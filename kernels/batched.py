@@ -30,9 +30,10 @@ from numba import njit
 from wsim.kernels.actions import row_ids
 from wsim.kernels.decide import take_decision
 from wsim.kernels.driven import legal_into, policy_row
-from wsim.kernels.layout import G_PHASE, PH_AGE_END, RES_RANK, RES_TOTAL
+from wsim.kernels.layout import G_PHASE, PH_AGE_END, RES_TOTAL
 from wsim.kernels.observe import encode
 from wsim.kernels.rng import STREAM_SAMPLE, draw_below, stream_key
+from wsim.kernels.score import outcome
 from wsim.kernels.step import apply, end_age, final, init_game, pending
 
 # validate's verdicts: the action is fine, out of range, not legal, or given by a seat that does not act
@@ -117,19 +118,10 @@ def _finish(ent, st, g, players, slots, tmp):
     reward, vp = views.reward, views.vp
     res = tmp.res
     final(ent, st, res, tmp.cards)
-    winners = 0
     for s in range(players):  # the Free City (seat players at 2 players) neither wins nor earns
         vp[g, s] = res[s, RES_TOTAL]
-        winners += res[s, RES_RANK] == 1
-    for s in range(players):
-        if slots.reward_kind == REWARD_WIN:
-            reward[g, s] = np.float32(1.0 / winners) if res[s, RES_RANK] == 1 else np.float32(0.0)
-        else:
-            best = -1000
-            for t in range(players):
-                if t != s and res[t, RES_TOTAL] > best:
-                    best = res[t, RES_TOTAL]
-            reward[g, s] = np.float32(res[s, RES_TOTAL] - best)
+        share, margin = outcome(res, players, s)
+        reward[g, s] = np.float32(share if slots.reward_kind == REWARD_WIN else margin)
     views.ended[g] = True
     _observe(ent, st, g, players, slots, views.final_obs)
 

@@ -324,7 +324,7 @@ BOOK = (
 VIEWS = (
     ("obs", "float32[N, P, F]", "each learner seat's observation (kernels/observe.py), zeros for kernel seats"),
     ("mask", "int8[N, P, A]", "the legal action ids as a dense mask (zero rows: none kept)"),
-    ("reward", "float32[N, P]", "this step's reward: a finished game's (score.outcome), else 0"),
+    ("reward", "float32[N, P]", "this step's reward: a finished game's win share or margin (score.outcome), else 0"),
     ("vp", "int16[N, P]", "a finished game's totals (valid where ended)"),
     ("ended", "bool[N]", "whether the slot's game ended in this call (its next game is dealt)"),
     ("final_obs", "float32[N, P, F]", "an ended game's last observation (valid where ended)"),
@@ -353,7 +353,7 @@ SLOTS = (
     ("learner", "int8[P + 1]", "the learner seats' mask, and 1 at [P] to rotate it one seat on per game"),
     ("olay", "int64[]", "the observation layout (kernels/observe.py)"),
     ("alay", "ActionSpace", "the action ids' layout (kernels/actions.py)"),
-    ("reward_kind", "int64", "score.REWARD_WIN or score.REWARD_MARGIN"),
+    ("reward_kind", "int64", "batched.REWARD_WIN or batched.REWARD_MARGIN"),
     ("book", "Book", "the slots' bookkeeping"),
     ("views", "Views", "what each call writes for the caller"),
 )

@@ -246,3 +246,17 @@ def test_a_learned_kernel_seat_plays_simulate_games():
     got = _play(venv, 6, lambda v: v.policy_actions(["greedy", None, None]))
     expected = _simulated(3, 2, max(got) + 1, ["greedy", "learned", "heuristic"])
     assert all(totals.tolist() == expected[game].tolist() for game, totals in got.items())
+
+
+def test_a_games_outcome_shares_the_win_among_tied_winners_and_leaves_the_free_city_out():
+    """score.outcome, the one reward of the batched environment and of the training tapes: at 2
+    players the Free City (seat 2) has the most points, yet neither wins nor sets the margin."""
+    from wsim.kernels.layout import RES_COUNT, RES_RANK, RES_TOTAL
+    from wsim.kernels.score import outcome
+
+    res = np.zeros((3, RES_COUNT), np.int16)
+    res[:, RES_TOTAL] = [50, 50, 70]
+    res[:, RES_RANK] = [1, 1, 0]
+    assert outcome(res, 2, 0) == (0.5, 0) and outcome(res, 2, 1) == (0.5, 0)
+    res[1, RES_TOTAL], res[1, RES_RANK] = 40, 2
+    assert outcome(res, 2, 0) == (1.0, 10) and outcome(res, 2, 1) == (0.0, -10)
