@@ -226,9 +226,11 @@ def test_rewards_and_final_observation_of_an_ended_game():
     vp = info["vp_total"][g].astype(int)
     assert rewards[g].tolist() == [vp[s] - max(np.delete(vp, s)) for s in range(3)]
     assert not (rewards[~ended] != 0).any()
-    assert info["_final_observation"][g]
+    assert info["_final_obs"][g]
     age3 = venv.feature_names().index("age=3")
-    assert info["final_observation"][g, :, age3].all()  # the last observation: Age III
+    assert info["final_obs"][g, :, age3].all()  # the last observation: Age III
+    # Gymnasium's names before 1.0, kept one release: the same arrays
+    assert info["final_observation"] is info["final_obs"] and info["_final_observation"] is info["_final_obs"]
     assert obs["observation"][g, :, venv.feature_names().index("age=1")].all()  # the next game's first
 
 

@@ -10,8 +10,10 @@ stepped together by the kernels (docs/env.md, "N games at once").
 One call of `step` plays every acting learner's action of every game, then the kernel policies of
 the other seats (policies: a list with a policy name per seat, None for a learner seat) until each
 game waits for a learner again. A game that ends is scored and its slot dealt its next game in the
-same call (Gymnasium's same-step autoreset): info["vp_total"] and info["final_observation"] hold
-the ended game's totals and last observations where terminations is True.
+same call (Gymnasium's same-step autoreset): info["vp_total"] and info["final_obs"] hold the ended
+game's totals and last observations where terminations is True (info["_final_obs"]: that mask,
+Gymnasium >= 1.0's names). info["final_observation"] and info["_final_observation"], the names of
+Gymnasium before 1.0, hold the same arrays for one more release, then go.
 
 The arrays returned are the environment's own buffers, written again by the next call (copy what
 must be kept; vector_env returns copies): obs["observation"] (N, P, F) float32 (the learned
@@ -370,6 +372,8 @@ class BatchedEnv:
     def _info(self) -> dict:
         book, views = self._book, self._views
         return {"game": book.game, "legal_ids": book.legal, "legal_count": book.n_legal, "vp_total": views.vp,
+                "final_obs": views.final_obs, "_final_obs": views.ended,
+                # the names before Gymnasium 1.0, kept one release (module docstring)
                 "final_observation": views.final_obs, "_final_observation": views.ended}
 
     # -- words -----------------------------------------------------------------------------------
