@@ -3,8 +3,9 @@ step (wsim/env/batched_v0.py is the Python side).
 
 A slot g holds one game at a time: the slot's k-th game is game g + k * N of the seed, so a
 game depends only on (seed, game), never on N, the threads or the slot. Seats are learners
-(their actions come from the caller) or kernel seats (their policy's decision, taken inside the
-call, as the game loop takes it: decide.take_decision).
+(their actions come from the caller) or kernel seats (their policy's decisions, taken inside the
+call by the game loop itself, loop.play_out, which stops where only learners' decisions are
+pending).
 
 The arrays travel as records declared in kernels/schema.py (their fields' types and meanings
 are there): `slots` (schema.Slots) is what every call of one environment shares: the learner
@@ -20,7 +21,7 @@ pending decision at a time (the Free City's move is pending only once its contro
 complete, a stage-3 neighbour once the stage is chosen).
 
 `slots.learner` int8[P + 1]: the learner seats' mask, and 1 at [P] to rotate it one seat on per
-game (`learns`). `runs`: the run records (layout.RUN), one, or with rotation P: game i's seats
+game (loop.learns). `runs`: the run records (layout.RUN), one, or with rotation P: game i's seats
 play runs[i mod P]'s policies, the seat list turned as the learner mask turns (`run_of`).
 """
 
@@ -28,25 +29,18 @@ import numpy as np
 from numba import njit
 
 from wsim.kernels.actions import row_ids
-from wsim.kernels.decide import take_decision
 from wsim.kernels.driven import legal_into, policy_row
-from wsim.kernels.layout import G_PHASE, PH_AGE_END, RES_TOTAL
+from wsim.kernels.layout import RES_TOTAL
+from wsim.kernels.loop import learns, play_out
 from wsim.kernels.observe import encode
 from wsim.kernels.rng import STREAM_SAMPLE, draw_below, stream_key
 from wsim.kernels.score import outcome
-from wsim.kernels.step import apply, end_age, final, init_game, pending
+from wsim.kernels.schema import Stop
+from wsim.kernels.step import apply, final, init_game
 
 # validate's verdicts: the action is fine, out of range, not legal, or given by a seat that does not act
 OK, OUT_OF_RANGE, ILLEGAL, NOT_ACTING = range(4)
 REWARD_WIN, REWARD_MARGIN = range(2)
-
-
-@njit(cache=True, inline="always")
-def learns(learner, game, who, players):
-    """Whether seat who of game `game` is a learner: learner[:players] marks the learner seats,
-    rotated one seat on per game when learner[players] is 1 (game i's seat who is then the seat
-    (who - i) mod players of the mask)."""
-    return learner[(who - learner[players] * game) % players] == 1
 
 
 @njit(cache=True, inline="always")
@@ -128,36 +122,26 @@ def _finish(ent, st, g, players, slots, tmp):
 
 @njit(cache=True, _nrt=False)
 def _advance(ent, board, runs, st, sc, g, n_slots, model, slots, tmp):
-    """Play slot g's kernel seats on until a learner's decision is pending (dealing the slot's
-    next game when one ends); record the learners' pending decisions."""
-    book, learner, log = slots.book, slots.learner, tmp.log
-    game, pend = book.game, book.pend
+    """Play slot g's kernel seats on (the game loop, loop.play_out, which leaves the learners'
+    decisions to the caller) until a learner's decision is pending, scoring a game that ends and
+    dealing the slot's next; record the learners' pending decisions."""
+    book = slots.book
+    game, pend, todo = book.game, book.pend, sc.todo
     players = runs[0].n
-    todo = sc.todo
     while True:
-        run = run_of(runs, game[g])
-        k = pending(st, todo)
-        if k == 0:
-            if st.gs[G_PHASE] == PH_AGE_END:
-                end_age(st, log)
-                continue
-            _finish(ent, st, g, players, slots, tmp)
-            game[g] += n_slots
-            book.draws[g] = 0
-            init_game(ent, board, run.n_cards, players, run.seed, game[g], run.board_spec, run.side_spec, run.promo,
-                      st, sc)
-            continue
-        took = False
-        for i in range(k):
-            who = todo[i, 2]
-            if not learns(learner, game[g], who, players):
-                take_decision(ent, board, st, sc, todo[i, 0], todo[i, 1], who, run, log, None, model, None)
-                took = True
-        if not took:
+        stop = Stop(np.int64(-1), np.int64(0), slots.learner, game[g])
+        k = play_out(ent, board, run_of(runs, game[g]), st, sc, tmp.log, None, None, model, None, stop)
+        if k > 0:
             for i in range(k):
                 pend[g, todo[i, 2], 0] = todo[i, 0]
                 pend[g, todo[i, 2], 1] = todo[i, 1]
             return
+        _finish(ent, st, g, players, slots, tmp)
+        game[g] += n_slots
+        book.draws[g] = 0
+        run = run_of(runs, game[g])
+        init_game(ent, board, run.n_cards, players, run.seed, game[g], run.board_spec, run.side_spec, run.promo,
+                  st, sc)
 
 
 @njit(cache=True, _nrt=False)

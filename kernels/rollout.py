@@ -42,7 +42,7 @@ from wsim.kernels.layout import (DEC_MOVE, F_CTR, G_FC, G_N, LIST_PRICED, MAX_CI
                                  RES_COUNT, RES_RANK, RES_TOTAL, RUN, SCRATCH, STATE)
 from wsim.kernels.policy import POLICY_LEARNED, R_BASE, R_BASE_ID, R_DEPTH, R_PLAYOUTS
 from wsim.kernels.rng import stream_key
-from wsim.kernels.schema import Log
+from wsim.kernels.schema import Log, Stop
 from wsim.kernels.step import apply, clone_state, final, legal, pending
 
 # Playout k of a decision draws the deciding seat's own base moves from its stream's counter
@@ -88,12 +88,11 @@ def _base_of(run, who):
 
 @njit(cache=True, _nrt=False)
 def _truncated(ent, board, base, st, sc, log, model, who, stop, res, cards, fc):
-    """A truncated playout's outcome for seat who from state st (module docstring): the model's
-    value at the seat's stop[1]-th next turn move, or the result if the game ends first."""
+    """A truncated playout's outcome for seat who from state st (module docstring; stop: who's
+    schema.Stop): the model's value at the seat's stop.moves-th next turn move, or the result if
+    the game ends first."""
     n = st.gs[G_N]
-    stop[0] = who
-    loop.play_out(ent, board, base, st, sc, log, None, None, model, None, stop)
-    if stop[1] == 0:
+    if loop.play_out(ent, board, base, st, sc, log, None, None, model, None, stop) > 0:
         listing = (np.int64(LIST_PRICED), np.int64(1), np.int64(1))  # the learned policy's (decide.listing)
         m = legal(ent, board, st, sc, who, DEC_MOVE, listing, None)
         return np.float64(best_option(ent, board, st, sc, who, who, DEC_MOVE, m, model)[1])
@@ -130,7 +129,7 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run, model):
     cards = np.zeros((n, MAX_CITY), np.int16)
     log = Log(np.zeros((0, 1, EVENT_WIDTH), np.int16), np.zeros(1, np.int32), NO_GAME)
     totals = np.zeros(n_moves, np.float64)  # sums of whole numbers are exact: ties stay ties
-    stop = np.zeros(2, np.int64)
+    stop = Stop(np.int64(who), np.int64(depth), np.zeros(0, np.int8), NO_GAME)  # a truncated playout's
     start = seat[who, F_CTR]
     for k in range(playouts):
         # playout k's world, the same for every pair (common random numbers), drawn from a
@@ -149,7 +148,6 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run, model):
             apply(ent, board, st2, s, DEC_MOVE, moves, i, log)
             if model is not None:  # numba compiles this only for a run with a model
                 if depth > 0:
-                    stop[1] = depth
                     totals[i] += _truncated(ent, board, base[0], st2, scratch[0], log, model, who, stop, res,
                                             cards, gs[G_FC])
                     continue

@@ -7,7 +7,7 @@ once, here (the entities' effect fields in wsim/effects.py, with their effect ki
   and exposes each field as a read-only view (`t.ent_cost`, `t.card_age`, `t.board_coins`);
 - the layout text of the layout.py and tables.py docstrings (`describe()`);
 - the checks that a data file fits the limits, made once when tables are compiled;
-- the run-time records (`Log`, `Results`, `Book`, `Views`, `Tmp`, `Slots`, `Model`, `Tape`, `ActionSpace`):
+- the run-time records (`Stop`, `Log`, `Results`, `Book`, `Views`, `Tmp`, `Slots`, `Model`, `Tape`, `ActionSpace`):
   namedtuples of arrays the Python side builds and the kernels read by field name.
 
 Plain Python: no numba, nothing from the Python front but wsim.codes and wsim.effects, whose
@@ -371,11 +371,19 @@ TAPE = (
     ("count", "int64[1]", "how many rows are written (R + 1 once a row did not fit)"),
     ("sample", "uint64[4]", "the sampling's stream key, threshold, draw counter and exploration threshold"),
 )
-RECORDS = {"Log": LOG, "Results": RESULTS, "Book": BOOK, "Views": VIEWS, "Tmp": TMP, "ActionSpace": ACTION_SPACE, "Slots": SLOTS,
+STOP = (
+    ("seat", "int64", "stop before this seat's moves-th turn move from here (a truncated playout); -1: never"),
+    ("moves", "int64", "those turn moves"),
+    ("learner", "int8[P + 1]", "the learner seats' mask (loop.learns; empty: none), whose decisions the loop "
+                               "leaves to its caller"),
+    ("game", "int64", "the game's index, which turns a rotating learner mask"),
+)
+RECORDS = {"Stop": STOP, "Log": LOG, "Results": RESULTS, "Book": BOOK, "Views": VIEWS, "Tmp": TMP, "ActionSpace": ACTION_SPACE, "Slots": SLOTS,
            "Model": MODEL, "Tape": TAPE}
-Log, Results, Book, Views, Tmp, ActionSpace, Slots, Model, Tape = (namedtuple(name, [f for f, _, _ in fields])
-                                                                   for name, fields in RECORDS.items())
+Stop, Log, Results, Book, Views, Tmp, ActionSpace, Slots, Model, Tape = (
+    namedtuple(name, [f for f, _, _ in fields]) for name, fields in RECORDS.items())
 RECORD_TITLES = {
+    "Stop": "where the game loop stops (`stop`; kernels/loop.py: a truncated playout, the batched environment)",
     "Log": "a game loop's move log (`log`; kernels/turn.log_event writes it when it has rows)",
     "Results": "what a block of games writes (`out`; kernels/game.py, kernels/tape.py)",
     "Book": "the batched environment's bookkeeping of its N slots (`book`; kernels/batched.py)",

@@ -314,12 +314,13 @@ class KernelGame:
         search = True if (self.policies == POLICY_ROLLOUT).any() else None
         model = self._kernel_model()
         tape = None if model is None else empty_tape(model.lay)  # the learned family's types (kernels/game.py)
-        stop = None if until is None else np.array(until, np.int64)
-        if stop is not None and (stop.shape != (2,) or not 0 <= stop[0] < self.n or stop[1] < 1):
+        at = None if until is None else np.array(until, np.int64)
+        if at is not None and (at.shape != (2,) or not 0 <= at[0] < self.n or at[1] < 1):
             raise ValueError(f"until: (seat, turn moves >= 1) of this game, got {until!r}")
-        play_out(self.ent, self.board, self.run[0], self.state[0], self.scratch[0], self.log, search, None, model,
-                 tape, stop)
-        return stop is not None and stop[1] == 0
+        stop = None if at is None else schema.Stop(int(at[0]), int(at[1]), np.zeros(0, np.int8), 0)
+        left = play_out(self.ent, self.board, self.run[0], self.state[0], self.scratch[0], self.log, search, None,
+                        model, tape, stop)
+        return stop is not None and left > 0
 
     def results(self) -> tuple:
         """(res[n, RES_COUNT], cards[n, MAX_CITY]) of a finished game."""
