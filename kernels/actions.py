@@ -3,14 +3,15 @@
 An action id names a listed row of a decision (kernels/price.py's every-purchase listing) in the
 fixed action space of wsim.env.actions.ActionLayout, whose words it keeps:
 
-    (name * A_PER_CARD + action) * A_SLOTS + purchase    a turn move or a 7th card (a (card,
-                                                         action) pair's purchases follow its
-                                                         default one, numbered from 0)
-    A_MOVES_END + 0 / + 1                                a stage-3 neighbour, left / right
-    A_COPY_END + name                                    a discard build takes that card
-    A_DECLINE                                            the decline of a 7th card or a discard build
+    (name * per_card + action) * slots + purchase    a turn move or a 7th card (a (card, action)
+                                                     pair's purchases follow its default one,
+                                                     numbered from 0)
+    moves_end + 0 / + 1                              a stage-3 neighbour, left / right
+    copy_end + name                                  a discard build takes that card
+    decline                                          the decline of a 7th card or a discard build
 
-`alay` holds those constants (A_*). A policy lists its options its own way (decide.listing); the
+`alay` holds those constants by name (schema.ActionSpace: slots, per_card, moves_end, copy_end,
+decline, size). A policy lists its options its own way (decide.listing); the
 row it picked is found again in the every-purchase listing by its six columns (`option_key`,
 `find_row`), so that the batched environment, wsim.Game and the AEC environment play the very
 row wsim.simulate's game plays.
@@ -22,8 +23,6 @@ from wsim.codes import COPY_LEFT
 from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DECLINE, E_NAME_ID, M_ACTION, M_CARD, M_COPY3, M_LEFT,
                                  M_RIGHT, M_SLOT)
 
-A_SLOTS, A_PER_CARD, A_MOVES_END, A_COPY_END, A_DECLINE, A_SIZE = range(6)
-
 
 @njit(cache=True, _nrt=False)
 def row_ids(ent, moves, m, kind, alay, rid):
@@ -31,17 +30,17 @@ def row_ids(ent, moves, m, kind, alay, rid):
     pair_slot, pair_action, purchase = -9, -9, 0  # -9: no pair yet (no slot or action is negative past -4)
     for i in range(m):
         if kind == DEC_COPY3:
-            rid[i] = alay[A_MOVES_END] + (0 if moves[i, M_COPY3] == COPY_LEFT else 1)
+            rid[i] = alay.moves_end + (0 if moves[i, M_COPY3] == COPY_LEFT else 1)
         elif moves[i, M_ACTION] == DECLINE:
-            rid[i] = alay[A_DECLINE]
+            rid[i] = alay.decline
         elif kind == DEC_DISCARD:
-            rid[i] = alay[A_COPY_END] + ent[moves[i, M_CARD], E_NAME_ID]
+            rid[i] = alay.copy_end + ent[moves[i, M_CARD], E_NAME_ID]
         else:
             same = moves[i, M_SLOT] == pair_slot and moves[i, M_ACTION] == pair_action
             purchase = purchase + 1 if same else 0
             pair_slot, pair_action = moves[i, M_SLOT], moves[i, M_ACTION]
             name = ent[moves[i, M_CARD], E_NAME_ID]
-            rid[i] = (name * alay[A_PER_CARD] + moves[i, M_ACTION]) * alay[A_SLOTS] + purchase
+            rid[i] = (name * alay.per_card + moves[i, M_ACTION]) * alay.slots + purchase
 
 
 @njit(cache=True, inline="always")

@@ -3,67 +3,44 @@ step (wsim/env/batched_v0.py is the Python side).
 
 A slot g holds one game at a time: the slot's k-th game is game g + k * N of the seed, so a
 game depends only on (seed, game), never on N, the threads or the slot. Seats are learners
-(their actions come from the caller) or kernel seats (their policy's decision, taken inside the
-call, as the game loop takes it: decide.take_decision).
+(their actions come from the caller) or kernel seats (their policy's decisions, taken inside the
+call by the game loop itself, loop.play_out, which stops where only learners' decisions are
+pending).
 
-The bookkeeping of the slots, `book` = (game, pend, n_legal, legal, stash, draws):
+The arrays travel as records declared in kernels/schema.py (their fields' types and meanings
+are there): `slots` (schema.Slots) is what every call of one environment shares: the learner
+mask, the observation and action layouts (`alay`, schema.ActionSpace), the reward kind, the
+slots' bookkeeping `book` (schema.Book: each slot's game, its learners' pending decisions and
+legal ids, the option policy_decisions stashed, sample_legal's draws) and the `views` written
+after each call (schema.Views: observations, masks, rewards, totals, which games ended and their
+last observations); `tmp` (schema.Tmp) is each thread's scratch, with a move log of no rows (the
+environment keeps none).
 
-  game     int64[N]               the game index the slot plays
-  pend     int32[N, P, 2]         learner seat who's pending decision (city, kind), city -1: none
-  n_legal  int16[N, P]            how many legal action ids it has
-  legal    int16[N, P, MAX_MOVES] those ids, in the listing's order, each once
-  stash    int32[N, P, 2]         (id, row) of the option `policy_decisions` chose (-1: none), so
-                                  that a shared id (two copies of a card) plays the copy the
-                                  policy picked, as wsim.simulate's game does
-  draws    uint64[N]              the draws sample_legal took from the game's STREAM_SAMPLE
+Action ids are wsim.env.wonders_v0.ActionLayout's (kernels/actions.py). A learner has at most one
+pending decision at a time (the Free City's move is pending only once its controller's move is
+complete, a stage-3 neighbour once the stage is chosen).
 
-The views written after each call, `views` = (obs, mask, reward, vp, ended, final_obs):
-
-  obs       float32[N, P, F]  each learner seat's observation (kernels/observe.py), zeros for
-                              kernel seats
-  mask      int8[N, P, A]     the legal action ids as a dense mask (zero rows: none kept)
-  reward    float32[N, P]     this step's reward: a finished game's win share (1/k among k tied
-                              winners) or margin, else 0
-  vp        int16[N, P]       a finished game's totals (valid where ended)
-  ended     bool[N]           whether the slot's game ended in this call (its next game is dealt)
-  final_obs float32[N, P, F]  an ended game's last observation (valid where ended)
-
-Action ids are wsim.env.wonders_v0.ActionLayout's; `alay` holds its constants (A_*). A learner
-has at most one pending decision at a time (the Free City's move is pending only once its
-controller's move is complete, a stage-3 neighbour once the stage is chosen).
-
-The per-thread scratch, `tmp` = (res, cards, rid, seen, log, n_log): a finished game's
-results, each listed row's id, a mark per id (int8[A], all zero between uses) that lists an id
-once, and a log with no rows (the environment keeps none).
-
-`learner` int8[P + 1]: the learner seats' mask, and 1 at [P] to rotate it one seat on per game
-(`learns`). `runs`: the run records (layout.RUN), one, or with rotation P: game i's seats play
-runs[i mod P]'s policies, the seat list turned as the learner mask turns (`run_of`).
+`slots.learner` int8[P + 1]: the learner seats' mask, and 1 at [P] to rotate it one seat on per
+game (loop.learns). `runs`: the run records (layout.RUN), one, or with rotation P: game i's seats
+play runs[i mod P]'s policies, the seat list turned as the learner mask turns (`run_of`).
 """
 
 import numpy as np
 from numba import njit
 
-from wsim.kernels.actions import A_SIZE, row_ids
-from wsim.kernels.decide import take_decision
+from wsim.kernels.actions import row_ids
 from wsim.kernels.driven import legal_into, policy_row
-from wsim.kernels.layout import G_PHASE, PH_AGE_END, RES_RANK, RES_TOTAL
+from wsim.kernels.layout import RES_TOTAL
+from wsim.kernels.loop import learns, play_out
 from wsim.kernels.observe import encode
 from wsim.kernels.rng import STREAM_SAMPLE, draw_below, stream_key
-from wsim.kernels.step import apply, end_age, final, init_game, pending
+from wsim.kernels.score import outcome
+from wsim.kernels.schema import Stop
+from wsim.kernels.step import apply, final, init_game
 
-NO_GAME = np.int64(0)  # the log's game index: the environment keeps no log
 # validate's verdicts: the action is fine, out of range, not legal, or given by a seat that does not act
 OK, OUT_OF_RANGE, ILLEGAL, NOT_ACTING = range(4)
 REWARD_WIN, REWARD_MARGIN = range(2)
-
-
-@njit(cache=True, inline="always")
-def learns(learner, game, who, players):
-    """Whether seat who of game `game` is a learner: learner[:players] marks the learner seats,
-    rotated one seat on per game when learner[players] is 1 (game i's seat who is then the seat
-    (who - i) mod players of the mask)."""
-    return learner[(who - learner[players] * game) % players] == 1
 
 
 @njit(cache=True, inline="always")
@@ -80,16 +57,16 @@ def _list_every(ent, board, st, sc, s, kind):
 
 
 @njit(cache=True, _nrt=False)
-def _offer(ent, board, st, sc, g, who, alay, book, views, tmp):
+def _offer(ent, board, st, sc, g, who, slots, tmp):
     """List learner seat who's legal ids (its pending decision's), each once, into the book and
     the dense mask."""
-    pend, n_legal, lgl = book[1], book[2], book[3]
-    mask = views[1]
-    rid, seen = tmp[2], tmp[3]
-    s = pend[g, who, 0]
-    kind = pend[g, who, 1]
+    book, mask = slots.book, slots.views.mask
+    rid, seen = tmp.rid, tmp.seen
+    s = book.pend[g, who, 0]
+    kind = book.pend[g, who, 1]
     m = _list_every(ent, board, st, sc, s, kind)
-    row_ids(ent, sc.moves, m, kind, alay, rid)
+    row_ids(ent, sc.moves, m, kind, slots.alay, rid)
+    lgl = book.legal
     k = 0
     for i in range(m):
         a = rid[i]
@@ -97,7 +74,7 @@ def _offer(ent, board, st, sc, g, who, alay, book, views, tmp):
             seen[a] = 1
             lgl[g, who, k] = a
             k += 1
-    n_legal[g, who] = k
+    book.n_legal[g, who] = k
     dense = mask.shape[0] > 0
     for i in range(k):
         a = lgl[g, who, i]
@@ -109,8 +86,7 @@ def _offer(ent, board, st, sc, g, who, alay, book, views, tmp):
 @njit(cache=True, _nrt=False)
 def _withdraw(g, who, book, views):
     """Clear learner seat who's legal ids and mask bits (its decision is taken)."""
-    n_legal, lgl, stash = book[2], book[3], book[4]
-    mask = views[1]
+    n_legal, lgl, stash, mask = book.n_legal, book.legal, book.stash, views.mask
     if mask.shape[0] > 0:
         for i in range(n_legal[g, who]):
             mask[g, who, lgl[g, who, i]] = 0
@@ -120,109 +96,91 @@ def _withdraw(g, who, book, views):
 
 
 @njit(cache=True, _nrt=False)
-def _observe(ent, st, g, players, learner, olay, book, obs):
+def _observe(ent, st, g, players, slots, obs):
     """Each learner seat's observation of slot g into obs[g] (for its pending decision's city)."""
-    game, pend = book[0], book[1]
+    game, pend = slots.book.game, slots.book.pend
     for who in range(players):
-        if learns(learner, game[g], who, players):
+        if learns(slots.learner, game[g], who, players):
             s = pend[g, who, 0]
-            encode(ent, st, who, who if s < 0 else s, olay, obs[g, who])
+            encode(ent, st, who, who if s < 0 else s, slots.olay, obs[g, who])
 
 
 @njit(cache=True, _nrt=False)
-def _finish(ent, st, g, players, learner, olay, reward_kind, book, views, tmp):
+def _finish(ent, st, g, players, slots, tmp):
     """A game just ended in slot g: its totals, rewards and last observation."""
-    reward, vp, ended, final_obs = views[2], views[3], views[4], views[5]
-    res, cards = tmp[0], tmp[1]
-    final(ent, st, res, cards)
-    winners = 0
+    views = slots.views
+    reward, vp = views.reward, views.vp
+    res = tmp.res
+    final(ent, st, res, tmp.cards)
     for s in range(players):  # the Free City (seat players at 2 players) neither wins nor earns
         vp[g, s] = res[s, RES_TOTAL]
-        winners += res[s, RES_RANK] == 1
-    for s in range(players):
-        if reward_kind == REWARD_WIN:
-            reward[g, s] = np.float32(1.0 / winners) if res[s, RES_RANK] == 1 else np.float32(0.0)
-        else:
-            best = -1000
-            for t in range(players):
-                if t != s and res[t, RES_TOTAL] > best:
-                    best = res[t, RES_TOTAL]
-            reward[g, s] = np.float32(res[s, RES_TOTAL] - best)
-    ended[g] = True
-    _observe(ent, st, g, players, learner, olay, book, final_obs)
+        share, margin = outcome(res, players, s)
+        reward[g, s] = np.float32(share if slots.reward_kind == REWARD_WIN else margin)
+    views.ended[g] = True
+    _observe(ent, st, g, players, slots, views.final_obs)
 
 
 @njit(cache=True, _nrt=False)
-def _advance(ent, board, runs, st, sc, g, n_slots, learner, olay, reward_kind, model, book, views, tmp):
-    """Play slot g's kernel seats on until a learner's decision is pending (dealing the slot's
-    next game when one ends); record the learners' pending decisions."""
-    game, pend = book[0], book[1]
-    log, n_log = tmp[4], tmp[5]
+def _advance(ent, board, runs, st, sc, g, n_slots, model, slots, tmp):
+    """Play slot g's kernel seats on (the game loop, loop.play_out, which leaves the learners'
+    decisions to the caller) until a learner's decision is pending, scoring a game that ends and
+    dealing the slot's next; record the learners' pending decisions."""
+    book = slots.book
+    game, pend, todo = book.game, book.pend, sc.todo
     players = runs[0].n
-    todo = sc.todo
     while True:
-        run = run_of(runs, game[g])
-        k = pending(st, todo)
-        if k == 0:
-            if st.gs[G_PHASE] == PH_AGE_END:
-                end_age(st, log, NO_GAME, n_log)
-                continue
-            _finish(ent, st, g, players, learner, olay, reward_kind, book, views, tmp)
-            game[g] += n_slots
-            book[5][g] = 0
-            init_game(ent, board, run.n_cards, players, run.seed, game[g], run.board_spec, run.side_spec, run.promo,
-                      st, sc)
-            continue
-        took = False
-        for i in range(k):
-            who = todo[i, 2]
-            if not learns(learner, game[g], who, players):
-                take_decision(ent, board, st, sc, todo[i, 0], todo[i, 1], who, run, log, NO_GAME, n_log, None, model,
-                              None)
-                took = True
-        if not took:
+        stop = Stop(np.int64(-1), np.int64(0), slots.learner, game[g])
+        k = play_out(ent, board, run_of(runs, game[g]), st, sc, tmp.log, None, None, model, None, stop)
+        if k > 0:
             for i in range(k):
                 pend[g, todo[i, 2], 0] = todo[i, 0]
                 pend[g, todo[i, 2], 1] = todo[i, 1]
             return
+        _finish(ent, st, g, players, slots, tmp)
+        game[g] += n_slots
+        book.draws[g] = 0
+        run = run_of(runs, game[g])
+        init_game(ent, board, run.n_cards, players, run.seed, game[g], run.board_spec, run.side_spec, run.promo,
+                  st, sc)
 
 
 @njit(cache=True, _nrt=False)
-def _present(ent, board, st, sc, g, players, learner, olay, alay, book, views, tmp):
+def _present(ent, board, st, sc, g, players, slots, tmp):
     """Slot g's views after it advanced: the learners' legal ids, masks and observations."""
-    pend = book[1]
+    pend = slots.book.pend
     for who in range(players):
         if pend[g, who, 0] >= 0:
-            _offer(ent, board, st, sc, g, who, alay, book, views, tmp)
-    _observe(ent, st, g, players, learner, olay, book, views[0])
+            _offer(ent, board, st, sc, g, who, slots, tmp)
+    _observe(ent, st, g, players, slots, slots.views.obs)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def reset_games(ent, board, runs, states, sc, lo, hi, learner, olay, alay, reward_kind, model, book, views, tmp):
+def reset_games(ent, board, runs, states, sc, lo, hi, model, slots, tmp):
     """Deal slots lo..hi-1 their first game (game g of the seed) and advance each to its first
     learner decision; every view written."""
-    game, pend, n_legal, stash, draws = book[0], book[1], book[2], book[4], book[5]
+    book, views = slots.book, slots.views
+    pend, n_legal, stash, mask = book.pend, book.n_legal, book.stash, views.mask
     n_slots = states.shape[0]
     run = runs[0]
     players = run.n
-    mask = views[1]
     for g in range(lo, hi):
         st = states[g]
         for who in range(players):
             if mask.shape[0] > 0:
                 for i in range(n_legal[g, who]):
-                    mask[g, who, book[3][g, who, i]] = 0
+                    mask[g, who, book.legal[g, who, i]] = 0
             n_legal[g, who] = 0
             pend[g, who, 0] = -1
             stash[g, who, 0] = -1
             stash[g, who, 1] = -1
-            views[2][g, who] = 0
-        views[4][g] = False
-        game[g] = g
-        draws[g] = 0
-        init_game(ent, board, run.n_cards, players, run.seed, game[g], run.board_spec, run.side_spec, run.promo, st, sc)
-        _advance(ent, board, runs, st, sc, g, n_slots, learner, olay, reward_kind, model, book, views, tmp)
-        _present(ent, board, st, sc, g, players, learner, olay, alay, book, views, tmp)
+            views.reward[g, who] = 0
+        views.ended[g] = False
+        book.game[g] = g
+        book.draws[g] = 0
+        init_game(ent, board, run.n_cards, players, run.seed, book.game[g], run.board_spec, run.side_spec, run.promo,
+                  st, sc)
+        _advance(ent, board, runs, st, sc, g, n_slots, model, slots, tmp)
+        _present(ent, board, st, sc, g, players, slots, tmp)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -231,7 +189,7 @@ def validate(actions, lo, hi, players, alay, book, verdict):
     is the first bad (slot * players + seat) and verdict[1] its OK-code (OUT_OF_RANGE,
     ILLEGAL, NOT_ACTING), verdict[0] -1 when every action is fine. A seat that does not act
     passes -1."""
-    pend, n_legal, lgl = book[1], book[2], book[3]
+    pend, n_legal, lgl = book.pend, book.n_legal, book.legal
     for g in range(lo, hi):
         for who in range(players):
             a = actions[g, who]
@@ -239,7 +197,7 @@ def validate(actions, lo, hi, players, alay, book, verdict):
             if pend[g, who, 0] < 0:
                 if a != -1:
                     code = NOT_ACTING
-            elif a < 0 or a >= alay[A_SIZE]:
+            elif a < 0 or a >= alay.size:
                 code = OUT_OF_RANGE
             else:
                 code = ILLEGAL
@@ -254,20 +212,20 @@ def validate(actions, lo, hi, players, alay, book, verdict):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def step_games(ent, board, runs, states, sc, lo, hi, actions, learner, olay, alay, reward_kind, model, book, views,
-               tmp):
+def step_games(ent, board, runs, states, sc, lo, hi, actions, model, slots, tmp):
     """Play every learner's action of slots lo..hi-1 (validated: `validate`), advance each slot
     to its next learner decision (a game that ends is scored and the slot's next game dealt)
     and write the views."""
-    pend, stash = book[1], book[4]
+    book, views = slots.book, slots.views
+    pend, stash = book.pend, book.stash
     n_slots = states.shape[0]
     players = runs[0].n
-    rid, log, n_log = tmp[2], tmp[4], tmp[5]
+    rid = tmp.rid
     for g in range(lo, hi):
         st = states[g]
-        views[4][g] = False
+        views.ended[g] = False
         for who in range(players):
-            views[2][g, who] = 0
+            views.reward[g, who] = 0
         for who in range(players):
             s = pend[g, who, 0]
             if s < 0:
@@ -277,23 +235,23 @@ def step_games(ent, board, runs, states, sc, lo, hi, actions, learner, olay, ala
             j = stash[g, who, 1] if stash[g, who, 0] == a else -1
             m = _list_every(ent, board, st, sc, s, kind)
             if j < 0:
-                row_ids(ent, sc.moves, m, kind, alay, rid)
+                row_ids(ent, sc.moves, m, kind, slots.alay, rid)
                 for i in range(m):
                     if rid[i] == a:
                         j = i
                         break
             _withdraw(g, who, book, views)
             pend[g, who, 0] = -1
-            apply(ent, board, st, s, kind, sc.moves, j, log, NO_GAME, n_log)
-        _advance(ent, board, runs, st, sc, g, n_slots, learner, olay, reward_kind, model, book, views, tmp)
-        _present(ent, board, st, sc, g, players, learner, olay, alay, book, views, tmp)
+            apply(ent, board, st, s, kind, sc.moves, j, tmp.log)
+        _advance(ent, board, runs, st, sc, g, n_slots, model, slots, tmp)
+        _present(ent, board, st, sc, g, players, slots, tmp)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def sample_legal(seed, lo, hi, players, book, out):
     """A uniform legal id for every acting learner seat of slots lo..hi-1 into out (-1 where
     none acts), from each game's own STREAM_SAMPLE: a game's samples depend only on (seed, game)."""
-    game, n_legal, lgl, draws = book[0], book[2], book[3], book[5]
+    game, n_legal, lgl, draws = book.game, book.n_legal, book.legal, book.draws
     for g in range(lo, hi):
         key = stream_key(seed, game[g], STREAM_SAMPLE)
         for who in range(players):
@@ -310,8 +268,8 @@ def policy_decisions(ent, board, runs, states, sc, lo, hi, alay, book, tmp, out)
     """The id each acting learner seat's policy (its run record's, `run_of`: random, greedy or
     heuristic) would play, into out (-1 where none acts), as take_decision chooses it (random
     draws from the seat's stream); the option is stashed so that `step_games` plays that very row."""
-    game, pend, stash = book[0], book[1], book[4]
-    rid = tmp[2]
+    game, pend, stash = book.game, book.pend, book.stash
+    rid = tmp.rid
     players = runs[0].n
     for g in range(lo, hi):
         st = states[g]
@@ -337,8 +295,8 @@ def seat_views(seats, played, book, views, out, prev):
     (obs float32[N, F], final_obs float32[N, F], mask int8[N, A]); the mask's bits are cleared
     from prev = (ids int16[N, MAX_MOVES], count int16[N]), the ids set last time, which it then
     holds."""
-    n_legal, lgl = book[2], book[3]
-    obs, ended, final_obs = views[0], views[4], views[5]
+    n_legal, lgl = book.n_legal, book.legal
+    obs, ended, final_obs = views.obs, views.ended, views.final_obs
     o_obs, o_final, o_mask = out
     p_ids, p_n = prev
     for g in range(seats.shape[0]):

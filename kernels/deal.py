@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from wsim.codes import HAND_SIZE, PURPLE
-from wsim.kernels.layout import B_PROMO, DEAL_DECK, DEAL_POOL, E_AGE, E_COPIES, E_KIND, kernel_tables
+from wsim.kernels.layout import B_PROMO, E_AGE, E_COPIES, E_KIND, SCRATCH, kernel_tables
 from wsim.kernels.rng import STREAM_DEAL, draw_below, stream_key
 
 
@@ -33,14 +33,14 @@ def shuffle(buf, n, key, counter):
 
 
 @njit(cache=True, _nrt=False)
-def deal_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo_in_pool,
-              boards, sides, hands, deck, pool):
+def deal_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo_in_pool, hands, sc):
     """Assign boards and sides and deal the three ages' hands of game `game`.
 
     board_spec[s] is a board id or -1 (random); side_spec[s] is 0 (A), 1 (B) or -1 (random).
-    Writes boards[n], sides[n] and hands[3, n, 7] (card ids); deck (>= max(7n, guilds) entries)
-    and pool (>= number of boards) are scratch buffers.
+    Writes the boards and sides into the scratch record's bs[0, :n] and bs[1, :n] and
+    hands[3, n, 7] (card ids); the record's deck and pool are the shuffles' buffers.
     """
+    boards, sides, deck, pool = sc.bs[0], sc.bs[1], sc.deck, sc.pool
     key = stream_key(seed, game, STREAM_DEAL)
     counter = np.int64(0)  # int64, not the literal 0: deal_age compiles once
     n_boards = board.shape[0]
@@ -116,11 +116,8 @@ def deal(tables, n, seed, game, board_spec=None, side_spec=None, promo_in_pool=F
         raise ValueError(f"{wanted} seats want a random board, the pool has {pool}")
     if side_spec is None:
         side_spec = np.full(n, -1, dtype=np.int8)
-    boards = np.zeros(n, dtype=np.int8)
-    sides = np.zeros(n, dtype=np.int8)
     hands = np.zeros((3, n, HAND_SIZE), dtype=np.int16)
-    deck = np.zeros(DEAL_DECK, dtype=np.int16)  # the sizes kernel_tables checked the data against
-    pool = np.zeros(DEAL_POOL, dtype=np.int8)
+    sc = np.zeros(1, SCRATCH)  # its deck and pool: the sizes kernel_tables checked the data against
     deal_game(ent, board, n_cards, n, np.uint64(seed), game, np.asarray(board_spec, dtype=np.int8),
-              np.asarray(side_spec, dtype=np.int8), promo_in_pool, boards, sides, hands, deck, pool)
-    return boards, sides, hands
+              np.asarray(side_spec, dtype=np.int8), promo_in_pool, hands, sc[0])
+    return sc["bs"][0, 0, :n].copy(), sc["bs"][0, 1, :n].copy(), hands

@@ -1,5 +1,6 @@
 """Every decision but the rollout's searched ones: `listing` and `decide` dispatch to the seat's
-policy, `take_decision` lists, decides and applies (the step of the game loop, kernels/loop.py).
+policy, `policy_option` lists, decides and prices, `take_decision` is that and `apply` (the step
+of the game loop, kernels/loop.py).
 
 A policy decides from a seat's observation only (docs/rules.md §2): `decide` receives the state and
 the seat, and reads nothing but what that seat may see — its own hand, every city, coins and
@@ -106,36 +107,23 @@ def decide(ent, board, st, sc, s, who, kind, n_moves, run, model):
 
 
 @njit(cache=True, _nrt=False)
-def policy_option(ent, board, st, sc, s, kind, who, run, model):
-    """The row of sc.moves that decider who's policy (not rollout) chooses for seat s's
-    decision `kind`, listed as that policy lists and priced (take_decision's choice, without
-    applying it: the batched environment's policy_actions, kernels/batched.py)."""
+def policy_option(ent, board, st, sc, s, kind, who, run, clock, model, tape):
+    """(j, keep): the row of sc.moves that decider who's policy (not rollout) chooses for seat
+    s's decision `kind`, listed as that policy lists and priced, and whether the tape records it:
+    the first half of the game loop's step (take_decision), and the batched environment's
+    policy_actions (kernels/batched.py) without applying it. clock: None, or in the profile twin
+    its timing array, where each part's cycles go (kernels/timing.py; the trading solver's are
+    added where it is called, kernels/price.py). model: None, or the learned policy's (decide);
+    tape: None, or the tape that records the decision for training, which may explore another
+    option (kernels/learned.py, kernels/tape.py). numba compiles no branch on a None."""
     moves = sc.moves
-    lst = listing(run, st.seat, st.gs[G_N], s, who)
-    m = legal(ent, board, st, sc, s, kind, lst, None)
-    j = decide(ent, board, st, sc, s, who, kind, m, run, model)
-    if lst[0] == LIST_LAZY and (kind == DEC_MOVE or kind == DEC_SEVENTH) and moves[j, M_LEFT] == UNPRICED:
-        price_chosen(ent, board, st.seat, st.gs[G_N], s, moves, j, sc.opts, None)
-    return j
-
-
-@njit(cache=True, _nrt=False)
-def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, clock, model, tape):
-    """List (into the scratch record sc), decide and apply seat s's decision `kind` for decider
-    who, whose policy is not rollout: the step of the game loop (kernels/loop.py). clock: None,
-    or in the profile twin its timing array, where each step's cycles go (kernels/timing.py;
-    the trading solver's are added where it is called, kernels/price.py). model: None, or the
-    learned policy's (decide); tape: None, or the tape that records the decision for training
-    (kernels/learned.py, kernels/tape.py). numba compiles no branch on a None."""
-    moves = sc.moves
-    lst = listing(run, st.seat, st.gs[G_N], s, who)
-    if tape is not None and tape[1].shape[0] > 0 and lst[0] == LIST_COMPACT:
-        # the same choice (heuristic.listing), in rows a tape can explore
-        lst = (np.int64(LIST_PRICED), lst[1], lst[2])
+    mode, w_left, w_right = listing(run, st.seat, st.gs[G_N], s, who)
+    if tape is not None and tape.rows.shape[0] > 0 and mode == LIST_COMPACT:
+        mode = np.int64(LIST_PRICED)  # the same choice (heuristic.listing), in rows a tape can explore
     # with clock None numba drops every timing line below before typing
     t0 = np.uint64(0) if clock is None else cycles()
     solver0 = np.uint64(0) if clock is None else clock[TRADING]
-    m = legal(ent, board, st, sc, s, kind, lst, clock)
+    m = legal(ent, board, st, sc, s, kind, (mode, w_left, w_right), clock)
     if clock is not None:
         t1 = cycles()
         clock[LEGAL] += t1 - t0 - (clock[TRADING] - solver0)
@@ -145,15 +133,23 @@ def take_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, clock, m
     if tape is not None:
         j, keep = learned.explore(sc, kind, j, m, tape)
     if clock is not None:
-        t1 = cycles()
-        clock[POLICY] += t1 - t0
-        t0 = t1
-    if lst[0] == LIST_LAZY and (kind == DEC_MOVE or kind == DEC_SEVENTH) and moves[j, M_LEFT] == UNPRICED:
+        clock[POLICY] += cycles() - t0
+    if mode == LIST_LAZY and (kind == DEC_MOVE or kind == DEC_SEVENTH) and moves[j, M_LEFT] == UNPRICED:
         price_chosen(ent, board, st.seat, st.gs[G_N], s, moves, j, sc.opts, clock)  # its solver: TRADING
-        if clock is not None:
-            t0 = cycles()
-    if keep:
-        learned.record(ent, board, st, sc, s, who, kind, j, tape, g)
-    apply(ent, board, st, s, kind, moves, j, log, g, n_log)
+    return j, keep
+
+
+@njit(cache=True, _nrt=False)
+def take_decision(ent, board, st, sc, s, kind, who, run, log, clock, model, tape):
+    """List (into the scratch record sc), decide and apply seat s's decision `kind` for decider
+    who, whose policy is not rollout: the step of the game loop (kernels/loop.py), written as
+    policy_option (list, decide, explore, price), the tape's record, then `apply`. clock, model,
+    tape: None or as policy_option's."""
+    j, keep = policy_option(ent, board, st, sc, s, kind, who, run, clock, model, tape)
+    t0 = np.uint64(0) if clock is None else cycles()
+    if tape is not None:
+        if keep:
+            learned.record(ent, board, st, sc, s, who, kind, j, tape, log.game)
+    apply(ent, board, st, s, kind, sc.moves, j, log)
     if clock is not None:
         clock[RESOLUTION] += cycles() - t0

@@ -52,7 +52,7 @@ def policy_row(ent, board, st, sc, s, kind, who, run, model):
     the game loop chooses it (decide.policy_option, its draws included), found in the
     every-purchase listing that sc.moves then holds (m rows): the one pick -> row match of every
     front door (kernels/actions.py)."""
-    j = policy_option(ent, board, st, sc, s, kind, who, run, model)
+    j = policy_option(ent, board, st, sc, s, kind, who, run, None, model, None)[0]
     key = option_key(sc.moves, j)
     m = legal_into(ent, board, st, sc, s, kind, True)
     return find_row(sc.moves, m, key), m
@@ -77,9 +77,9 @@ def search_among(ent, board, st, sc, s, who, kind, n_moves, run, model):
 
 
 @njit(cache=True, _nrt=False)
-def apply_option(ent, board, st, sc, s, kind, j, log, g, n_log):
+def apply_option(ent, board, st, sc, s, kind, j, log):
     """step.apply of option j of sc.moves."""
-    apply(ent, board, st, s, kind, sc.moves, j, log, g, n_log)
+    apply(ent, board, st, s, kind, sc.moves, j, log)
 
 
 @njit(cache=True, _nrt=False)

@@ -27,6 +27,7 @@ from numba import njit
 
 from wsim.kernels.layout import RUN, SCRATCH, STATE
 from wsim.kernels.loop import play_out
+from wsim.kernels.schema import Log
 from wsim.kernels.step import final, init_game
 
 
@@ -54,27 +55,30 @@ def new_run(n: int, seed: int, n_cards: int, promo: bool, board_spec, side_spec,
 
 
 @njit(cache=True, inline="always")
-def play_game(ent, board, run, st, sc, game, res, cards, log, g, n_log, search, model, tape):
+def play_game(ent, board, run, st, sc, game, res, cards, log, search, model, tape):
     """Deal and play game `game` of the run; writes res[n, RES_COUNT], cards[n, MAX_CITY] and
-    the log (search: None, or True when a seat may play rollout; module docstring).
+    the move log's game log.game (search: None, or True when a seat may play rollout; module
+    docstring).
 
     Inlined into play_games: numba links every kernel a compiled function calls into its own
     module and optimises the whole again, so a compiled level of its own cost the cold start
     about a second (the game's whole code once more) and saved no run time."""
     init_game(ent, board, run.n_cards, run.n, run.seed, game, run.board_spec, run.side_spec, run.promo, st, sc)
-    if log.shape[0] > 0:
-        n_log[g] = 0
-    play_out(ent, board, run, st, sc, log, g, n_log, search, None, model, tape, None)
+    if log.rows.shape[0] > 0:
+        log.count[log.game] = 0
+    play_out(ent, board, run, st, sc, log, search, None, model, tape, None)
     final(ent, st, res, cards)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_games(ent, board, run, first_game, lo, hi, res, cards, log, n_log, st, sc, search, model, tape):
-    """Play games first_game + lo .. first_game + hi - 1 into res[lo:hi] / cards[lo:hi] (and
-    log[lo:hi] / n_log[lo:hi] when logging: a log with zero rows turns it off), on the state
-    and scratch records given (one of each per thread). Each game depends only on its (seed, game).
+def play_games(ent, board, run, first_game, lo, hi, out, st, sc, search, model, tape):
+    """Play games first_game + lo .. first_game + hi - 1 into out (schema.Results): its res[lo:hi]
+    and cards[lo:hi], and its move log's games lo..hi-1 when logging (a log with zero rows turns
+    it off), on the state and scratch records given (one of each per thread). Each game depends
+    only on its (seed, game).
     model, tape: both None (no learned seat: the family compiles no learned code), or the learned
     seats' model and a tape (kernels/learned.py), an empty one in a run that records nothing: the
     learned family is one, for play and for training games (kernels/tape.py)."""
     for i in range(lo, hi):
-        play_game(ent, board, run, st, sc, first_game + i, res[i], cards[i], log, i, n_log, search, model, tape)
+        log = Log(out.log.rows, out.log.count, i)
+        play_game(ent, board, run, st, sc, first_game + i, out.res[i], out.cards[i], log, search, model, tape)

@@ -15,8 +15,9 @@ PREFIX_COUNT, the row's width; the limits (MAX_*, DEAL_*) are schema.py's. The a
   st    a STATE record: the whole state of one game (kernels/step.py; its fields below)
   sc    a SCRATCH record: a game loop's working arrays (its fields below)
   res   int16[game, seat, RES_COUNT] results; cards[game, seat, MAX_CITY] int16 card ids in
-        build order; log[game, MAX_EVENTS, len(codes.EVENT_COLUMNS)] int16 events (wsim.movelog columns) and
-        n_log[game] their number (a log with zero rows turns logging off)
+        build order
+  log   a schema.Log record: the games' move logs (a log with zero rows turns logging off), and
+        the other run-time records (book, views, tmp, slots, model, tape, alay): kernels/schema.py
 
 {schema}
 """

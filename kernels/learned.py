@@ -22,15 +22,14 @@ every city at 2 players), the observer's hand, the pile's count and those cities
 those rows of W1. The tape writes x plus the same changes, so that training and play see one
 vector.
 
-A model is the tuple (lay, w1, b1, w2, b2): lay the input's offsets (`input_layout`: the
-observation's, then L_POINTS and L_INPUT), w1 float32[L_INPUT, H], b1 float32[H], w2 float32[H],
-b2 float32[1] (H <= schema.MAX_HIDDEN). A tape is (lay, rows float32[R, L_INPUT],
-meta int32[R, TAPE_META], count int64[1], sample uint64[4]): the recorded inputs, each row's
-T_* facts, how many rows are written (R + 1 once a row did not fit), and the sampling's stream
-key, threshold (a decision is recorded when its draw is below it), draw counter and exploration
-threshold: a recorded decision whose next draw is below it plays a uniform legal option instead of
-the teacher's (`explore`), so that the data also value the options a teacher never plays (the
-outcome that follows is then the teacher's play after that option).
+A model is a schema.Model (lay, w1, b1, w2, b2: lay the input's offsets, `input_layout`: the
+observation's, then L_POINTS and L_INPUT) and a tape a schema.Tape (lay, rows, meta, count,
+sample: the recorded inputs, each row's T_* facts, how many rows are written, and the
+sampling's stream key, threshold (a decision is recorded when its draw is below it), draw counter
+and exploration threshold); kernels/schema.py gives their fields' types. A recorded decision
+whose next draw is below the exploration threshold plays a uniform legal option instead of the
+teacher's (`explore`), so that the data also value the options a teacher never plays (the outcome
+that follows is then the teacher's play after that option).
 
 Every decision kind is valued: turn moves, 7th cards and discard builds with their declines (a
 decline's afterstate is the position as it is), a stage-3 neighbour by the copy's afterstate; a
@@ -50,6 +49,7 @@ from wsim.kernels.layout import (C_ACTION, C_CARD, C_COPY3, C_ON, DEC_COPY3, DEC
 from wsim.kernels.observe import (O_CITY, O_CITY_SIZE, O_HAND, O_LENGTH, O_N_NAMES, O_PILE, city_block, encode,
                                   hand_block, layout)
 from wsim.kernels.rng import draw_u64
+from wsim.kernels.schema import Model, Tape
 from wsim.kernels.score import score_seat
 from wsim.kernels.step import set_choice
 from wsim.kernels.turn import resolve
@@ -74,26 +74,26 @@ def input_layout(olay: np.ndarray) -> np.ndarray:
     return out
 
 
-def new_tape(lay: np.ndarray, capacity: int, rate: float, explore: float) -> tuple:
+def new_tape(lay: np.ndarray, capacity: int, rate: float, explore: float) -> Tape:
     """A tape of `capacity` rows recording each decision with probability `rate`, a recorded one
     explored with probability `explore` (module docstring; its stream key is set per game)."""
     def threshold(p):
         return min(2**64 - 1, int(p * 2**64))
-    return (lay, np.zeros((capacity, int(lay[L_INPUT])), np.float32), np.zeros((capacity, TAPE_META), np.int32),
-            np.zeros(1, np.int64), np.array([0, threshold(rate), 0, threshold(explore)], np.uint64))
+    return Tape(lay, np.zeros((capacity, int(lay[L_INPUT])), np.float32), np.zeros((capacity, TAPE_META), np.int32),
+                np.zeros(1, np.int64), np.array([0, threshold(rate), 0, threshold(explore)], np.uint64))
 
 
-def empty_tape(lay: np.ndarray) -> tuple:
+def empty_tape(lay: np.ndarray) -> Tape:
     """The tape of a run that records nothing (the learned family takes one: kernels/game.py)."""
     return new_tape(lay, 0, 0.0, 0.0)
 
 
-def no_model(lay: np.ndarray) -> tuple:
+def no_model(lay: np.ndarray) -> Model:
     """A model for training games without a learned seat (the learned family takes one): one
     hidden unit, every weight zero."""
     width = int(lay[L_INPUT])
-    return (lay, np.zeros((width, 1), np.float32), np.zeros(1, np.float32), np.zeros(1, np.float32),
-            np.zeros(1, np.float32))
+    return Model(lay, np.zeros((width, 1), np.float32), np.zeros(1, np.float32), np.zeros(1, np.float32),
+                 np.zeros(1, np.float32))
 
 
 @njit(cache=True, _nrt=False)
@@ -246,7 +246,7 @@ def _copy_cities(st, sc, s, every):
 @njit(cache=True, _nrt=False)
 def _hidden0(model, sc):
     """sc.h0: the hidden layer of x, before its activation."""
-    lay, w1, b1 = model[0], model[1], model[2]
+    lay, w1, b1 = model.lay, model.w1, model.b1
     h0, x = sc.h0, sc.x
     units = b1.shape[0]
     for u in range(units):
@@ -261,7 +261,7 @@ def _hidden0(model, sc):
 @njit(cache=True, _nrt=False, fastmath={"nnan", "ninf", "nsz", "arcp", "afn"})
 def _value(model, sc, m):
     """The model's value of x plus the m changes listed."""
-    w1, b1, w2, b2 = model[1], model[2], model[3], model[4]
+    w1, b1, w2, b2 = model.w1, model.b1, model.w2, model.b2
     h, h0 = sc.h, sc.h0
     units = b1.shape[0]
     for u in range(units):
@@ -296,7 +296,7 @@ def _option_value(ent, board, st, sc, s, who, kind, j, model, copy3):
     """The model's value of option j's afterstate."""
     m = 0
     if _resolve_alone(ent, board, st, sc, s, who, kind, j, copy3):
-        m = _changes(ent, st, sc, s, who, kind, j, model[0])
+        m = _changes(ent, st, sc, s, who, kind, j, model.lay)
         _copy_cities(st, sc, s, False)
     return _value(model, sc, m)
 
@@ -306,7 +306,7 @@ def best_option(ent, board, st, sc, s, who, kind, n_moves, model):
     """(option, value): the option (of the first n_moves of sc.moves) whose afterstate seat who's
     model values most, for city s's decision `kind` (the first of them on a tie), and that value
     (seat who's expected final margin over the best other player, in points)."""
-    _input(ent, st, sc, who, s, model[0])
+    _input(ent, st, sc, who, s, model.lay)
     _hidden0(model, sc)
     _copy_cities(st, sc, s, True)
     best_i = -1
@@ -330,8 +330,8 @@ def choice(ent, board, st, sc, s, who, kind, n_moves, model):
 def explore(sc, kind, j, n_moves, tape):
     """The option the decision plays (the teacher's j, or on an explored decision a uniform one
     of the n_moves), and whether the decision is to be recorded (module docstring)."""
-    sample = tape[4]
-    if tape[1].shape[0] == 0:  # a run that records nothing (kernels/game.py)
+    sample = tape.sample
+    if tape.rows.shape[0] == 0:  # a run that records nothing (kernels/game.py)
         return j, False
     if (kind == DEC_MOVE or kind == DEC_SEVENTH) and sc.moves[j, M_COPY3] == 1:
         return j, False  # recorded at its stage-3 neighbour's decision instead
@@ -354,7 +354,7 @@ def record(ent, board, st, sc, s, who, kind, j, tape, g):
     """Write option j's afterstate input (x plus its changes) and its facts into the next row of
     the tape (module docstring); game g's row facts T_TOTAL.. are written once it is over
     (kernels/tape.py)."""
-    lay, rows, meta, count = tape[0], tape[1], tape[2], tape[3]
+    lay, rows, meta, count = tape.lay, tape.rows, tape.meta, tape.count
     r = count[0]
     if r >= rows.shape[0]:
         count[0] = rows.shape[0] + 1

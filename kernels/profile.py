@@ -19,7 +19,6 @@ Two more loops serve `wsim bench`: `loop_floor`, a bare loop of the game's shape
 deal, then picks and passes with no rules), and `trade_calls`, the trading solver on fixed positions.
 """
 
-import numpy as np
 from numba import njit
 
 from wsim.kernels.loop import play_out
@@ -30,16 +29,12 @@ from wsim.kernels.layout import E_NAME_ID
 from wsim.kernels.rng import STREAM_SEAT0, draw_below, stream_key
 from wsim.kernels.trade import trade_options_at
 
-# the game index of the log, which has no rows: an int64 as in production (a literal 0 would
-# compile the loop a second time)
-NO_GAME = np.int64(0)
-
 
 @njit(cache=True, _nrt=False)
-def profile_games(ent, board, run, games, res, cards, acc, st, sc, log, n_log):
+def profile_games(ent, board, run, games, res, cards, acc, st, sc, log):
     """Play games 0..games-1 of the run (random, greedy or heuristic seats) through the game
-    loop with its clock (sc.timing) on one thread, on the state and scratch records given (log with zero rows);
-    acc[component] receives the cycles spent in each (COMPONENTS order) and acc[len(COMPONENTS)]
+    loop with its clock (sc.timing) on one thread, on the state and scratch records given (a
+    move log with zero rows); acc[component] receives the cycles spent in each (COMPONENTS order) and acc[len(COMPONENTS)]
     the cycles of the whole run, which measured against the wall clock give the counter's rate."""
     timing = sc.timing
     timing[:] = 0
@@ -48,7 +43,7 @@ def profile_games(ent, board, run, games, res, cards, acc, st, sc, log, n_log):
         t0 = cycles()
         init_game(ent, board, run.n_cards, run.n, run.seed, game, run.board_spec, run.side_spec, run.promo, st, sc)
         timing[DEAL] += cycles() - t0
-        play_out(ent, board, run, st, sc, log, NO_GAME, n_log, None, timing, None, None, None)
+        play_out(ent, board, run, st, sc, log, None, timing, None, None, None)
         t0 = cycles()
         final(ent, st, res, cards)
         timing[SCORING] += cycles() - t0
@@ -74,7 +69,7 @@ def trade_calls(costs, seat, out, repeats):
 
 
 @njit(cache=True)
-def loop_floor(ent, board, n_cards, n, games, with_play, deck, pool, bs, dealt, hand, spare, owned):
+def loop_floor(ent, board, n_cards, n, games, with_play, sc, dealt, hand, spare, owned):
     """The loop floor of a game (with_play) or its deal alone, over `games` games: the real deal,
     then 3 ages x 6 turns of: every seat checks each card of its hand against its owned names,
     draws one legal card from its stream, removes it, and hands pass. No costs, no trading, no
@@ -82,7 +77,7 @@ def loop_floor(ent, board, n_cards, n, games, with_play, deck, pool, bs, dealt, 
     total = 0
     spec = np.full(n, -1, np.int8)
     for game in range(games):
-        deal_game(ent, board, n_cards, n, np.uint64(1), game, spec, spec, False, bs[0], bs[1], dealt, deck, pool)
+        deal_game(ent, board, n_cards, n, np.uint64(1), game, spec, spec, False, dealt, sc)
         if not with_play:
             total += dealt[0, 0, 0]
             continue

@@ -42,6 +42,7 @@ from wsim.kernels.layout import (DEC_MOVE, F_CTR, G_FC, G_N, LIST_PRICED, MAX_CI
                                  RES_COUNT, RES_RANK, RES_TOTAL, RUN, SCRATCH, STATE)
 from wsim.kernels.policy import POLICY_LEARNED, R_BASE, R_BASE_ID, R_DEPTH, R_PLAYOUTS
 from wsim.kernels.rng import stream_key
+from wsim.kernels.schema import Log, Stop
 from wsim.kernels.step import apply, clone_state, final, legal, pending
 
 # Playout k of a decision draws the deciding seat's own base moves from its stream's counter
@@ -86,13 +87,12 @@ def _base_of(run, who):
 
 
 @njit(cache=True, _nrt=False)
-def _truncated(ent, board, base, st, sc, log, n_log, model, who, stop, res, cards, fc):
-    """A truncated playout's outcome for seat who from state st (module docstring): the model's
-    value at the seat's stop[1]-th next turn move, or the result if the game ends first."""
+def _truncated(ent, board, base, st, sc, log, model, who, stop, res, cards, fc):
+    """A truncated playout's outcome for seat who from state st (module docstring; stop: who's
+    schema.Stop): the model's value at the seat's stop.moves-th next turn move, or the result if
+    the game ends first."""
     n = st.gs[G_N]
-    stop[0] = who
-    loop.play_out(ent, board, base, st, sc, log, NO_GAME, n_log, None, None, model, None, stop)
-    if stop[1] == 0:
+    if loop.play_out(ent, board, base, st, sc, log, None, None, model, None, stop) > 0:
         listing = (np.int64(LIST_PRICED), np.int64(1), np.int64(1))  # the learned policy's (decide.listing)
         m = legal(ent, board, st, sc, who, DEC_MOVE, listing, None)
         return np.float64(best_option(ent, board, st, sc, who, who, DEC_MOVE, m, model)[1])
@@ -101,7 +101,7 @@ def _truncated(ent, board, base, st, sc, log, n_log, model, who, stop, res, card
 
 
 @njit(cache=True, _nrt=False)
-def _decide_others(ent, board, base, w, sc, s, log, n_log, model):
+def _decide_others(ent, board, base, w, sc, s, log, model):
     """Take, in world w, the decisions pending now of every seat but s, by the base policies.
     Every pair's playout would take them the same way (a policy reads no other seat's choice of
     the turn, and each seat draws from its own stream), so one world's pairs share them. The Free
@@ -111,7 +111,7 @@ def _decide_others(ent, board, base, w, sc, s, log, n_log, model):
     for i in range(k):
         t = todo[i, 0]
         if t != s:
-            take_decision(ent, board, w, sc, t, todo[i, 1], todo[i, 2], base, log, NO_GAME, n_log, None, model, None)
+            take_decision(ent, board, w, sc, t, todo[i, 1], todo[i, 2], base, log, None, model, None)
 
 
 @njit(cache=True, _nrt=True)
@@ -127,10 +127,9 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run, model):
     scratch = np.zeros(1, SCRATCH)  # the playouts' own: moves may hold only this decision's rows
     res = np.zeros((n, RES_COUNT), np.int16)
     cards = np.zeros((n, MAX_CITY), np.int16)
-    log = np.zeros((0, 1, EVENT_WIDTH), np.int16)
-    n_log = np.zeros(1, np.int32)
+    log = Log(np.zeros((0, 1, EVENT_WIDTH), np.int16), np.zeros(1, np.int32), NO_GAME)
     totals = np.zeros(n_moves, np.float64)  # sums of whole numbers are exact: ties stay ties
-    stop = np.zeros(2, np.int64)
+    stop = Stop(np.int64(who), np.int64(depth), np.zeros(0, np.int8), NO_GAME)  # a truncated playout's
     start = seat[who, F_CTR]
     for k in range(playouts):
         # playout k's world, the same for every pair (common random numbers), drawn from a
@@ -140,20 +139,19 @@ def decide_rollout(ent, board, st, s, who, moves, n_moves, run, model):
         if resample_hidden(ent, board, w, scratch[0], who, stream_key(st.keys[who], start, k)) < 0:
             raise ValueError("rollout: the state's record of this age's plays does not add up")
         w.seat[who, F_CTR] = start + PLAYOUT_STRIDE * k
-        _decide_others(ent, board, base[0], w, scratch[0], s, log, n_log, model)
+        _decide_others(ent, board, base[0], w, scratch[0], s, log, model)
         for i in range(n_moves):
             if moves[i, M_DEFAULT] != 1:
                 continue
             clone_state(w, copy)
             st2 = copy[0]
-            apply(ent, board, st2, s, DEC_MOVE, moves, i, log, NO_GAME, n_log)
+            apply(ent, board, st2, s, DEC_MOVE, moves, i, log)
             if model is not None:  # numba compiles this only for a run with a model
                 if depth > 0:
-                    stop[1] = depth
-                    totals[i] += _truncated(ent, board, base[0], st2, scratch[0], log, n_log, model, who, stop, res,
+                    totals[i] += _truncated(ent, board, base[0], st2, scratch[0], log, model, who, stop, res,
                                             cards, gs[G_FC])
                     continue
-            loop.play_out(ent, board, base[0], st2, scratch[0], log, NO_GAME, n_log, None, None, model, None, None)
+            loop.play_out(ent, board, base[0], st2, scratch[0], log, None, None, model, None, None)
             final(ent, st2, res, cards)
             totals[i] += _outcome(res, n, gs[G_FC], who)
     seat[who, F_CTR] = start + PLAYOUT_STRIDE * playouts
@@ -176,7 +174,7 @@ def choice(ent, board, st, sc, s, who, kind, n_moves, run, model):
 
 
 @njit(cache=True, _nrt=True)
-def take_search_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, model, tape):
+def take_search_decision(ent, board, st, sc, s, kind, who, run, log, model, tape):
     """decide.take_decision for a decider whose policy is rollout: its search allocates, so it
     runs with numba's runtime (kernels/__init__.py), and only runs that play rollout compile it.
     Its options list the default purchase of each pair (the search plays the default); a tape
@@ -188,5 +186,5 @@ def take_search_decision(ent, board, st, sc, s, kind, who, run, log, g, n_log, m
     if tape is not None:
         j, keep = explore(sc, kind, j, m, tape)
         if keep:
-            record(ent, board, st, sc, s, who, kind, j, tape, g)
-    apply(ent, board, st, s, kind, moves, j, log, g, n_log)
+            record(ent, board, st, sc, s, who, kind, j, tape, log.game)
+    apply(ent, board, st, s, kind, moves, j, log)

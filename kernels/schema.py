@@ -6,13 +6,17 @@ once, here (the entities' effect fields in wsim/effects.py, with their effect ki
 - the `Tables` of wsim/tables.py, which holds the packed `ent` and `board` arrays themselves
   and exposes each field as a read-only view (`t.ent_cost`, `t.card_age`, `t.board_coins`);
 - the layout text of the layout.py and tables.py docstrings (`describe()`);
-- the checks that a data file fits the limits, made once when tables are compiled.
+- the checks that a data file fits the limits, made once when tables are compiled;
+- the run-time records (`Stop`, `Log`, `Results`, `Book`, `Views`, `Tmp`, `Slots`, `Model`, `Tape`, `ActionSpace`):
+  namedtuples of arrays the Python side builds and the kernels read by field name.
 
 Plain Python: no numba, nothing from the Python front but wsim.codes and wsim.effects, whose
 table of effect kinds declares ENTITY's effect fields (both are in the kernel cache key).
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 from wsim import codes
 from wsim.effects import entity_fields
@@ -299,6 +303,99 @@ SCRATCH = (
     ("points", "int16", (2, RESULT.count), "a city's points now and the scoring's spare row (RES_*)"),
 )
 
+# -- the run-time records: arrays that travel together, as namedtuples ----------------------------
+# (name, type, meaning). The Python side builds them (wsim/env/batched.py, wsim/run/*.py), the
+# kernels read them by field name (`book.pend[g, who, 0]`): numba compiles a namedtuple argument
+# as it does a tuple. An argument that may be None (model, tape, clock, search, stop) stays an
+# argument of its own: numba prunes a branch on `x is None` for arguments only.
+LOG = (
+    ("rows", "int16[G, MAX_EVENTS, EVENT_WIDTH]", "each game's events (wsim.movelog columns); zero rows: no log"),
+    ("count", "int32[G]", "how many events each game has"),
+    ("game", "int64", "the game (the index into rows and count) this loop writes"),
+)
+BOOK = (
+    ("game", "int64[N]", "the game index each slot plays"),
+    ("pend", "int32[N, P, 2]", "a learner seat's pending decision (city, kind), city -1: none"),
+    ("n_legal", "int16[N, P]", "how many legal action ids it has"),
+    ("legal", "int16[N, P, MAX_MOVES]", "those ids, in the listing's order, each once"),
+    ("stash", "int32[N, P, 2]", "(id, row) of the option policy_decisions chose (-1: none), so that a shared "
+                                "id (two copies of a card) plays the copy the policy picked"),
+    ("draws", "uint64[N]", "the draws sample_legal took from the game's STREAM_SAMPLE"),
+)
+VIEWS = (
+    ("obs", "float32[N, P, F]", "each learner seat's observation (kernels/observe.py), zeros for kernel seats"),
+    ("mask", "int8[N, P, A]", "the legal action ids as a dense mask (zero rows: none kept)"),
+    ("reward", "float32[N, P]", "this step's reward: a finished game's win share or margin (score.outcome), else 0"),
+    ("vp", "int16[N, P]", "a finished game's totals (valid where ended)"),
+    ("ended", "bool[N]", "whether the slot's game ended in this call (its next game is dealt)"),
+    ("final_obs", "float32[N, P, F]", "an ended game's last observation (valid where ended)"),
+)
+RESULTS = (
+    ("res", "int16[G, cities, RES_COUNT]", "each game's results (RES_*; one game's rows in a tape's games)"),
+    ("cards", "int16[G, cities, MAX_CITY]", "each game's cities' card ids, in build order"),
+    ("log", "Log", "the games' move logs"),
+)
+TMP = (
+    ("res", "int16[cities, RES_COUNT]", "a finished game's results"),
+    ("cards", "int16[cities, MAX_CITY]", "and its cities' cards"),
+    ("rid", "int32[MAX_MOVES]", "each listed row's action id"),
+    ("seen", "int8[A]", "a mark per id, all zero between uses, that lists an id once"),
+    ("log", "Log", "a log with no rows (the environment keeps none)"),
+)
+ACTION_SPACE = (
+    ("slots", "int64", "purchases numbered per (card, action) pair"),
+    ("per_card", "int64", "actions per card name"),
+    ("moves_end", "int64", "the first id past the turn moves: the stage-3 neighbours' (left, right)"),
+    ("copy_end", "int64", "the first id past those: a discard build's card names"),
+    ("decline", "int64", "the decline of a 7th card or a discard build"),
+    ("size", "int64", "how many ids"),
+)
+SLOTS = (
+    ("learner", "int8[P + 1]", "the learner seats' mask, and 1 at [P] to rotate it one seat on per game"),
+    ("olay", "int64[]", "the observation layout (kernels/observe.py)"),
+    ("alay", "ActionSpace", "the action ids' layout (kernels/actions.py)"),
+    ("reward_kind", "int64", "batched.REWARD_WIN or batched.REWARD_MARGIN"),
+    ("book", "Book", "the slots' bookkeeping"),
+    ("views", "Views", "what each call writes for the caller"),
+)
+MODEL = (
+    ("lay", "int64[L_INPUT + 1]", "the input's offsets (learned.input_layout)"),
+    ("w1", "float32[L_INPUT, H]", "the first layer's weights (H <= MAX_HIDDEN)"),
+    ("b1", "float32[H]", "its biases"),
+    ("w2", "float32[H]", "the output's weights"),
+    ("b2", "float32[1]", "its bias"),
+)
+TAPE = (
+    ("lay", "int64[L_INPUT + 1]", "the input's offsets (learned.input_layout)"),
+    ("rows", "float32[R, L_INPUT]", "the recorded inputs (zero rows: a run that records nothing)"),
+    ("meta", "int32[R, TAPE_META]", "each row's T_* facts"),
+    ("count", "int64[1]", "how many rows are written (R + 1 once a row did not fit)"),
+    ("sample", "uint64[4]", "the sampling's stream key, threshold, draw counter and exploration threshold"),
+)
+STOP = (
+    ("seat", "int64", "stop before this seat's moves-th turn move from here (a truncated playout); -1: never"),
+    ("moves", "int64", "those turn moves"),
+    ("learner", "int8[P + 1]", "the learner seats' mask (loop.learns; empty: none), whose decisions the loop "
+                               "leaves to its caller"),
+    ("game", "int64", "the game's index, which turns a rotating learner mask"),
+)
+RECORDS = {"Stop": STOP, "Log": LOG, "Results": RESULTS, "Book": BOOK, "Views": VIEWS, "Tmp": TMP, "ActionSpace": ACTION_SPACE, "Slots": SLOTS,
+           "Model": MODEL, "Tape": TAPE}
+Stop, Log, Results, Book, Views, Tmp, ActionSpace, Slots, Model, Tape = (
+    namedtuple(name, [f for f, _, _ in fields]) for name, fields in RECORDS.items())
+RECORD_TITLES = {
+    "Stop": "where the game loop stops (`stop`; kernels/loop.py: a truncated playout, the batched environment)",
+    "Log": "a game loop's move log (`log`; kernels/turn.log_event writes it when it has rows)",
+    "Results": "what a block of games writes (`out`; kernels/game.py, kernels/tape.py)",
+    "Book": "the batched environment's bookkeeping of its N slots (`book`; kernels/batched.py)",
+    "Views": "what the batched environment writes after each call (`views`)",
+    "Tmp": "the batched environment's per-thread scratch (`tmp`)",
+    "ActionSpace": "the action ids' layout (`alay`; kernels/actions.py, wsim.env.actions.ActionLayout)",
+    "Slots": "the batched kernels' context (`slots`): the arrays every call of one environment shares",
+    "Model": "the learned policy's model (`model`; kernels/learned.py)",
+    "Tape": "a training tape (`tape`; kernels/learned.py, kernels/tape.py)",
+}
+
 
 def describe() -> str:
     """The layout text of every packed row and record (appended to the layout.py and tables.py
@@ -308,4 +405,7 @@ def describe() -> str:
                for title, regions in (("Run (layout.RUN): a run's settings", RUN),
                                       ("State (layout.STATE): one game", STATE),
                                       ("Scratch (layout.SCRATCH): a game loop's", SCRATCH))]
+    records += [f"{name}: {RECORD_TITLES[name]}\n" + "\n".join(f"  {field:<11} {kind:<34} {meaning}"
+                                                              for field, kind, meaning in fields)
+                for name, fields in RECORDS.items()]
     return "\n\n".join([r.describe() for r in ROWS] + records)

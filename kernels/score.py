@@ -154,3 +154,19 @@ def rank_seats(res, n, fc):
                     res[o, RES_TOTAL] == res[s, RES_TOTAL] and res[o, RES_COINS] > res[s, RES_COINS])):
                 r += 1
         res[s, RES_RANK] = r
+
+
+@njit(cache=True, inline="always")
+def outcome(res, players, s):
+    """Player s's (win share, margin) in a finished game's results res (`final`): its share of
+    the win (1/k among k tied winners, 0 if it did not win) and its total minus the best other
+    player's. Only seats 0..players-1 count: the Free City (seat `players` at 2 players) neither
+    wins nor is beaten (docs/rules.md §10)."""
+    winners = 0
+    best = res[1 if s == 0 else 0, RES_TOTAL]
+    for t in range(players):
+        winners += res[t, RES_RANK] == 1
+        if t != s and res[t, RES_TOTAL] > best:
+            best = res[t, RES_TOTAL]
+    share = 1.0 / winners if res[s, RES_RANK] == 1 else 0.0
+    return share, res[s, RES_TOTAL] - best

@@ -98,8 +98,7 @@ def init_game(ent, board, n_cards, n, seed, game, board_spec, side_spec, promo, 
     seat, keys, pile, gs, dealt = st.seat, st.keys, st.pile, st.gs, st.dealt
     bs = sc.bs
     cities = FC_CITIES if n == FC_PLAYERS else n
-    deal_game(ent, board, n_cards, cities, seed, game, board_spec, side_spec, promo, bs[0], bs[1], dealt, sc.deck,
-              sc.pool)
+    deal_game(ent, board, n_cards, cities, seed, game, board_spec, side_spec, promo, dealt, sc)
     reset_state(board, seat, keys, pile, bs, cities, seed, game)
     for i in range(G_COUNT):
         gs[i] = 0
@@ -228,7 +227,7 @@ def set_choice(seat, s, moves, j):
 
 
 @njit(cache=True, inline="always")
-def apply(ent, board, st, s, kind, moves, j, log, g, n_log):
+def apply(ent, board, st, s, kind, moves, j, log):
     """Record seat s's decision `kind`: option j of its legal list `moves`. When it is the last
     decision the game waits for, resolve and go on to the next decision point.
 
@@ -237,9 +236,9 @@ def apply(ent, board, st, s, kind, moves, j, log, g, n_log):
     """
     seat, gs = st.seat, st.gs
     if kind == DEC_DISCARD:
-        _take_from_pile(ent, st, s, np.int64(moves[j, M_CARD]), log, g, n_log)
+        _take_from_pile(ent, st, s, np.int64(moves[j, M_CARD]), log)
         gs[G_DBQ_POS] += 1
-        _run_discard_builds(ent, st, log, g, n_log)
+        _run_discard_builds(ent, st, log)
         return
     if kind == DEC_COPY3:
         seat[s, F_CHOSEN + C_COPY3] = moves[j, M_COPY3]
@@ -252,11 +251,11 @@ def apply(ent, board, st, s, kind, moves, j, log, g, n_log):
         if moves[j, M_COPY3] != 1:  # else the round also waits for the stage-3 neighbour
             gs[G_OPEN] -= 1
     if gs[G_OPEN] == 0:
-        _end_round(ent, board, st, log, g, n_log)
+        _end_round(ent, board, st, log)
 
 
 @njit(cache=True, _nrt=False)
-def _end_round(ent, board, st, log, g, n_log):
+def _end_round(ent, board, st, log):
     """Every decision of the round is in: log it, record it in hist, resolve it, then on to the
     next decision point."""
     seat, pile, gs, dealt = st.seat, st.pile, st.gs, st.dealt
@@ -269,7 +268,7 @@ def _end_round(ent, board, st, log, g, n_log):
         if seat[t, F_CHOSEN + C_ON] == 1:
             st.hist[row, t, 0] = seat[t, F_CHOSEN + C_CARD]
             st.hist[row, t, 1] = seat[t, F_CHOSEN + C_ACTION]
-            log_event(log, g, n_log, event, age, turn, t, seat[t, F_CHOSEN + C_CARD], seat[t, F_CHOSEN + C_ACTION],
+            log_event(log, event, age, turn, t, seat[t, F_CHOSEN + C_CARD], seat[t, F_CHOSEN + C_ACTION],
                       seat[t, F_CHOSEN + C_LEFT], seat[t, F_CHOSEN + C_RIGHT], seat[t, F_CHOSEN + C_COPY3])
     resolve(ent, board, seat, pile, gs, n, age)
     if turn == TURNS_PER_AGE and gs[G_PHASE] == PH_MOVE:
@@ -291,7 +290,7 @@ def _end_round(ent, board, st, log, g, n_log):
         if gs[G_FC] >= 0:  # and the Free City pile's last card
             pile[dealt[age - 1, gs[G_FC], TURNS_PER_AGE]] += 1
     _queue_discard_builds(ent, board, seat, gs)
-    _run_discard_builds(ent, st, log, g, n_log)
+    _run_discard_builds(ent, st, log)
 
 
 @njit(cache=True, _nrt=False)
@@ -313,11 +312,11 @@ def _queue_discard_builds(ent, board, seat, gs):
 
 
 @njit(cache=True, _nrt=False)
-def _take_from_pile(ent, st, s, card, log, g, n_log):
+def _take_from_pile(ent, st, s, card, log):
     """Seat s's discard build takes `card` (-1: nothing) from the pile, and hist's `took` notes it.
     Compiled once, not inlined: discard builds are rare, and each inlined copy cost compile time."""
     seat, pile, gs = st.seat, st.pile, st.gs
-    log_event(log, g, n_log, DISCARD_BUILD, gs[G_AGE], gs[G_TURN], s, card, 0, 0, 0, -1)
+    log_event(log, DISCARD_BUILD, gs[G_AGE], gs[G_TURN], s, card, 0, 0, 0, -1)
     if card >= 0:
         st.took[gs[G_NTOOK], 0] = gs[G_TURN]
         st.took[gs[G_NTOOK], 1] = card
@@ -328,7 +327,7 @@ def _take_from_pile(ent, st, s, card, log, g, n_log):
 
 
 @njit(cache=True, _nrt=False)
-def _run_discard_builds(ent, st, log, g, n_log):
+def _run_discard_builds(ent, st, log):
     """Go through the queued discard builds; stop at one with a choice, else end the turn."""
     seat, pile, gs, dealt = st.seat, st.pile, st.gs, st.dealt
     while gs[G_DBQ_POS] < gs[G_DBQ_N]:
@@ -341,13 +340,13 @@ def _run_discard_builds(ent, st, log, g, n_log):
         if has_option:
             gs[G_PHASE] = PH_DISCARD
             return
-        _take_from_pile(ent, st, s, np.int64(-1), log, g, n_log)
+        _take_from_pile(ent, st, s, np.int64(-1), log)
         gs[G_DBQ_POS] += 1
-    _end_turn(seat, gs, dealt, st.starts, log, g, n_log)
+    _end_turn(seat, gs, dealt, st.starts)
 
 
 @njit(cache=True, _nrt=False)
-def _end_turn(seat, gs, dealt, starts, log, g, n_log):
+def _end_turn(seat, gs, dealt, starts):
     """Step 7 and the next turn; after turn 6 the game waits for end_age."""
     n = gs[G_N]
     age = gs[G_AGE]
@@ -374,11 +373,11 @@ def _end_turn(seat, gs, dealt, starts, log, g, n_log):
 
 
 @njit(cache=True, _nrt=False)
-def end_age(st, log, g, n_log):
+def end_age(st, log):
     """After an age's last turn: military (docs/rules.md §5), then the next age's hands or the end."""
     seat, gs = st.seat, st.gs
     age = gs[G_AGE]
-    military(seat, gs[G_N], age, log, g, n_log)
+    military(seat, gs[G_N], age, log)
     if age < 3:
         _start_age(st, age + 1)
     else:

@@ -184,15 +184,17 @@ def _record(lo, hi, left, right):
 
 
 @njit(cache=True, _nrt=False)
-def _buy(need, left_fixed, left_cap, left0, left1, right_fixed, right_cap, right0, right1,
-         left_price, right_price, lo, hi):
-    """Records every way to buy the packed vector need from the two neighbours.
+def _buy(need, left, right, lo, hi):
+    """Records every way to buy the packed vector need from the two neighbours, each a seller
+    tuple (fixed, cap, listed words 0 and 1, price: `_seller` and the buyer's packed prices).
 
-    left_cap/right_cap bound what each neighbour could sell of each resource (fixed units plus
-    every choice unit mentioning it), which pins the range of left units per resource before
-    the exact checks. The split is then enumerated like an odometer over the left units, with
-    the coins kept up to date incrementally. Returns the updated front words (lo, hi).
+    Each cap bounds what that neighbour could sell of each resource (fixed units plus every
+    choice unit mentioning it), which pins the range of left units per resource before the exact
+    checks. The split is then enumerated like an odometer over the left units, with the coins
+    kept up to date incrementally. Returns the updated front words (lo, hi).
     """
+    left_fixed, left_cap, left0, left1, left_price = left
+    right_fixed, right_cap, right0, right1, right_price = right
     top = need - _sat_sub(need, left_cap)  # at most what the left could sell
     bottom = _sat_sub(need, right_cap)  # at least what the right cannot sell
     if _sat_sub(bottom, top) != 0:
@@ -226,9 +228,9 @@ def _buy(need, left_fixed, left_cap, left0, left1, right_fixed, right_cap, right
 
 
 @njit(cache=True, _nrt=False)
-def _search(need, own0, own1, n_listed, left_fix, left_cap, left0, left1,
-            right_fix, right_cap, right0, right1, left_price, right_price):
-    """The front words (lo, hi) of every purchase covering the packed shortfall need.
+def _search(need, own0, own1, n_listed, left, right):
+    """The front words (lo, hi) of every purchase covering the packed shortfall need (left,
+    right: the neighbours as sellers, `_buy`).
 
     The vectors the city's listed choice units (own0, own1: n_listed units) can give are the
     independent sets of a transversal matroid, so the maximal ones all have the same total,
@@ -240,8 +242,7 @@ def _search(need, own0, own1, n_listed, left_fix, left_cap, left0, left1,
     lo = np.int64(_EMPTY_FRONT)  # int64 from the start: numba types a call at its first sight
     hi = np.int64(_EMPTY_FRONT)
     if n_listed == 0:
-        return _buy(need, left_fix, left_cap, left0, left1, right_fix, right_cap, right0,
-                    right1, left_price, right_price, lo, hi)
+        return _buy(need, left, right, lo, hi)
     deficiency = _deficiency(need, own0, own1)
     if deficiency == 0:
         return _record(lo, hi, 0, 0)
@@ -257,8 +258,7 @@ def _search(need, own0, own1, n_listed, left_fix, left_cap, left0, left1,
     total = 0
     while True:
         if total == target and _units_cover(given, own0, own1):
-            lo, hi = _buy(need - given, left_fix, left_cap, left0, left1, right_fix, right_cap,
-                          right0, right1, left_price, right_price, lo, hi)
+            lo, hi = _buy(need - given, left, right, lo, hi)
         advanced = False
         for r in range(N_RES):
             if not varying >> r & 1:
@@ -451,8 +451,8 @@ def _solve(need, seat, own, left, right, out):
     elif max(n_listed, n_left_listed, n_right_listed) > MAX_CHOICE_SLOTS:
         return -1
     else:
-        lo, hi = _search(need, own0, own1, n_listed, left_fix, left_cap, left0, left1,
-                         right_fix, right_cap, right0, right1, left_p, read_packed(seat, own, F_PK_RP))
+        lo, hi = _search(need, own0, own1, n_listed, (left_fix, left_cap, left0, left1, left_p),
+                         (right_fix, right_cap, right0, right1, read_packed(seat, own, F_PK_RP)))
     if lo & _OVERFLOW:
         return -1
 
@@ -481,12 +481,12 @@ def _solve(need, seat, own, left, right, out):
 
 
 @njit(cache=True, _nrt=True)
-def trade_options(cost, own_fixed, own_choices, n_own, left_fixed, left_choices, n_left,
-                  right_fixed, right_choices, n_right, left_price, right_price, out):
+def trade_options(cost, own, left, right, left_price, right_price, out):
     """Every Pareto-minimal purchase (left coins, right coins) that lets a city pay `cost`.
 
-    cost, *_fixed, *_price: length-7 integer arrays (codes.RESOURCES order, values 0..127);
-    *_choices: integer arrays of 7-bit masks of which the first n_* count; out: integer array
+    own, left, right: the city and its neighbours, each a tuple (fixed, choices, n): fixed a
+    length-7 integer array, choices an integer array of 7-bit masks of which the first n count;
+    cost, *_price: length-7 integer arrays (codes.RESOURCES order, values 0..127); out: integer array
     of shape (MAX_OPTIONS, 2). Writes the options to out[:k], sorted by total coins then left
     coins, and returns k: 0 when no purchase can cover the cost, 1 with out[0] = (0, 0) when the
     city's own production does, -1 for inputs beyond the kernel's bounds (see the module
@@ -496,7 +496,8 @@ def trade_options(cost, own_fixed, own_choices, n_own, left_fixed, left_choices,
     Writes the position into seat rows for trade_options_at (it allocates: the game kernels call
     trade_options_at on their own state instead): the city at row 0, its neighbours at 1 and 2.
     """
-    if max(n_own, max(n_left, n_right)) > MAX_CHOICE:
+    own_fixed, own_choices, n_own = own
+    if max(n_own, max(left[2], right[2])) > MAX_CHOICE:
         return -1
     ent = np.zeros((1, E_COUNT), np.int32)
     seat = np.zeros((3, F_COUNT), np.int32)
@@ -509,9 +510,7 @@ def trade_options(cost, own_fixed, own_choices, n_own, left_fixed, left_choices,
         seat[0, F_CHOICE + i] = own_choices[i]
         add_packed(seat, 0, F_PK_REACH, spread(own_choices[i]))
     for row in range(1, 3):
-        fixed = left_fixed if row == 1 else right_fixed
-        choices = left_choices if row == 1 else right_choices
-        k = n_left if row == 1 else n_right
+        fixed, choices, k = left if row == 1 else right
         write_packed(seat, row, F_PK_SELL, _pack(fixed))
         write_packed(seat, row, F_PK_SELL_CAP, _pack(fixed))
         seat[row, F_NSELL_CHOICE] = k

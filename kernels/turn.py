@@ -64,12 +64,13 @@ def reset_state(board, seat, keys, pile, bs, n, seed, game):
 
 
 @njit(cache=True, inline="always")
-def log_event(log, g, n_log, kind, age, turn, s, card, action, left, right, extra):
-    """Append one event to game g's log (logging is off when log has no rows)."""
-    if log.shape[0] == 0:
+def log_event(log, kind, age, turn, s, card, action, left, right, extra):
+    """Append one event to game log.game's rows of the move log (schema.LOG; logging is off when
+    it has no rows)."""
+    if log.rows.shape[0] == 0:
         return
-    i = n_log[g]
-    row = log[g, i]
+    i = log.count[log.game]
+    row = log.rows[log.game, i]
     row[0] = kind
     row[1] = age
     row[2] = turn
@@ -79,7 +80,7 @@ def log_event(log, g, n_log, kind, age, turn, s, card, action, left, right, extr
     row[6] = left
     row[7] = right
     row[8] = extra
-    n_log[g] = i + 1
+    log.count[log.game] = i + 1
 
 
 @njit(cache=True, _nrt=False)
@@ -225,7 +226,7 @@ def resolve(ent, board, seat, pile, gs, n, age):
 
 
 @njit(cache=True, _nrt=False)
-def military(seat, n, age, log, g, n_log):
+def military(seat, n, age, log):
     """End of an age: every seat against each neighbour (docs/rules.md §5)."""
     win = WIN_AGE1 if age == 1 else (WIN_AGE2 if age == 2 else WIN_AGE3)
     for s in range(n):  # every result first: tokens never change shields
@@ -242,4 +243,4 @@ def military(seat, n, age, log, g, n_log):
             seat[s, F_MIL] += r
             if r < 0:
                 seat[s, F_DEFEATS] += 1
-        log_event(log, g, n_log, MILITARY, age, TURNS_PER_AGE, s, mine, 0, vs_left, vs_right, -1)
+        log_event(log, MILITARY, age, TURNS_PER_AGE, s, mine, 0, vs_left, vs_right, -1)

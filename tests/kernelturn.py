@@ -19,6 +19,7 @@ from wsim.kernels.layout import (DEC_COPY3, DEC_DISCARD, DEC_MOVE, DEC_SEVENTH, 
                                  F_NCARDS, F_STAGES, G_FC, G_PHASE, G_TURN, M_ACTION, M_CARD, M_COIN_COST, M_COPY3,
                                  M_LEFT, M_RIGHT, M_SLOT, MAX_EVENTS, PH_AGE_END, PH_MOVE, PH_OVER, kernel_tables)
 from wsim.kernels import driven
+from wsim.kernels.schema import Log
 from wsim.kernels.step import end_age
 from wsim.movelog import EVENT_COLUMNS, MILITARY
 from wsim.reference.engine import Game, IllegalMove, Move
@@ -46,8 +47,7 @@ class KernelTurnGame(Game):
     def _load(self):
         """The kernels' state of the current position, hands and pile, at the start of the turn."""
         self.ent, self.board, self.n_cards = kernel_tables(self.t)
-        self.log = np.zeros((1, MAX_EVENTS, len(EVENT_COLUMNS)), np.int16)
-        self.n_log = np.zeros(1, np.int32)
+        self.log = Log(np.zeros((1, MAX_EVENTS, len(EVENT_COLUMNS)), np.int16), np.zeros(1, np.int32), 0)
         hands = [list(h) for h in self.hands]
         pile = hands[codes.FC_SEAT] if self.free_city else []
         if self.free_city:  # the kernels' turn starts with the pile card drawn into the controller's hand
@@ -73,7 +73,7 @@ class KernelTurnGame(Game):
             city.coins_paid, city.coins_received = int(seat[s, F_COINS_PAID]), int(seat[s, F_COINS_RECEIVED])
         self.hands = [[int(c) for c in seat[s, F_HAND:F_HAND + seat[s, F_HAND_N]]] for s in range(self.n)]
         self.discard = [c for c in range(len(pile)) for _ in range(int(pile[c]))]
-        new = [tuple(ev) for ev in self.log[0, :self.n_log[0]].tolist()]
+        new = [tuple(ev) for ev in self.log.rows[0, :self.log.count[0]].tolist()]
         self.events.extend(new)
         return new
 
@@ -127,7 +127,7 @@ class KernelTurnGame(Game):
             for i in range(driven.pending_into(state[0], scratch[0])):
                 s, kind = int(todo[i, 0]), int(todo[i, 1])
                 j = self._decide(state, s, kind, scratch, chosen)
-                driven.apply_option(self.ent, self.board, state[0], scratch[0], s, kind, j, self.log, 0, self.n_log)
+                driven.apply_option(self.ent, self.board, state[0], scratch[0], s, kind, j, self.log)
         assert gs[G_PHASE] in (PH_MOVE, PH_AGE_END)
         self._store(state)
         if self.free_city:  # the pile less the card drawn this turn, as the reference keeps it
@@ -139,7 +139,7 @@ class KernelTurnGame(Game):
         """End of an age (docs/rules.md §5), by the kernels; tokens read back from the log."""
         state = self._load()
         regions(state)[3][G_PHASE] = PH_AGE_END
-        end_age(state[0], self.log, 0, self.n_log)
+        end_age(state[0], self.log)
         for ev in self._store(state):
             if ev[0] == MILITARY:
                 self.pos.cities[ev[3]].tokens.extend(r for r in (ev[6], ev[7]) if r)

@@ -18,7 +18,7 @@ def _play(venv, games: int, choose) -> dict:
     venv.reset()
     got = {}
     while len(got) < games:
-        index = venv._book[0].copy()  # the game each slot plays before the step
+        index = venv._book.game.copy()  # the game each slot plays before the step
         _, _, ended, _, info = venv.step(choose(venv))
         for g in np.flatnonzero(ended):
             got[int(index[g])] = info["vp_total"][g].copy()
@@ -78,8 +78,8 @@ def test_a_hand_with_two_copies_plays_the_copy_the_policy_chose():
     hands = [i for i, name in enumerate(venv.feature_names()) if name.startswith("hand:")]
     twins, got = 0, {}
     while len(got) < 6:
-        twins += int((venv._views[0][:, :, hands] >= 2).sum())
-        index = venv._book[0].copy()
+        twins += int((venv._views.obs[:, :, hands] >= 2).sum())
+        index = venv._book.game.copy()
         _, _, ended, _, info = venv.step(venv.policy_actions("heuristic"))
         for g in np.flatnonzero(ended):
             got[int(index[g])] = info["vp_total"][g].copy()
@@ -107,7 +107,7 @@ def test_legal_ids_and_masks_equal_game_legal(players, settings):
     live = set(range(slots))
     steps = 0
     while live:
-        mask = venv._views[1]
+        mask = venv._views.mask
         for g in sorted(live):
             pending = _game_ids(games[g], venv.layout, name_of)
             acting = {s for s in range(players) if info["legal_count"][g, s] > 0}
@@ -143,10 +143,10 @@ def test_a_bad_action_is_refused_naming_game_and_seat_and_no_game_moves(bad, wor
     for _ in range(4):
         venv.step(venv.sample_legal())
     actions = venv.sample_legal().copy()
-    legal = set(venv._book[3][3, 2, :venv._book[2][3, 2]].tolist())
+    legal = set(venv._book.legal[3, 2, :venv._book.n_legal[3, 2]].tolist())
     actions[3, 2] = bad(actions, legal)
     before = _snapshot(venv)
-    with pytest.raises(EnvError, match=rf"game {int(venv._book[0][3])} \(slot 3\), seat 2: action .* {words}"):
+    with pytest.raises(EnvError, match=rf"game {int(venv._book.game[3])} \(slot 3\), seat 2: action .* {words}"):
         venv.step(actions)
     for a, b in zip(before, _snapshot(venv)):
         assert np.array_equal(a, b)
@@ -204,8 +204,8 @@ def test_learner_seats_rotate_by_game():
     venv = batched_v0.env(num_games=8, players=4, seed=0, policies=[None, "greedy", "greedy", "greedy"], rotate=True)
     venv.reset()
     for _ in range(30):
-        index = venv._book[0]
-        obs = venv._views[0]
+        index = venv._book.game
+        obs = venv._views.obs
         for g in range(8):
             learner = int(index[g]) % 4
             assert not venv.acting()[g, np.arange(4) != learner].any()
@@ -226,16 +226,18 @@ def test_rewards_and_final_observation_of_an_ended_game():
     vp = info["vp_total"][g].astype(int)
     assert rewards[g].tolist() == [vp[s] - max(np.delete(vp, s)) for s in range(3)]
     assert not (rewards[~ended] != 0).any()
-    assert info["_final_observation"][g]
+    assert info["_final_obs"][g]
     age3 = venv.feature_names().index("age=3")
-    assert info["final_observation"][g, :, age3].all()  # the last observation: Age III
+    assert info["final_obs"][g, :, age3].all()  # the last observation: Age III
+    # Gymnasium's names before 1.0, kept one release: the same arrays
+    assert info["final_observation"] is info["final_obs"] and info["_final_observation"] is info["_final_obs"]
     assert obs["observation"][g, :, venv.feature_names().index("age=1")].all()  # the next game's first
 
 
 def test_action_words_round_trip():
     venv = batched_v0.env(num_games=1, players=3)
     venv.reset()
-    for a in venv._book[3][0, 0, :venv._book[2][0, 0]]:
+    for a in venv._book.legal[0, 0, :venv._book.n_legal[0, 0]]:
         assert venv.action_from_string(venv.action_to_string(int(a))) == a
 
 
@@ -246,3 +248,17 @@ def test_a_learned_kernel_seat_plays_simulate_games():
     got = _play(venv, 6, lambda v: v.policy_actions(["greedy", None, None]))
     expected = _simulated(3, 2, max(got) + 1, ["greedy", "learned", "heuristic"])
     assert all(totals.tolist() == expected[game].tolist() for game, totals in got.items())
+
+
+def test_a_games_outcome_shares_the_win_among_tied_winners_and_leaves_the_free_city_out():
+    """score.outcome, the one reward of the batched environment and of the training tapes: at 2
+    players the Free City (seat 2) has the most points, yet neither wins nor sets the margin."""
+    from wsim.kernels.layout import RES_COUNT, RES_RANK, RES_TOTAL
+    from wsim.kernels.score import outcome
+
+    res = np.zeros((3, RES_COUNT), np.int16)
+    res[:, RES_TOTAL] = [50, 50, 70]
+    res[:, RES_RANK] = [1, 1, 0]
+    assert outcome(res, 2, 0) == (0.5, 0) and outcome(res, 2, 1) == (0.5, 0)
+    res[1, RES_TOTAL], res[1, RES_RANK] = 40, 2
+    assert outcome(res, 2, 0) == (1.0, 10) and outcome(res, 2, 1) == (0.0, -10)

@@ -24,12 +24,12 @@ def test_vector_env_spaces_and_the_learner_seat():
     assert info["seat"].tolist() == [g % 4 for g in range(6)]
     for _ in range(25):
         b = venv.batched
-        seats = np.asarray(b._book[0]) % 4
+        seats = np.asarray(b._book.game) % 4
         for g in range(6):  # the learner's mask is its legal ids, and only the learner acts
-            ids = b._book[3][g, seats[g], :b._book[2][g, seats[g]]]
+            ids = b._book.legal[g, seats[g], :b._book.n_legal[g, seats[g]]]
             assert np.flatnonzero(obs["action_mask"][g]).tolist() == sorted(ids.tolist())
             assert b.acting()[g].tolist() == [s == seats[g] for s in range(4)]
-            assert np.array_equal(obs["observation"][g], b._views[0][g, seats[g]])
+            assert np.array_equal(obs["observation"][g], b._views.obs[g, seats[g]])
         obs, *_ = venv.step(venv.sample_legal())
 
 

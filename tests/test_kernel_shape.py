@@ -77,3 +77,25 @@ def test_each_sentinel_of_the_move_row_has_one_value():
                  "EVERY_CARD": layout.EVERY_CARD}
     assert len(set(sentinels.values())) == len(sentinels)
     assert all(v < 0 for v in sentinels.values())  # never a card id, a slot, an action or a coin count
+
+
+MAX_PARAMETERS = 12
+RECORD_NAMES = ("book", "views", "tmp", "slots", "tape", "model", "log", "lst", "alay", "out")
+
+
+def test_no_kernel_function_takes_more_than_twelve_parameters():
+    """Arrays that travel together go as one record (kernels/schema.py: Log, Slots, ...)."""
+    wide = [f"{p.name}:{node.lineno} {node.name} ({count})" for p in sorted(KERNELS.glob("*.py"))
+            for node in ast.walk(ast.parse(p.read_text())) if isinstance(node, ast.FunctionDef)
+            and (count := len(node.args.args) + len(node.args.kwonlyargs)) > MAX_PARAMETERS]
+    assert wide == []
+
+
+def test_the_run_time_records_are_read_by_field_name():
+    """`book.pend`, never `book[1]`: the fields are named once, in kernels/schema.py."""
+    files = sorted(KERNELS.glob("*.py")) + [KERNELS.parent / "wsim" / "env" / "batched.py"]
+    positional = [f"{p.name}:{node.lineno} {node.value.id}[{node.slice.value}]" for p in files
+                  for node in ast.walk(ast.parse(p.read_text())) if isinstance(node, ast.Subscript)
+                  and isinstance(node.value, ast.Name) and node.value.id in RECORD_NAMES
+                  and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int)]
+    assert positional == []

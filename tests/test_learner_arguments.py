@@ -43,7 +43,7 @@ def live() -> dict:
 def _snapshot(live: dict) -> tuple:
     """What a refused call must leave as it was: each environment's observations and streams."""
     b, v, s = live["batched"], live["vector"], live["single"]
-    return (b._states.tobytes(), b._book[0].tobytes(), v.batched._states.tobytes(),
+    return (b._states.tobytes(), b._book.game.tobytes(), v.batched._states.tobytes(),
             s.batched._states.tobytes(), s.np_random.bit_generator.state["state"])
 
 

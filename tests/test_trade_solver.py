@@ -173,9 +173,8 @@ def kernel_options(position, dtype=np.int8, out_dtype=np.int16, capacity=12):
     def a(v):
         return np.asarray(v, dtype=dtype)
 
-    k = trade_options(a(cost), a(own_f), choices(own_c), len(own_c),
-                      a(left_f), choices(left_c), len(left_c),
-                      a(right_f), choices(right_c), len(right_c), a(left_p), a(right_p), out)
+    k = trade_options(a(cost), (a(own_f), choices(own_c), len(own_c)), (a(left_f), choices(left_c), len(left_c)),
+                      (a(right_f), choices(right_c), len(right_c)), a(left_p), a(right_p), out)
     if k == -1:
         return None
     assert 0 <= k <= MAX_OPTIONS

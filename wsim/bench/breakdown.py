@@ -8,9 +8,10 @@ import time
 import numpy as np
 
 from wsim.bench.profiling import profile_run
+from wsim.kernels.game import new_scratch
 from wsim.kernels.layout import RES_COUNT, kernel_tables
 from wsim.kernels.profile import COMPONENTS, loop_floor
-from wsim.kernels.schema import DEAL_DECK, DEAL_POOL, MAX_CITY, MAX_NAMES, MAX_SEATS
+from wsim.kernels.schema import MAX_CITY, MAX_NAMES, MAX_SEATS
 from wsim.run.runner import Runner
 from wsim.run.settings import Settings, cities_of
 
@@ -19,8 +20,7 @@ def floor_split(t, players: int, games: int, full_rate: float) -> dict:
     """Microseconds per game of the deal alone, of the loop floor, and of the real game (played
     at full_rate games/s)."""
     ent, board, n_cards = kernel_tables(t)
-    scratch = (np.zeros(DEAL_DECK, np.int16), np.zeros(DEAL_POOL, np.int8), np.zeros((2, MAX_SEATS), np.int8),
-               np.zeros((3, MAX_SEATS, 7), np.int16), np.zeros((MAX_SEATS, 7), np.int32),
+    scratch = (new_scratch()[0], np.zeros((3, MAX_SEATS, 7), np.int16), np.zeros((MAX_SEATS, 7), np.int32),
                np.zeros((MAX_SEATS, 7), np.int32), np.zeros((MAX_SEATS, MAX_NAMES), np.int8))
     out = {}
     for name, with_play in (("deal", False), ("loop_floor", True)):

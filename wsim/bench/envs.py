@@ -93,7 +93,7 @@ def batched_speed(players: int, threads: int, seconds: float, games: int = BATCH
     set_threads(None)
     return {"agent_steps_per_second": round(steps / elapsed), "games_per_second": round(ended / elapsed, 1),
             "mib_per_10k_games": round(held * 10_000 / games / 2**20),
-            "mask_mib_per_10k_games": round(venv._views[1].nbytes * 10_000 / games / 2**20)}
+            "mask_mib_per_10k_games": round(venv._views.mask.nbytes * 10_000 / games / 2**20)}
 
 
 def batched_speed_cached(players: int, threads: int, seconds: float, games: int = BATCHED_GAMES) -> dict:

@@ -10,8 +10,10 @@ stepped together by the kernels (docs/env.md, "N games at once").
 One call of `step` plays every acting learner's action of every game, then the kernel policies of
 the other seats (policies: a list with a policy name per seat, None for a learner seat) until each
 game waits for a learner again. A game that ends is scored and its slot dealt its next game in the
-same call (Gymnasium's same-step autoreset): info["vp_total"] and info["final_observation"] hold
-the ended game's totals and last observations where terminations is True.
+same call (Gymnasium's same-step autoreset): info["vp_total"] and info["final_obs"] hold the ended
+game's totals and last observations where terminations is True (info["_final_obs"]: that mask,
+Gymnasium >= 1.0's names). info["final_observation"] and info["_final_observation"], the names of
+Gymnasium before 1.0, hold the same arrays for one more release, then go.
 
 The arrays returned are the environment's own buffers, written again by the next call (copy what
 must be kept; vector_env returns copies): obs["observation"] (N, P, F) float32 (the learned
@@ -49,8 +51,6 @@ VERDICTS = ("", "is out of range", "is not one of its legal actions", "was given
 # The share of the memory available an environment's arrays may take: the rest is for Python, the
 # kernels' scratch, the copies a caller keeps, and the other programs
 MEMORY_SHARE = 0.75
-BOOK = ("game", "pend", "n_legal", "legal", "stash", "draws")  # kernels/batched.py's `book`, in its order
-VIEWS = ("obs", "mask", "reward", "vp", "ended", "final_obs")  # and its `views`
 INT64_MAX = np.iinfo(np.int64).max
 
 
@@ -166,7 +166,7 @@ class BatchedEnv:
         from wsim.kernels.batched import REWARD_MARGIN, REWARD_WIN
         from wsim.kernels.layout import MAX_CITY, MAX_EVENTS, RES_COUNT
         from wsim.kernels.observe import O_LENGTH, names, tables_layout
-        from wsim.kernels.schema import MAX_MOVES
+        from wsim.kernels.schema import MAX_MOVES, ActionSpace, Book, Slots, Views
         from wsim.movelog import EVENT_COLUMNS
         from wsim.run.runner import Runner
 
@@ -186,8 +186,8 @@ class BatchedEnv:
         self.layout = ActionLayout(len(t.names))
         self._names = tuple(t.names)
         lay = self.layout
-        self._alay = np.array([PURCHASE_SLOTS, N_ACTIONS_PER_CARD, lay.moves_end, lay.copy_end, lay.decline, lay.size],
-                              np.int64)
+        self._alay = ActionSpace(*(int(v) for v in (PURCHASE_SLOTS, N_ACTIONS_PER_CARD, lay.moves_end, lay.copy_end,
+                                                     lay.decline, lay.size)))
         self._olay = tables_layout(t)
         self._feature_names = names(t)
         self.n_features = int(self._olay[O_LENGTH])
@@ -204,13 +204,14 @@ class BatchedEnv:
         self._held = {name: np.full(shape, fill, dtype) if fill else np.zeros(shape, dtype)
                       for name, (shape, dtype, fill) in specs.items()}
         self._states = self._held["states"]
-        self._book = tuple(self._held[name] for name in BOOK)
-        self._views = tuple(self._held[name] for name in VIEWS)
+        self._book = Book(*(self._held[name] for name in Book._fields))
+        self._views = Views(*(self._held[name] for name in Views._fields))
+        self._slots = Slots(self._learner, self._olay, self._alay, self._reward_kind, self._book, self._views)
         self._actions = self._held["actions"]  # sample_legal's and policy_actions' answers
         self._truncations = self._held["truncations"]
         self._tmp_shapes = (((self.cities, RES_COUNT), np.int16), ((self.cities, MAX_CITY), np.int16),
-                            ((MAX_MOVES,), np.int32), ((lay.size,), np.int8),
-                            ((0, MAX_EVENTS, len(EVENT_COLUMNS)), np.int16), ((0,), np.int32))
+                            ((MAX_MOVES,), np.int32), ((lay.size,), np.int8))
+        self._log_shapes = (((0, MAX_EVENTS, len(EVENT_COLUMNS)), np.int16), ((0,), np.int32))
         self._local = threading.local()
         self._verdict = np.full(2, -1, np.int64)
         self._dealt = self._closed = False
@@ -236,12 +237,14 @@ class BatchedEnv:
 
     # -- the kernels' calls ----------------------------------------------------------------------
     def _scratch(self) -> tuple:
-        """This thread's (scratch record, tmp arrays) for this environment (made once per thread)."""
+        """This thread's (scratch record, schema.Tmp) for this environment (made once per thread)."""
         mine = getattr(self._local, "scratch", None)
         if mine is None:
+            from wsim.kernels.schema import Log, Tmp
             from wsim.run.runner import thread_records
 
-            tmp = tuple(np.zeros(shape, dtype) for shape, dtype in self._tmp_shapes)
+            log = Log(*(np.zeros(shape, dtype) for shape, dtype in self._log_shapes), 0)
+            tmp = Tmp(*(np.zeros(shape, dtype) for shape, dtype in self._tmp_shapes), log)
             mine = self._local.scratch = (thread_records()[1][0], tmp)
         return mine
 
@@ -274,11 +277,10 @@ class BatchedEnv:
             self.seed = seed
             self._runs["seed"] = np.uint64(seed)
         ent, board, run, states = self._args()
-        r = self._runner
+        model, slots = self._runner.model, self._slots
 
         def work(lo, hi, sc, tmp):
-            reset_games(ent, board, run, states, sc, lo, hi, self._learner, self._olay, self._alay,
-                        self._reward_kind, r.model, self._book, self._views, tmp)
+            reset_games(ent, board, run, states, sc, lo, hi, model, slots, tmp)
 
         self._in_blocks(work)
         self._dealt = True
@@ -296,18 +298,17 @@ class BatchedEnv:
         validate(actions, 0, self.num_games, self.players, self._alay, self._book, self._verdict)
         if self._verdict[0] >= 0:
             g, seat = divmod(int(self._verdict[0]), self.players)
-            raise EnvError(f"step: game {int(self._book[0][g])} (slot {g}), seat {seat}: action "
+            raise EnvError(f"step: game {int(self._book.game[g])} (slot {g}), seat {seat}: action "
                            f"{int(actions[g, seat])} {VERDICTS[int(self._verdict[1])]}; no game was played")
         ent, board, run, states = self._args()
-        r = self._runner
+        model, slots = self._runner.model, self._slots
 
         def work(lo, hi, sc, tmp):
-            step_games(ent, board, run, states, sc, lo, hi, actions, self._learner, self._olay, self._alay,
-                       self._reward_kind, r.model, self._book, self._views, tmp)
+            step_games(ent, board, run, states, sc, lo, hi, actions, model, slots, tmp)
 
         self._in_blocks(work)
         views = self._views
-        return self._observations(), views[2], views[4], self._truncations, self._info()
+        return self._observations(), views.reward, views.ended, self._truncations, self._info()
 
     def sample_legal(self) -> np.ndarray:
         """(N, P) int64: a uniform legal action of every acting learner seat, -1 where none acts,
@@ -366,12 +367,14 @@ class BatchedEnv:
             raise EnvError(f"{what}: call reset() first")
 
     def _observations(self) -> dict:
-        return {"observation": self._views[0], "action_mask": self._views[1]}
+        return {"observation": self._views.obs, "action_mask": self._views.mask}
 
     def _info(self) -> dict:
         book, views = self._book, self._views
-        return {"game": book[0], "legal_ids": book[3], "legal_count": book[2], "vp_total": views[3],
-                "final_observation": views[5], "_final_observation": views[4]}
+        return {"game": book.game, "legal_ids": book.legal, "legal_count": book.n_legal, "vp_total": views.vp,
+                "final_obs": views.final_obs, "_final_obs": views.ended,
+                # the names before Gymnasium 1.0, kept one release (module docstring)
+                "final_observation": views.final_obs, "_final_observation": views.ended}
 
     # -- words -----------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
@@ -394,7 +397,7 @@ class BatchedEnv:
 
     def acting(self) -> np.ndarray:
         """(N, P) bool: which seats have a decision to take now."""
-        return self._book[2] > 0
+        return self._book.n_legal > 0
 
     def close(self):
         """End the environment: a later reset, step, sample_legal or policy_actions is refused."""

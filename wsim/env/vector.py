@@ -103,7 +103,7 @@ class LearnerVectorEnv(CoreWords, VectorEnv):
         self._full[:] = -1
         np.put_along_axis(self._full, self._seats[:, None], a[:, None], axis=1)
         _, rewards, ended, truncated, _ = b.step(self._full)
-        rewards, vp = self._learners(rewards), self._learners(b._views[3])  # at the seat of the game just played
+        rewards, vp = self._learners(rewards), self._learners(b._views.vp)  # at the seat of the game just played
         np.copyto(self._before, self._seats)
         obs = self._gather()
         return obs, rewards, ended.copy(), truncated.copy(), self._info(vp)
@@ -129,7 +129,7 @@ class LearnerVectorEnv(CoreWords, VectorEnv):
         from wsim.kernels.batched import seat_views
 
         b = self.batched
-        np.remainder(b._book[0], b.players if b.rotate else 1, out=self._seats)
+        np.remainder(b._book.game, b.players if b.rotate else 1, out=self._seats)
         seat_views(self._seats, self._before, b._book, b._views, self._out, self._prev)
         return {"observation": self._handed(self._out[0]), "action_mask": self._handed(self._out[2])}
 
@@ -139,8 +139,8 @@ class LearnerVectorEnv(CoreWords, VectorEnv):
 
     def _info(self, vp: np.ndarray) -> dict:
         b = self.batched
-        return {"final_obs": {"observation": self._handed(self._out[1])}, "_final_obs": b._views[4].copy(),
-                "vp_total": vp, "seat": self._before.copy(), "game": b._book[0].copy()}
+        return {"final_obs": {"observation": self._handed(self._out[1])}, "_final_obs": b._views.ended.copy(),
+                "vp_total": vp, "seat": self._before.copy(), "game": b._book.game.copy()}
 
 
 def warm() -> None:

@@ -35,6 +35,7 @@ from wsim.inputfile import TooLarge, read_regular
 from wsim.kernels.layout import MAX_HIDDEN, MAX_SEATS
 from wsim.kernels.learned import input_layout
 from wsim.kernels.observe import names as observation_names, tables_layout
+from wsim.kernels.schema import Model as KernelModel
 from wsim.tables import Tables
 
 FORMAT = "wsim-learned-1"
@@ -73,10 +74,10 @@ class Model:
         self.header = header
         self.sha256 = sha256
 
-    def kernel_model(self, tables: Tables) -> tuple:
-        """The tuple the kernels take (kernels/learned.py), for the tables' data file."""
+    def kernel_model(self, tables: Tables) -> KernelModel:
+        """The record the kernels take (schema.Model, kernels/learned.py), for the tables' data file."""
         check_header(self.header, tables, "model")
-        return input_layout(tables_layout(tables)), self.w1, self.b1, self.w2, self.b2
+        return KernelModel(input_layout(tables_layout(tables)), self.w1, self.b1, self.w2, self.b2)
 
     def to_bytes(self) -> bytes:
         """The model file's bytes: equal weights and headers give equal bytes (the writers,
@@ -126,7 +127,7 @@ def uses_learned(policies, params) -> bool:
 
 
 def seats_model(tables: Tables, model_file: str, policies, params, digests=()):
-    """The kernels' model tuple when the seats use learned (uses_learned), else None (the family
+    """The kernels' model record when the seats use learned (uses_learned), else None (the family
     then compiles no learned code); digests: the sha256 recorded for each seat ("" none), which
     the file must have."""
     from wsim.kernels.policy import POLICY_LEARNED

@@ -28,6 +28,7 @@ from wsim.kernels.layout import (MAX_CITY, MAX_EVENTS, RES_BOARD, RES_CHAINED, R
                                  RES_COINS_RECEIVED, RES_COUNT, RES_DISCARDS, RES_GUILD, RES_MILITARY, RES_NCARDS,
                                  RES_RANK, RES_SCIENCE, RES_SIDE, RES_STAGES, RES_TOTAL, kernel_tables)
 from wsim.kernels.policy import P_COUNT, POLICY_ROLLOUT
+from wsim.kernels.schema import Log, Results
 from wsim.movelog import EVENT_COLUMNS
 from wsim.run.chunk import Chunk
 from wsim.run.settings import MAX_CHUNK, Settings, SettingsError, check_board_pool
@@ -51,7 +52,7 @@ class Runner:
         # the policy family (kernels/game.py): only a run with a rollout seat compiles the search
         self.search = True if (self.policies == POLICY_ROLLOUT).any() else None
         self.model = _learned_model(tables, settings, self.policies, self.params)  # None: no learned seat
-        self.tape = None if self.model is None else empty_tape(self.model[0])
+        self.tape = None if self.model is None else empty_tape(self.model.lay)
         self.run = new_run(settings.players, settings.seed, self.n_cards, settings.promo_in_pool(), self.board_spec,
                            self.side_spec, self.policies, self.params)
 
@@ -68,10 +69,11 @@ class Runner:
         log_rows = games if log else 0
         events = np.zeros((log_rows, MAX_EVENTS, len(EVENT_COLUMNS)), dtype=np.int16)
         n_log = np.zeros(log_rows, dtype=np.int32)
+        out = Results(res, cards, Log(events, n_log, 0))
 
         def block(lo: int, hi: int):
             st, sc = thread_records()
-            play_games(self.ent, self.board, self.run[0], first_game, lo, hi, res, cards, events, n_log, st[0], sc[0],
+            play_games(self.ent, self.board, self.run[0], first_game, lo, hi, out, st[0], sc[0],
                        self.search, self.model, self.tape)
 
         in_blocks(games, block)

@@ -121,8 +121,7 @@ class KernelGame:
         self.players = players
         self.scratch = new_scratch()
         self.moves, self.todo = self.scratch["moves"][0], self.scratch["todo"][0]
-        self.log = np.zeros((1, MAX_EVENTS, len(EVENT_COLUMNS)), dtype=np.int16)
-        self.n_log = np.zeros(1, dtype=np.int32)
+        self.log = schema.Log(np.zeros((1, MAX_EVENTS, len(EVENT_COLUMNS)), np.int16), np.zeros(1, np.int32), 0)
         if _state is not None:
             self.state = _state
             return
@@ -159,7 +158,7 @@ class KernelGame:
         other.state = self.state.copy()
         other.scratch = self.scratch.copy()
         other.moves, other.todo = other.scratch["moves"][0], other.scratch["todo"][0]
-        other.log, other.n_log = self.log.copy(), self.n_log.copy()
+        other.log = schema.Log(self.log.rows.copy(), self.log.count.copy(), 0)
         return other
 
     # -- the steps ------------------------------------------------------------------------------
@@ -233,7 +232,7 @@ class KernelGame:
         """Play option `index` of `options` for the seat's decision."""
         self.moves[:len(options)] = options
         driven.apply_option(self.ent, self.board, self.state[0], self.scratch[0], np.int32(seat), np.int32(kind),
-                            index, self.log, 0, self.n_log)
+                            index, self.log)
 
     def resample_hidden(self, seat: int, key: int):
         """Deal again every card `seat` cannot see, uniformly over the deals consistent with what
@@ -321,7 +320,7 @@ class KernelGame:
     def next(self):
         """At the end of an age (nothing pending): military, then the next age or the end."""
         if int(self.gs[G_PHASE]) == PH_AGE_END:
-            end_age(self.state[0], self.log, 0, self.n_log)
+            end_age(self.state[0], self.log)
 
     def rounds(self):
         """The game's rounds until it is over: yields each round's pending decisions, the list
@@ -340,13 +339,14 @@ class KernelGame:
         it stopped there (False: the game is over)."""
         search = True if (self.policies == POLICY_ROLLOUT).any() else None
         model = self._kernel_model()
-        tape = None if model is None else empty_tape(model[0])  # the learned family's types (kernels/game.py)
-        stop = None if until is None else np.array(until, np.int64)
-        if stop is not None and (stop.shape != (2,) or not 0 <= stop[0] < self.n or stop[1] < 1):
+        tape = None if model is None else empty_tape(model.lay)  # the learned family's types (kernels/game.py)
+        at = None if until is None else np.array(until, np.int64)
+        if at is not None and (at.shape != (2,) or not 0 <= at[0] < self.n or at[1] < 1):
             raise ValueError(f"until: (seat, turn moves >= 1) of this game, got {until!r}")
-        play_out(self.ent, self.board, self.run[0], self.state[0], self.scratch[0], self.log, 0, self.n_log, search,
-                 None, model, tape, stop)
-        return stop is not None and stop[1] == 0
+        stop = None if at is None else schema.Stop(int(at[0]), int(at[1]), np.zeros(0, np.int8), 0)
+        left = play_out(self.ent, self.board, self.run[0], self.state[0], self.scratch[0], self.log, search, None,
+                        model, tape, stop)
+        return stop is not None and left > 0
 
     def results(self) -> tuple:
         """(res[n, RES_COUNT], cards[n, MAX_CITY]) of a finished game."""
@@ -357,4 +357,4 @@ class KernelGame:
 
     def events(self) -> list:
         """The move log so far (integer events, wsim.movelog columns)."""
-        return self.log[0, :self.n_log[0]].tolist()
+        return self.log.rows[0, :self.log.count[0]].tolist()

@@ -19,6 +19,7 @@ from wsim.kernels.game import new_scratch, new_state
 from wsim.kernels.layout import MAX_CITY, RES_COUNT
 from wsim.kernels.learned import T_GAME, TAPE_META, input_layout, new_tape, no_model
 from wsim.kernels.observe import tables_layout
+from wsim.kernels.schema import Log, Results
 from wsim.kernels.tape import record_games
 from wsim.movelog import EVENT_COLUMNS
 from wsim.run.runner import Runner
@@ -48,17 +49,16 @@ def record(tables: Tables, settings: Settings, first_game: int, games: int, rate
         expected = count * settings.cities * (TURNS_PER_AGE + 1) * N_AGES * rate
         capacity = int(expected + 6 * expected ** 0.5 + 64)
         tape = new_tape(lay, capacity, rate, explore)
-        n = tape[3]
+        n = tape.count
         res = np.zeros((settings.cities, RES_COUNT), np.int16)
         cards = np.zeros((settings.cities, MAX_CITY), np.int16)
-        log = np.zeros((0, 1, len(EVENT_COLUMNS)), np.int16)
-        n_log = np.zeros(0, np.int32)
+        out = Results(res, cards, Log(np.zeros((0, 1, len(EVENT_COLUMNS)), np.int16), np.zeros(0, np.int32), 0))
         st, sc = new_state(), new_scratch()
-        record_games(runner.ent, runner.board, runner.run[0], lo, count, res, cards, log, n_log, st[0], sc[0],
+        record_games(runner.ent, runner.board, runner.run[0], lo, count, out, st[0], sc[0],
                      runner.search, model, tape, np.uint64(tape_seed))
         if n[0] > capacity:
             raise RuntimeError(f"teacher games {lo}..{hi - 1}: more sampled decisions than the tape's {capacity:,} rows")
-        rows, meta = tape[1][:n[0]].copy(), tape[2][:n[0]].copy()  # not the whole tape's capacity
+        rows, meta = tape.rows[:n[0]].copy(), tape.meta[:n[0]].copy()  # not the whole tape's capacity
         meta[:, T_GAME] += lo
         return rows, meta
 
