@@ -16,7 +16,7 @@ after each call (schema.Views: observations, masks, rewards, totals, which games
 last observations); `tmp` (schema.Tmp) is each thread's scratch, with a move log of no rows (the
 environment keeps none).
 
-Action ids are wsim.env.wonders_v0.ActionLayout's (kernels/actions.py). A learner has at most one
+Action ids are kernels/actions.py's (their words: wsim.env.actions.ActionLayout). A learner has at most one
 pending decision at a time (the Free City's move is pending only once its controller's move is
 complete, a stage-3 neighbour once the stage is chosen).
 
@@ -41,6 +41,7 @@ from wsim.kernels.step import apply, final, init_game
 # validate's verdicts: the action is fine, out of range, not legal, or given by a seat that does not act
 OK, OUT_OF_RANGE, ILLEGAL, NOT_ACTING = range(4)
 REWARD_WIN, REWARD_MARGIN = range(2)
+NOT_ASKED = -1  # a run record's policy id for a learner seat policy_decisions leaves alone
 
 
 @njit(cache=True, inline="always")
@@ -266,8 +267,9 @@ def sample_legal(seed, lo, hi, players, book, out):
 @njit(cache=True, nogil=True, _nrt=False)
 def policy_decisions(ent, board, runs, states, sc, lo, hi, alay, book, tmp, out):
     """The id each acting learner seat's policy (its run record's, `run_of`: random, greedy or
-    heuristic) would play, into out (-1 where none acts), as take_decision chooses it (random
-    draws from the seat's stream); the option is stashed so that `step_games` plays that very row."""
+    heuristic; NOT_ASKED: the seat is not asked) would play, into out (-1 where none acts or is
+    asked), as take_decision chooses it (random draws from the seat's stream); the option is
+    stashed so that `step_games` plays that very row."""
     game, pend, stash = book.game, book.pend, book.stash
     rid = tmp.rid
     players = runs[0].n
@@ -277,7 +279,7 @@ def policy_decisions(ent, board, runs, states, sc, lo, hi, alay, book, tmp, out)
         for who in range(players):
             out[g, who] = -1
             s = pend[g, who, 0]
-            if s < 0:
+            if s < 0 or run.policies[who] == NOT_ASKED:
                 continue
             kind = pend[g, who, 1]
             row, m = policy_row(ent, board, st, sc, s, kind, np.int32(who), run, None)

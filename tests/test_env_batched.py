@@ -228,9 +228,10 @@ def test_rewards_and_final_observation_of_an_ended_game():
     assert not (rewards[~ended] != 0).any()
     assert info["_final_obs"][g]
     age3 = venv.feature_names().index("age=3")
-    assert info["final_obs"][g, :, age3].all()  # the last observation: Age III
+    assert info["final_obs"]["observation"][g, :, age3].all()  # the last observation: Age III
     # Gymnasium's names before 1.0, kept one release: the same arrays
-    assert info["final_observation"] is info["final_obs"] and info["_final_observation"] is info["_final_obs"]
+    assert info["final_observation"] is info["final_obs"]["observation"]
+    assert info["_final_observation"] is info["_final_obs"]
     assert obs["observation"][g, :, venv.feature_names().index("age=1")].all()  # the next game's first
 
 
@@ -262,3 +263,21 @@ def test_a_games_outcome_shares_the_win_among_tied_winners_and_leaves_the_free_c
     assert outcome(res, 2, 0) == (0.5, 0) and outcome(res, 2, 1) == (0.5, 0)
     res[1, RES_TOTAL], res[1, RES_RANK] = 40, 2
     assert outcome(res, 2, 0) == (1.0, 10) and outcome(res, 2, 1) == (0.0, -10)
+
+
+def test_asking_one_seat_at_a_time_draws_only_that_seats_stream():
+    """policy_actions with None for a learner seat leaves it alone: seats asked one by one get the
+    ids one ask of every seat gets, and a step of them plays simulate's random games."""
+    together = batched_v0.env(num_games=2, players=3, seed=5)
+    apart = batched_v0.env(num_games=2, players=3, seed=5)
+    together.reset(), apart.reset()
+    for _ in range(40):
+        both = together.policy_actions("random").copy()
+        asked = np.full_like(both, -1)
+        for seat in range(3):
+            names = [None] * 3
+            names[seat] = "random"
+            asked[:, seat] = apart.policy_actions(names)[:, seat]
+        assert (asked == both).all()
+        together.step(both), apart.step(asked)
+    assert (together.acting() == apart.acting()).all()

@@ -40,12 +40,13 @@ from pathlib import Path
 
 import numpy as np
 
-from wsim.env.actions import N_ACTIONS_PER_CARD, PURCHASE_SLOTS, ActionLayout, EnvError
+from wsim.env.actions import ASKABLE, N_ACTIONS_PER_CARD, PURCHASE_SLOTS, ActionLayout, EnvError
 from wsim.errors import brief, flag, one_of, optional_whole, whole_number
+from wsim.kernels.policy import BATCHABLE
 
 REWARDS = ("win", "margin")
 MAX_GAMES = 1_000_000
-KERNEL_POLICIES = ("random", "greedy", "heuristic", "learned")  # rollout searches: too slow to batch
+KERNEL_POLICIES = BATCHABLE  # rollout searches: too slow to batch
 VERDICTS = ("", "is out of range", "is not one of its legal actions", "was given by a seat with no decision to take "
             "(pass -1)")
 # The share of the memory available an environment's arrays may take: the rest is for Python, the
@@ -214,6 +215,7 @@ class BatchedEnv:
         self._log_shapes = (((0, MAX_EVENTS, len(EVENT_COLUMNS)), np.int16), ((0,), np.int32))
         self._local = threading.local()
         self._verdict = np.full(2, -1, np.int64)
+        self._final_obs = {"observation": self._views.final_obs}  # the observation's structure, as Gymnasium 1.0's
         self._dealt = self._closed = False
 
     def _array_specs(self) -> dict:
@@ -323,12 +325,14 @@ class BatchedEnv:
 
     def policy_actions(self, policy="heuristic") -> np.ndarray:
         """(N, P) int64: the action a kernel policy (random, greedy or heuristic, its default
-        parameters; or a list with one per seat, None for a kernel seat) takes for every acting learner seat, -1 where
-        none acts: the decision wsim.simulate's game takes, drawing from the seat's own random
-        stream. Stepped as given, the games are wsim.simulate's. With rotate, the list is by role (as
-    policies is). A buffer, as sample_legal's."""
+        parameters; or a list with one per seat) takes for every acting learner seat, -1 where
+        none acts or is not asked (None in the list: a learner seat not asked, whose random stream
+        is then left untouched; a kernel seat plays its own policy anyway): the decision
+        wsim.simulate's game takes, drawing from the seat's own random stream once per ask.
+        Stepped as given, the games are wsim.simulate's. With rotate, the list is by role (as
+        policies is). A buffer, as sample_legal's."""
         from wsim.run.weights import policy_defaults
-        from wsim.kernels.batched import policy_decisions
+        from wsim.kernels.batched import NOT_ASKED, policy_decisions
 
         self._need_reset("policy_actions")
         chosen = [policy] * self.players if isinstance(policy, str) else policy
@@ -336,11 +340,12 @@ class BatchedEnv:
             raise EnvError(f"policy_actions: a policy name or a list of {self.players}, got {brief(policy)}")
         run = self._runner.run.copy()
         for seat, name in enumerate(chosen):
-            if name is None and not self._learner[seat]:
+            if name is None:
+                if self._learner[seat]:
+                    run[0]["policies"][seat] = NOT_ASKED
                 continue  # a kernel seat keeps its own policy
-            if name not in ("random", "greedy", "heuristic"):
-                raise EnvError(f"policy_actions: random, greedy or heuristic for seat {seat}"
-                               f"{'' if self._learner[seat] else ' (or None: a kernel seat)'}, got {brief(name)}")
+            if name not in ASKABLE:
+                raise EnvError(f"policy_actions: {', '.join(ASKABLE)} or None for seat {seat}, got {brief(name)}")
             if self._learner[seat]:
                 pid, row = policy_defaults(name)
                 run[0]["policies"][seat] = pid
@@ -372,7 +377,7 @@ class BatchedEnv:
     def _info(self) -> dict:
         book, views = self._book, self._views
         return {"game": book.game, "legal_ids": book.legal, "legal_count": book.n_legal, "vp_total": views.vp,
-                "final_obs": views.final_obs, "_final_obs": views.ended,
+                "final_obs": self._final_obs, "_final_obs": views.ended,
                 # the names before Gymnasium 1.0, kept one release (module docstring)
                 "final_observation": views.final_obs, "_final_observation": views.ended}
 

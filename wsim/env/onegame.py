@@ -1,8 +1,7 @@
 """One game at a time of the batched core: what the PettingZoo adapters (wonders_v1) and the
 single learner (single.py) show.
 
-A BatchedEnv(num_games=1) plays the game (RoundCore: its policy_actions asked as often as a
-round needs); OneGame keeps what a one-game front needs beside it:
+A BatchedEnv(num_games=1) plays the game; OneGame keeps what a one-game front needs beside it:
 which seats decide now (in seat order), the game's seed and index, and once it ends its last
 observations, rewards and points (the core has dealt the next game in the same call). deal()
 starts a game: game 0 of a seed, or the next game of the current seed (a game left unfinished
@@ -38,38 +37,6 @@ def _asked_policies(policies, players: int) -> list:
     return [one_of(name, "policies", ASKABLE, EnvError) for name in policies]
 
 
-class RoundCore(BatchedEnv):
-    """A BatchedEnv whose policy_actions may be asked again before the step: each ask starts
-    from the random streams the round began with. BatchedEnv.policy_actions draws from the
-    seats' streams as it asks (the step then plays the pick without drawing), so a second ask in
-    a round (the AEC env asks its pending agents one after the other, each with its own policy)
-    would draw twice, and the game would no longer be wsim.simulate's."""
-
-    _round_states = None  # the game's state record when the round's first ask was made
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple:
-        self._round_states = None
-        return super().reset(seed=seed, options=options)
-
-    def step(self, actions) -> tuple:
-        out = super().step(actions)
-        self._round_states = None  # a step that is refused keeps the round's streams
-        return out
-
-    def policy_actions(self, policy="heuristic"):
-        """BatchedEnv.policy_actions, from the round's streams (a refused ask changes nothing)."""
-        now = self._states.copy()
-        if self._round_states is None:
-            self._round_states = now
-        else:
-            np.copyto(self._states, self._round_states)
-        try:
-            return super().policy_actions(policy)
-        except EnvError:
-            np.copyto(self._states, now)
-            raise
-
-
 class OneGame(CoreWords):
     """One game at a time of a BatchedEnv(num_games=1) (module docstring). kernel: the core's
     policies (None: every seat a learner; else a kernel policy per seat, None for a learner);
@@ -78,17 +45,15 @@ class OneGame(CoreWords):
 
     def __init__(self, players: int = 4, seed: int = 0, reward: str = "win", asked="heuristic", kernel=None,
                  **settings):
-        self.batched = RoundCore(num_games=1, players=players, seed=seed, policies=kernel, reward=reward, **settings)
+        self.batched = BatchedEnv(num_games=1, players=players, seed=seed, policies=kernel, reward=reward, **settings)
         self.players = self.batched.players
         self.policies = _asked_policies(asked, self.players)
-        self._learner = [p is None for p in self.batched.policies]
         self.seed_value, self.game_index = self.batched.seed, -1
         self.done = True
         self.pending: list = []  # the seats with a decision to take now, in seat order
         self._dealt = self._unseen = False  # the core has dealt; its current game is not shown yet
         self._actions = np.full((1, self.players), -1, np.int64)
         self._no_mask = np.zeros(self.batched.n_actions, np.int8)
-        self._asked, self._answers = {}, None  # this round's policy_action picks (their policies, the core's ids)
         self.final_obs = self.rewards = self.vp_total = None
         names = self.feature_names()
         self._age_turn = tuple([i for i, n in enumerate(names) if n.startswith(head)] for head in ("age=", "turn="))
@@ -118,7 +83,6 @@ class OneGame(CoreWords):
 
     def _round(self):
         self.pending = np.flatnonzero(self._info["legal_count"][0] > 0).tolist()
-        self._asked, self._answers = {}, None
 
     def legal(self, seat: int, action: int) -> bool:
         """Whether `action` is one of the seat's legal ids now."""
@@ -140,8 +104,7 @@ class OneGame(CoreWords):
             self._actions[0, seat] = action
         _, rewards, ended, _, info = self.batched.step(self._actions)
         if ended[0]:
-            last = info.get("final_obs", info["final_observation"])  # the Gymnasium >= 1.0 name, or the old
-            self.final_obs = np.array(last["observation"] if isinstance(last, dict) else last)[0]
+            self.final_obs = info["final_obs"]["observation"][0].copy()
             self.rewards = [float(r) for r in rewards[0]]
             self.vp_total = [int(v) for v in info["vp_total"][0]]
             self.done, self._unseen, self.pending = True, True, []
@@ -150,19 +113,15 @@ class OneGame(CoreWords):
 
     def policy_action(self, seat: int, policy) -> int:
         """The id a kernel policy (ASKABLE's; None: the seat's own, `policies`) picks for the
-        seat's pending decision, drawing from the seat's random stream as wsim.simulate does.
-        The seats asked earlier this round are asked again with their own policy, so that the
-        copy each policy chose (the core stashes it) is the one played."""
+        seat's pending decision, drawing from the seat's random stream as wsim.simulate does (the
+        core asks that seat alone, and stashes the copy its policy chose: that copy is played)."""
         policy = self.policies[seat] if policy is None else policy
         if policy not in ASKABLE:
             dropped = " (the batched core cannot ask it: wsim.Game.policy_move can)" if policy in NOT_ASKED else ""
             raise EnvError(f"policy: one of {', '.join(ASKABLE)}{dropped}, got {brief(policy)}")
-        names = [self._asked.get(s, policy) if self._learner[s] else None for s in range(self.players)]
+        names = [None] * self.players
         names[seat] = policy
-        if self._answers is None or self._answers[0] != names:
-            self._answers = (names, self.batched.policy_actions(names).copy())
-        self._asked[seat] = policy
-        return int(self._answers[1][0, seat])
+        return int(self.batched.policy_actions(names)[0, seat])
 
     def describe(self, agents: list) -> str:
         """The game in words: who decides now, or the final points and rewards."""
