@@ -72,7 +72,7 @@ def _code_words(path: Path) -> str:
 @pytest.mark.parametrize("module", POLICY_CODE)
 def test_no_policy_code_names_a_card_or_a_wonder(tables, module):
     code = _code_words(Path(__file__).resolve().parent.parent / "kernels" / module)
-    assert "njit" in code  # the module's code was read
+    assert len(code.split()) > 50  # the module's code was read
     names = {n.lower() for n in tables.card_names} | {n.lower() for n in tables.board_names}
     names |= {w.replace("_", " ") for w in tables.board_ids}
     found = sorted(n for n in names if re.search(r"\b" + re.escape(n) + r"\b", code))

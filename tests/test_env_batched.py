@@ -7,8 +7,10 @@ import pytest
 
 import wsim
 from wsim.api.game import DECISION_KINDS
+from wsim.codes import ACTIONS, COPY_LEFT
 from wsim.env import batched_v0
 from wsim.env.actions import EnvError
+from wsim.kernels.layout import DECLINE, M_ACTION, M_CARD, M_COPY3, M_SLOT
 from wsim.run.runner import set_threads, available_cores
 
 
@@ -88,12 +90,32 @@ def test_a_hand_with_two_copies_plays_the_copy_the_policy_chose():
     assert all(totals.tolist() == expected[game].tolist() for game, totals in got.items())
 
 
-def _game_ids(game, layout, name_of) -> dict:
-    """{decider: (the decision, its legal ids)} of a wsim.Game's pending decisions."""
+def _row_words(row, kind: int, purchase: int, card_name) -> str:
+    """A kernel row's action in ActionLayout's words, read from its columns: the independent reading
+    the kernels' ids (kernels/actions.py) are checked against."""
+    if kind == DECISION_KINDS.index("copy3"):
+        return "copy left" if row[M_COPY3] == COPY_LEFT else "copy right"
+    if row[M_ACTION] == DECLINE:
+        return "decline"
+    if kind == DECISION_KINDS.index("discard_build"):
+        return f"take {card_name(row[M_CARD])}"
+    return f"{ACTIONS[row[M_ACTION]]} {card_name(row[M_CARD])}" + (f" purchase {purchase}" if purchase else "")
+
+
+def _game_ids(game, venv) -> dict:
+    """{decider: (the decision, its kind, its legal ids)} of a wsim.Game's pending decisions: each
+    listed row's words made into an id (a (card, action) pair's purchases follow its default one)."""
     out = {}
     for d in game.pending():
         kind = DECISION_KINDS.index(d.kind)
-        out[d.decider] = (d, kind, layout.ids(game._rows(d.seat, kind), kind, name_of))
+        ids, pair, purchase = [], None, 0
+        for row in game._rows(d.seat, kind):
+            key = (int(row[M_SLOT]), int(row[M_ACTION]))
+            purchase = purchase + 1 if key == pair else 0
+            pair = key
+            words = _row_words(row, kind, purchase, lambda c: venv._names[venv._tables.card_name_id[c]])
+            ids.append(venv.action_from_string(words))
+        out[d.decider] = (d, kind, ids)
     return out
 
 
@@ -102,14 +124,13 @@ def test_legal_ids_and_masks_equal_game_legal(players, settings):
     slots = 3
     venv = batched_v0.env(num_games=slots, players=players, seed=8, **settings)
     _, info = venv.reset()
-    name_of = venv._tables.card_name_id.__getitem__
     games = [wsim.Game(players=players, seed=8, game=g, **settings) for g in range(slots)]
     live = set(range(slots))
     steps = 0
     while live:
         mask = venv._views.mask
         for g in sorted(live):
-            pending = _game_ids(games[g], venv.layout, name_of)
+            pending = _game_ids(games[g], venv)
             acting = {s for s in range(players) if info["legal_count"][g, s] > 0}
             assert acting == set(pending), f"slot {g}, step {steps}"
             for s, (_, _, ids) in pending.items():
@@ -119,7 +140,7 @@ def test_legal_ids_and_masks_equal_game_legal(players, settings):
         actions = venv.sample_legal().copy()
         _, _, ended, _, info = venv.step(actions)
         for g in sorted(live):
-            pending = _game_ids(games[g], venv.layout, name_of)
+            pending = _game_ids(games[g], venv)
             games[g].step({d.seat: ids.index(int(actions[g, s])) for s, (d, _, ids) in pending.items()})
             if ended[g]:
                 assert games[g].done

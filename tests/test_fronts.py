@@ -40,10 +40,14 @@ class StepAPI(Front):
         return wsim.Game(players=self.players, seed=SEED, game=index, policies=self.policy, **self.settings)
 
     def play(self) -> dict:
-        out = {}
+        # Game.step takes a round's decisions at once, so at 2 players the Free City's move is
+        # shown before its controller's own move is played: the vectors are compared from 3 players
+        out, self.seen = {}, [] if self.players > 2 else None
         for index in range(GAMES):
             g = self._game(index)
             while not g.done:
+                if index == 0 and self.seen is not None and any(d.decider == 0 for d in g.pending()):
+                    self.seen.append(g.features(0))
                 g.step({d.seat: g.policy_move(d.seat) for d in g.pending()})
             out[index] = {p["seat"]: (p["vp_total"], None) for p in g.scores()[:self.players]}
         return out

@@ -4,11 +4,8 @@ opponents a learner seat plays against, and the words every front reads from its
 
 from __future__ import annotations
 
-import numpy as np
-
 from wsim import codes
 from wsim.errors import WsimError, brief, one_of
-from wsim.kernels.layout import DEC_NAMES, DECLINE, M_ACTION, M_CARD, M_COPY3, M_SLOT
 from wsim.kernels.policy import BATCHABLE
 from wsim.kernels.schema import MAX_OPTIONS
 
@@ -98,23 +95,3 @@ class ActionLayout:
             return (by_name[rest] * N_ACTIONS_PER_CARD + codes.ACTIONS.index(head)) * PURCHASE_SLOTS + purchase
         raise EnvError(f"action: {brief(text)} names no action (e.g. 'build Lumber Yard', 'discard Tavern', "
                        "'stage Library purchase 1', 'copy left', 'take Baths', 'decline')")
-
-    def ids(self, rows: np.ndarray, kind: int, name_of) -> list:
-        """The action id of each legal row (kernel rows, columns layout.M_*) of a decision, read in
-        Python: no environment uses it (the kernels' row_ids is the one formula); it is the
-        independent reading tests/test_env_batched.py checks the kernels' ids against."""
-        out = []
-        if kind == DEC_NAMES.index("copy3"):
-            return [self.moves_end + (0 if r[M_COPY3] == codes.COPY_LEFT else 1) for r in rows]
-        if kind == DEC_NAMES.index("discard_build"):
-            return [self.decline if r[M_ACTION] == DECLINE else self.copy_end + name_of(r[M_CARD]) for r in rows]
-        purchase, pair = 0, None
-        for r in rows:
-            if r[M_ACTION] == DECLINE:
-                out.append(self.decline)
-                continue
-            key = (int(r[M_SLOT]), int(r[M_ACTION]))
-            purchase = purchase + 1 if key == pair else 0  # a pair's purchases follow its default one
-            pair = key
-            out.append((name_of(r[M_CARD]) * N_ACTIONS_PER_CARD + int(r[M_ACTION])) * PURCHASE_SLOTS + purchase)
-        return out
