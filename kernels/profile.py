@@ -19,6 +19,7 @@ Two more loops serve `wsim bench`: `loop_floor`, a bare loop of the game's shape
 deal, then picks and passes with no rules), and `trade_calls`, the trading solver on fixed positions.
 """
 
+import numpy as np
 from numba import njit
 
 from wsim.kernels.loop import play_out
@@ -56,7 +57,7 @@ def profile_games(ent, board, run, games, res, cards, acc, st, sc, log):
         acc[LOOP] -= acc[c]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def trade_calls(costs, seat, out, repeats):
     """The trading solver asked `repeats` times about every position i (cost row i, the city at
     seat row 3i and its neighbours at 3i+1 and 3i+2): `wsim bench`'s yardstick. Returns the sum
@@ -68,7 +69,7 @@ def trade_calls(costs, seat, out, repeats):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # its seat spec is allocated once a call
 def loop_floor(ent, board, n_cards, n, games, with_play, sc, dealt, hand, spare, owned):
     """The loop floor of a game (with_play) or its deal alone, over `games` games: the real deal,
     then 3 ages x 6 turns of: every seat checks each card of its hand against its owned names,
