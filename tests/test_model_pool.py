@@ -1,15 +1,19 @@
 """Several model files in one run: each learned seat plays the model file its label names
 (kernels/learned.py: the model record holds one model per file, a seat's row names its own), the
-dataset records each seat's file and sha256, and a changed file is refused on --resume."""
+dataset records each seat's file and sha256, and a changed file is refused on --resume; the
+batched environment's opponent pool (wsim/env/pool.py) plays seating i mod k in game i."""
 
 import hashlib
+import re
 import shutil
 
+import numpy as np
 import pytest
 
 import wsim
 from clikit import last_error_line, run_cli
 from wsim.dataset.parts import read_metadata
+from wsim.env.batched import BatchedEnv
 from wsim.run.model import Model, read_model
 
 pytestmark = pytest.mark.slow  # the learned family's kernels
@@ -91,6 +95,61 @@ def test_a_label_without_a_file_refused(tmp_path):
     bad = run_cli("simulate", "--games", "2", "--players", "3", "--policies", "learned:a,learned:b,heuristic",
                   "--policy-param", "a.model=", "--out", str(out))
     assert bad.exit_code == 2 and "a.model needs a model file" in last_error_line(bad) and not out.exists()
+
+
+def _pool_totals(venv, games: int) -> dict:
+    """{game index: its final totals} of every game that ends until `games` have, each learner
+    playing its heuristic (BatchedEnv.policy_actions)."""
+    venv.reset()
+    got = {}
+    while len(got) < games:
+        index = venv._book.game.copy()
+        _, _, ended, _, info = venv.step(venv.policy_actions("heuristic"))
+        for g in np.flatnonzero(ended):
+            got[int(index[g])] = info["vp_total"][g].tolist()
+    return got
+
+
+def test_a_pool_plays_seating_i_mod_k_as_simulate_plays_it(negated_model, narrow_model):
+    """Game i of a pool of two seatings, rotated, plays seating i mod 2 turned i seats on (the
+    learner's role played by its heuristic): the game wsim.simulate plays with that seating, each
+    learned label on its own model file, the unlabeled learned seat on the shipped one."""
+    pool = [[None, "learned:a", "heuristic", "greedy"], [None, "greedy", "learned:b", "learned"]]
+    params = {"a.model": str(negated_model), "b.model": str(narrow_model)}
+    venv = BatchedEnv(num_games=3, players=4, seed=3, policies=pool, policy_params=params, rotate=True)
+    assert venv.seatings == pool and venv._runs.shape[0] == 4
+    for game, totals in _pool_totals(venv, 6).items():
+        named = ["heuristic" if p is None else p for p in pool[game % 2]]
+        turned = [named[(s - game) % 4] for s in range(4)]
+        own = [f"{k}={v}" for k, v in params.items() if any(p.endswith(":" + k.split(".")[0]) for p in turned)]
+        table = wsim.simulate(games=game + 1, players=4, seed=3, policies=turned, policy_params=own, threads=1)
+        rows = sorted((r["seat"], r["vp_total"]) for r in table.to_pylist() if r["game"] == game)
+        assert totals == [v for _, v in rows], f"game {game}"
+
+
+def test_vector_env_takes_a_pool_of_opponents(negated_model):
+    """vector_env's opponents may be a list of opponent lists, labels among them: the batched core
+    gets one seating per list, the learner at seat 0."""
+    from wsim.env import batched_v0
+
+    venv = batched_v0.vector_env(num_envs=2, players=3, opponents=[["learned:old", "heuristic"], ["greedy", "random"]],
+                                 policy_params={"old.model": str(negated_model)}, seed=1)
+    assert venv.batched.seatings == [[None, "learned:old", "heuristic"], [None, "greedy", "random"]]
+    venv.reset()
+    venv.step(venv.sample_legal())
+
+
+@pytest.mark.parametrize("policies, params, message", [
+    ([[None, "heuristic", "greedy"], ["heuristic", None, "greedy"]], {}, "learners (None) at the same seats"),
+    ([[None, "heuristic", "greedy"], [None, "rollout", "greedy"]], {}, "each a policy name"),
+    ([[None, "heuristic", "greedy"], [None, "heuristic"]], {}, "a list of 3 entries"),
+    ([[None, "learned:a", "greedy"], [None, "heuristic", "greedy"]], {"b.model": "x.npz"},
+     "names neither a policy nor a label of any seating"),
+    ([[None, "learned:a", "greedy"]], {"a.model": "/no/such/model.npz"}, "cannot be read"),
+])
+def test_a_bad_pool_is_refused(policies, params, message):
+    with pytest.raises(wsim.WsimError, match=re.escape(message)):
+        BatchedEnv(num_games=2, players=3, policies=policies, policy_params=params)
 
 
 def test_a_rollout_over_a_labelled_learned_seat_plays_its_file(tables, negated_model):
