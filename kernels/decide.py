@@ -88,7 +88,7 @@ def decide(ent, board, st, sc, s, who, kind, n_moves, run, model):
     params = run.params
     if model is not None:
         if policy == POLICY_LEARNED:  # it may decline (its list's last option)
-            return learned.choice(ent, board, st, sc, s, who, kind, n_moves, model)
+            return learned.choice(ent, board, st, sc, s, who, kind, n_moves, model, params)
     if kind == DEC_SEVENTH or kind == DEC_DISCARD:
         n_moves -= 1  # no policy here declines a 7th card or a discard build (the last option)
     if policy == POLICY_RANDOM:

@@ -22,9 +22,12 @@ every city at 2 players), the observer's hand, the pile's count and those cities
 those rows of W1. The tape writes x plus the same changes, so that training and play see one
 vector.
 
-A model is a schema.Model (lay, w1, b1, w2, b2: lay the input's offsets, `input_layout`: the
-observation's, then L_POINTS and L_INPUT) and a tape a schema.Tape (lay, rows, meta, count,
-sample: the recorded inputs, each row's T_* facts, how many rows are written, and the
+A model record is a schema.Model (lay, w1, b1, w2, b2, units: lay the input's offsets,
+`input_layout`: the observation's, then L_POINTS and L_INPUT): it holds the K models of a run,
+one a learned seat's file (wsim/run/model.seats_model), each padded to the widest with zero
+units that its loops never reach (units[k]: its own width), so that a model plays as it plays
+alone; a seat's parameter row names its model (L_MODEL). A tape is a schema.Tape (lay, rows,
+meta, count, sample: the recorded inputs, each row's T_* facts, how many rows are written, and the
 sampling's stream key, threshold (a decision is recorded when its draw is below it), draw counter
 and exploration threshold); kernels/schema.py gives their fields' types. A recorded decision
 whose next draw is below the exploration threshold plays a uniform legal option instead of the
@@ -49,6 +52,7 @@ from wsim.kernels.layout import (C_ACTION, C_CARD, C_COPY3, C_ON, DEC_COPY3, DEC
 from wsim.kernels.observe import (O_CITY, O_CITY_SIZE, O_HAND, O_LENGTH, O_N_NAMES, O_PILE, city_block, encode,
                                   hand_block, layout)
 from wsim.kernels.rng import draw_u64
+from wsim.kernels.policy import L_MODEL
 from wsim.kernels.schema import Model, Tape
 from wsim.kernels.score import score_seat
 from wsim.kernels.step import set_choice
@@ -92,8 +96,8 @@ def no_model(lay: np.ndarray) -> Model:
     """A model for training games without a learned seat (the learned family takes one): one
     hidden unit, every weight zero."""
     width = int(lay[L_INPUT])
-    return Model(lay, np.zeros((width, 1), np.float32), np.zeros(1, np.float32), np.zeros(1, np.float32),
-                 np.zeros(1, np.float32))
+    return Model(lay, np.zeros((1, width, 1), np.float32), np.zeros((1, 1), np.float32),
+                 np.zeros((1, 1), np.float32), np.zeros(1, np.float32), np.ones(1, np.int64))
 
 
 @njit(cache=True, _nrt=False)
@@ -244,86 +248,87 @@ def _copy_cities(st, sc, s, every):
 
 
 @njit(cache=True, _nrt=False)
-def _hidden0(model, sc):
-    """sc.h0: the hidden layer of x, before its activation."""
+def _hidden0(model, k, sc):
+    """sc.h0: the hidden layer of x for model k, before its activation."""
     lay, w1, b1 = model.lay, model.w1, model.b1
     h0, x = sc.h0, sc.x
-    units = b1.shape[0]
+    units = model.units[k]
     for u in range(units):
-        h0[u] = b1[u]
+        h0[u] = b1[k, u]
     for i in range(lay[L_INPUT]):
         xi = x[i]
         if xi != 0:
             for u in range(units):
-                h0[u] += xi * w1[i, u]
+                h0[u] += xi * w1[k, i, u]
 
 
 @njit(cache=True, _nrt=False, fastmath={"nnan", "ninf", "nsz", "arcp", "afn"})
-def _value(model, sc, m):
-    """The model's value of x plus the m changes listed."""
-    w1, b1, w2, b2 = model.w1, model.b1, model.w2, model.b2
+def _value(model, k, sc, m):
+    """Model k's value of x plus the m changes listed."""
+    w1, w2 = model.w1, model.w2
     h, h0 = sc.h, sc.h0
-    units = b1.shape[0]
+    units = model.units[k]
     for u in range(units):
         h[u] = h0[u]
     for i in range(m):
         r = sc.d_at[i]
         d = sc.d_by[i]
         for u in range(units):
-            h[u] += d * w1[r, u]
+            h[u] += d * w1[k, r, u]
     # the output's sum in eight partial sums of fixed order, which the compiler may vectorise
     # without reordering a sum, so that a value is the same on every machine
     zero = np.float32(0)
     a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = zero
     whole = units - units % 8
     for u in range(0, whole, 8):
-        a0 += w2[u] * max(h[u], zero)
-        a1 += w2[u + 1] * max(h[u + 1], zero)
-        a2 += w2[u + 2] * max(h[u + 2], zero)
-        a3 += w2[u + 3] * max(h[u + 3], zero)
-        a4 += w2[u + 4] * max(h[u + 4], zero)
-        a5 += w2[u + 5] * max(h[u + 5], zero)
-        a6 += w2[u + 6] * max(h[u + 6], zero)
-        a7 += w2[u + 7] * max(h[u + 7], zero)
+        a0 += w2[k, u] * max(h[u], zero)
+        a1 += w2[k, u + 1] * max(h[u + 1], zero)
+        a2 += w2[k, u + 2] * max(h[u + 2], zero)
+        a3 += w2[k, u + 3] * max(h[u + 3], zero)
+        a4 += w2[k, u + 4] * max(h[u + 4], zero)
+        a5 += w2[k, u + 5] * max(h[u + 5], zero)
+        a6 += w2[k, u + 6] * max(h[u + 6], zero)
+        a7 += w2[k, u + 7] * max(h[u + 7], zero)
     for u in range(whole, units):
-        a0 += w2[u] * max(h[u], zero)
-    v = b2[0] + (((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)))
+        a0 += w2[k, u] * max(h[u], zero)
+    v = model.b2[k] + (((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)))
     return v
 
 
 @njit(cache=True, _nrt=False)
-def _option_value(ent, board, st, sc, s, who, kind, j, model, copy3):
-    """The model's value of option j's afterstate."""
+def _option_value(ent, board, st, sc, s, who, kind, j, model, k, copy3):
+    """Model k's value of option j's afterstate."""
     m = 0
     if _resolve_alone(ent, board, st, sc, s, who, kind, j, copy3):
         m = _changes(ent, st, sc, s, who, kind, j, model.lay)
         _copy_cities(st, sc, s, False)
-    return _value(model, sc, m)
+    return _value(model, k, sc, m)
 
 
 @njit(cache=True, _nrt=False)
-def best_option(ent, board, st, sc, s, who, kind, n_moves, model):
+def best_option(ent, board, st, sc, s, who, kind, n_moves, model, k):
     """(option, value): the option (of the first n_moves of sc.moves) whose afterstate seat who's
-    model values most, for city s's decision `kind` (the first of them on a tie), and that value
+    model (model k of the record) values most, for city s's decision `kind` (the first of them on a tie), and that value
     (seat who's expected final margin over the best other player, in points)."""
     _input(ent, st, sc, who, s, model.lay)
-    _hidden0(model, sc)
+    _hidden0(model, k, sc)
     _copy_cities(st, sc, s, True)
     best_i = -1
     best = np.float32(0)
     for j in range(n_moves):
-        v = _option_value(ent, board, st, sc, s, who, kind, j, model, np.int64(COPY_LEFT))
+        v = _option_value(ent, board, st, sc, s, who, kind, j, model, k, np.int64(COPY_LEFT))
         if kind != DEC_COPY3 and sc.moves[j, M_COPY3] == 1:
-            v = max(v, _option_value(ent, board, st, sc, s, who, kind, j, model, np.int64(COPY_RIGHT)))
+            v = max(v, _option_value(ent, board, st, sc, s, who, kind, j, model, k, np.int64(COPY_RIGHT)))
         if best_i < 0 or v > best:
             best_i, best = j, v
     return best_i, best
 
 
 @njit(cache=True, inline="always")
-def choice(ent, board, st, sc, s, who, kind, n_moves, model):
-    """POLICY_LEARNED's option for city s's decision `kind` (best_option)."""
-    return best_option(ent, board, st, sc, s, who, kind, n_moves, model)[0]
+def choice(ent, board, st, sc, s, who, kind, n_moves, model, params):
+    """POLICY_LEARNED's option for city s's decision `kind` (best_option), by the model its row
+    names (params[who, L_MODEL])."""
+    return best_option(ent, board, st, sc, s, who, kind, n_moves, model, params[who, L_MODEL])[0]
 
 
 @njit(cache=True, _nrt=False)

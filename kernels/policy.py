@@ -35,6 +35,10 @@ PARAM_KEYS = {"random": (), "greedy": GREEDY_KEYS, "heuristic": HEURISTIC_KEYS,
 R_PLAYOUTS, R_BASE_ID, R_BASE = range(3)
 R_DEPTH = R_BASE
 assert not PARAM_KEYS["learned"], "a learned base's row holds the rollout's depth"
+# a learned row's model: its index in the run's model record (kernels/learned.py), set by the run
+# layer from the seat's model file (wsim/run/settings.py), never a user's parameter; after the
+# depth entry, so that a rollout's learned base row carries it too (and its playouts play it)
+L_MODEL = 1
 P_COUNT = R_BASE + max(len(k) for k in PARAM_KEYS.values())
 assert P_COUNT <= schema.PARAMS, "a parameter row must fit the run record's room (kernels/schema.py PARAMS)"
 

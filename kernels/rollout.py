@@ -40,7 +40,7 @@ from wsim.kernels.decide import decide, take_decision
 from wsim.kernels.learned import best_option, explore, record
 from wsim.kernels.layout import (DEC_MOVE, F_CTR, G_FC, G_N, LIST_PRICED, MAX_CITY, MAX_SEATS, MAX_STAGES, M_DEFAULT,
                                  RES_COUNT, RES_RANK, RES_TOTAL, RUN, SCRATCH, STATE)
-from wsim.kernels.policy import POLICY_LEARNED, R_BASE, R_BASE_ID, R_DEPTH, R_PLAYOUTS
+from wsim.kernels.policy import L_MODEL, POLICY_LEARNED, R_BASE, R_BASE_ID, R_DEPTH, R_PLAYOUTS
 from wsim.kernels.rng import stream_key
 from wsim.kernels.schema import Log, Stop
 from wsim.kernels.step import apply, clone_state, final, legal, pending
@@ -95,7 +95,7 @@ def _truncated(ent, board, base, st, sc, log, model, who, stop, res, cards, fc):
     if loop.play_out(ent, board, base, st, sc, log, None, None, model, None, stop) > 0:
         listing = (np.int64(LIST_PRICED), np.int64(1), np.int64(1))  # the learned policy's (decide.listing)
         m = legal(ent, board, st, sc, who, DEC_MOVE, listing, None)
-        return np.float64(best_option(ent, board, st, sc, who, who, DEC_MOVE, m, model)[1])
+        return np.float64(best_option(ent, board, st, sc, who, who, DEC_MOVE, m, model, base.params[who, L_MODEL])[1])
     final(ent, st, res, cards)
     return np.float64(_outcome(res, n, fc, who))
 

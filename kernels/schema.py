@@ -360,10 +360,12 @@ SLOTS = (
 )
 MODEL = (
     ("lay", "int64[L_INPUT + 1]", "the input's offsets (learned.input_layout)"),
-    ("w1", "float32[L_INPUT, H]", "the first layer's weights (H <= MAX_HIDDEN)"),
-    ("b1", "float32[H]", "its biases"),
-    ("w2", "float32[H]", "the output's weights"),
-    ("b2", "float32[1]", "its bias"),
+    ("w1", "float32[K, L_INPUT, H]", "each of the K models' first layer weights (H <= MAX_HIDDEN: the widest "
+                                     "model's units; a narrower one's are padded with zeros)"),
+    ("b1", "float32[K, H]", "their biases"),
+    ("w2", "float32[K, H]", "the output's weights"),
+    ("b2", "float32[K]", "its bias"),
+    ("units", "int64[K]", "each model's own hidden units (the loops stop there)"),
 )
 TAPE = (
     ("lay", "int64[L_INPUT + 1]", "the input's offsets (learned.input_layout)"),

@@ -287,7 +287,7 @@ def test_check_reports_a_version_this_wsim_does_not_write(tmp_path, key, said):
 def test_parameters_by_name_give_back_the_row(specs):
     names, labels = ("rollout", "greedy", "heuristic", "learned", "random"), ("rollout", "g", "heuristic",
                                                                             "learned", "random")
-    rows, _, _ = apply_policy_params(specs, names, labels)
+    rows = apply_policy_params(specs, names, labels)[0]
     for name, row in zip(names, rows):
         assert params_row(name, json.loads(json.dumps(params_by_name(name, row)))) == row
     for name in POLICY_NAMES:

@@ -235,7 +235,7 @@ def test_the_learned_policy_sees_only_its_observation(tables):
 
 def test_learn_refuses_bad_options_and_a_missing_extra(tmp_path, monkeypatch):
     """Each is an `Error:` line and exit 2, nothing written: a bad player count, a rate of 0
-    (from Python), two model files for one run's learned seats, and scikit-learn missing."""
+    (from Python), a labelled seat's model file missing, and scikit-learn missing."""
     import wsim
     from wsim.api import learning
 
@@ -246,7 +246,7 @@ def test_learn_refuses_bad_options_and_a_missing_extra(tmp_path, monkeypatch):
         wsim.learn(out=out, rate=0)
     two = run_cli("simulate", "--games", "4", "--players", "3", "--policies", "learned:a,learned:b,heuristic",
                   "--policy-param", "a.model=x.npz", "--policy-param", "b.model=y.npz", "--out", str(tmp_path / "r"))
-    assert two.exit_code == 2 and "one model file for every learned seat" in last_error_line(two)
+    assert two.exit_code == 2 and "model file 'x.npz': cannot be read" in last_error_line(two)
     monkeypatch.setattr(learning, "find_spec", lambda name: None)
     missing = run_cli("learn", "--out", str(out))
     assert missing.exit_code == 2 and "pip install 'wsim[learn]'" in last_error_line(missing)
@@ -284,10 +284,10 @@ def test_rollout_depth_needs_the_learned_base_and_defaults_to_one(tmp_path):
     from wsim.run.weights import LEARNED_BASE_DEPTH
 
     names = ("rollout", "rollout", "heuristic")
-    rows, _, _ = apply_policy_params(["rollout.base=learned"], names, ("a", "b", "heuristic"))
+    rows = apply_policy_params(["rollout.base=learned"], names, ("a", "b", "heuristic"))[0]
     assert LEARNED_BASE_DEPTH == 1 and all(r[R_BASE_ID] == POLICY_LEARNED and r[R_DEPTH] == 1 for r in rows[:2])
-    rows, _, _ = apply_policy_params(["rollout.depth=3", "rollout.base=learned", "b.depth=0"], names,
-                                     ("a", "b", "heuristic"))
+    rows = apply_policy_params(["rollout.depth=3", "rollout.base=learned", "b.depth=0"], names,
+                               ("a", "b", "heuristic"))[0]
     assert (rows[0][R_DEPTH], rows[1][R_DEPTH]) == (3, 0)
     with pytest.raises(SettingsError, match="needs rollout.base=learned"):
         apply_policy_params(["rollout.depth=2"], names, names)

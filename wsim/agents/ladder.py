@@ -60,7 +60,8 @@ def owns(name: str) -> bool:
 
 @dataclass(frozen=True)
 class Entry:
-    """One listed policy: its name, label and parameter row (and a learned entry's model file)."""
+    """One listed policy: its name, label and parameter row (and the model file of an entry that
+    plays learned)."""
 
     name: str
     label: str
@@ -143,8 +144,8 @@ def parse_entries(policies: list, policy_params) -> list:
     if len(set(labels)) != len(labels):
         raise SettingsError("--policies: each policy of a ladder is listed once (label two seats of one "
                             "policy NAME:A,NAME:B to compare its parameter settings)")
-    rows, _, model = apply_policy_params(policy_params, names, labels)
-    return [Entry(n, lab, row, model if n == "learned" else "") for n, lab, row in zip(names, labels, rows)]
+    rows, _, _, models = apply_policy_params(policy_params, names, labels)
+    return [Entry(n, lab, row, model) for n, lab, row, model in zip(names, labels, rows, models)]
 
 
 def _block(games: int, players: int, k: int) -> tuple:
@@ -157,7 +158,7 @@ def table(seats: list, seed: int, games: int) -> Settings:
     """Settings of games 0 .. games - 1 of `seed` with one player per entry of `seats`."""
     return Settings(players=len(seats), seed=seed, games=games, policies=tuple(e.name for e in seats),
                     labels=tuple(e.label for e in seats), params=tuple(e.params for e in seats),
-                    model=next((e.model for e in seats if e.model), ""))
+                    models=tuple(e.model for e in seats))
 
 
 def _blocks(x: Entry, y: Entry, players: int, games: int, seed: int, first_game: int = 0) -> list:

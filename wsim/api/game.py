@@ -84,7 +84,7 @@ class Game:
         boards, game_sides = settings.board_spec(t)
         with KERNEL_LOCK:
             self._g = KernelGame(t, settings.players, seed=settings.seed, game=game, board_spec=boards,
-                                 side_spec=game_sides, promo=settings.promo_in_pool(), model=settings.model,
+                                 side_spec=game_sides, promo=settings.promo_in_pool(), model=settings.models,
                                  model_digests=settings.weights_files)
         self._g.policies[:] = settings.policy_ids()
         self._g.params[:] = settings.policy_params()

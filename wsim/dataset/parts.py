@@ -59,8 +59,9 @@ def run_meta(tables: Tables, settings: Settings, version: int = SCHEMA_VERSION) 
         "data_sha256": tables.data_sha256,
         "seed": settings.seed,
         "players": settings.players,
-        "policies": [_policy_entry(p, label, row, sha, settings.model, version) for p, label, row, sha in
-                     zip(settings.policies, settings.labels, settings.params, settings.weights_files)],
+        "policies": [_policy_entry(p, label, row, sha, model, version) for p, label, row, sha, model in
+                     zip(settings.policies, settings.labels, settings.params, settings.weights_files,
+                         settings.models)],
         "wonders": wonders_text(settings.wonders),
         "sides": settings.sides,
         "manneken_pis": settings.manneken_pis,
@@ -77,14 +78,15 @@ def metadata(tables: Tables, settings: Settings, first_game: int, games: int, ve
 def _policy_entry(name: str, label: str, row, weights_sha256: str, model: str, version: int) -> dict:
     """A seat's policy in the metadata: its name, its label when it has one, every parameter
     (by name; a list in the kernels' row order before schema version 2), the sha256 of the
-    weights file it plays, when one was given, and a learned seat's model file."""
+    weights file it plays, when one was given, and the model file of a seat that plays learned
+    (its own: a run's learned seats may play different files; a rollout's over a learned base)."""
     entry = {"name": name}
     if label != name:
         entry["label"] = label
     entry["params"] = params_by_name(name, row) if version >= DESCRIBED else list(row)
     if weights_sha256:
         entry["weights_sha256"] = weights_sha256
-    if name == "learned":
+    if model:  # a learned seat's, or a rollout's over a learned base
         entry["model"] = model
     return entry
 

@@ -22,12 +22,15 @@ class EnvError(WsimError):
 
 def opponent_policies(opponents, count: int, choices) -> list:
     """The policy of each of a learner's `count` opponents, from one name for all or a list of
-    `count` names, each one of `choices`: EnvError naming `opponents` otherwise."""
+    `count` names, each one of `choices` or NAME:LABEL of one (a learned label plays the model
+    file its LABEL.model names): EnvError naming `opponents` otherwise."""
     if isinstance(opponents, str):
         opponents = [opponents] * count
     if not isinstance(opponents, (list, tuple)) or len(opponents) != count:
         raise EnvError(f"opponents: a policy name, or a list of {count} (one per other seat), got {brief(opponents)}")
-    return [one_of(name, "opponents", choices, EnvError) for name in opponents]
+    for name in opponents:
+        one_of(name.partition(":")[0] if isinstance(name, str) else name, "opponents", choices, EnvError)
+    return list(opponents)
 
 
 class CoreWords:

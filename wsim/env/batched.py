@@ -8,7 +8,8 @@ stepped together by the kernels (docs/env.md, "N games at once").
         obs, rewards, terminations, truncations, info = venv.step(venv.sample_legal())
 
 One call of `step` plays every acting learner's action of every game, then the kernel policies of
-the other seats (policies: a list with a policy name per seat, None for a learner seat) until each
+the other seats (policies: a list with a policy name per seat, None for a learner seat; or a list
+of such seatings, game i playing seating i mod k: an opponent pool, wsim/env/pool.py) until each
 game waits for a learner again. A game that ends is scored and its slot dealt its next game in the
 same call (Gymnasium's same-step autoreset): info["vp_total"] and info["final_obs"] hold the ended
 game's totals and last observations where terminations is True (info["_final_obs"]: that mask,
@@ -117,39 +118,56 @@ def int64_actions(actions, shape: tuple) -> np.ndarray:
 
 
 def _seat_policies(policies, players: int) -> list:
-    """The policy of each seat, None for a learner (policies None: every seat learns)."""
+    """The seatings of `policies` (module docstring): a list of one or more, each a list with one
+    entry per seat, a kernel policy (NAME or NAME:LABEL) or None for a learner (policies None:
+    one seating, every seat a learner); every seating's learners sit at the same seats."""
     if policies is None:
-        return [None] * players
-    if isinstance(policies, str) or not isinstance(policies, (list, tuple)) or len(policies) != players:
-        raise EnvError(f"policies: a list of {players} entries (a policy name, or None for a learner seat), got "
-                       f"{brief(policies)}")
-    for p in policies:
-        if p is not None and p not in KERNEL_POLICIES:
-            raise EnvError(f"policies: each a policy name ({', '.join(KERNEL_POLICIES)}) or None for a learner "
-                           f"seat, got {brief(p)}")
-    if all(p is not None for p in policies):
+        return [[None] * players]
+    pool = isinstance(policies, (list, tuple)) and bool(policies) and all(isinstance(p, (list, tuple))
+                                                                          for p in policies)
+    seatings = list(policies) if pool else [policies]
+    for seating in seatings:
+        if isinstance(seating, str) or not isinstance(seating, (list, tuple)) or len(seating) != players:
+            raise EnvError(f"policies: a list of {players} entries (a policy name, NAME:LABEL, or None for a learner "
+                           f"seat), or a list of such seatings, got {brief(seating)}")
+        for p in seating:
+            if p is not None and (not isinstance(p, str) or p.partition(":")[0] not in KERNEL_POLICIES):
+                raise EnvError(f"policies: each a policy name ({', '.join(KERNEL_POLICIES)}), NAME:LABEL, or None "
+                               f"for a learner seat, got {brief(p)}")
+    learners = [[p is None for p in seating] for seating in seatings]
+    if any(mask != learners[0] for mask in learners):
+        raise EnvError(f"policies: every seating's learners (None) at the same seats, got {brief(policies)}")
+    if not any(learners[0]):
         raise EnvError("policies: at least one seat must be a learner (None): a game of kernel seats only is "
                        "wsim.simulate's")
-    return list(policies)
+    return [list(seating) for seating in seatings]
 
 
 def _turned(run: np.ndarray, turns: int) -> np.ndarray:
-    """`turns` copies of a one-record run array, copy r with its seats' policies and parameters
-    turned r seats on (seat s plays the policy of seat s - r): game i plays copy i mod turns."""
-    runs = np.repeat(run, turns)
+    """The run records of the games: `run` holds one record per seating (game i plays seating
+    i mod k), `turns` 1, or the players with rotate (game i turns the seats' policies and
+    parameters i seats on: seat s plays the policy of seat s - i). Game i plays copy i mod
+    lcm(k, turns), which is seating c mod k turned c mod turns seats on."""
+    copies = math.lcm(len(run), turns)
+    runs = np.resize(run, copies)  # copy c: seating c mod k
     players = int(run[0]["n"])
-    for r in range(1, turns):
-        order = [(s - r) % players for s in range(players)]
-        runs[r]["policies"][:players] = run[0]["policies"][order]
-        runs[r]["params"][:players] = run[0]["params"][order]
+    for c in range(copies):
+        r = c % turns
+        if r:
+            order = [(s - r) % players for s in range(players)]
+            runs[c]["policies"][:players] = run[c % len(run)]["policies"][order]
+            runs[c]["params"][:players] = run[c % len(run)]["params"][order]
     return runs
 
 
 class BatchedEnv:
     """N games in one set of state records (module docstring). num_games 1..MAX_GAMES; players
     2..7 (2: the Free City variant); seed: the games' seed (game i of it is wsim.simulate's game
-    i when every seat plays its policy); policies: None (every seat a learner) or a policy name
-    per seat, None for a learner seat; reward "win" (each winner's share, 1/k among k tied) or
+    i when every seat plays its policy); policies: None (every seat a learner) or a policy per
+    seat (NAME, or NAME:LABEL: a learned label plays the model file policy_params'
+    "LABEL.model" names), None for a learner seat, or a list of such seatings, game i playing
+    seating i mod their count (an opponent pool, wsim/env/pool.py; the learners at the same seats
+    in each); reward "win" (each winner's share, 1/k among k tied) or
     "margin" (points minus the best other player's); rotate: turn the seats' roles one seat on
     per game (in game i, seat s plays the role policies[(s - i) mod players] names: a learner
     or a kernel policy); dense_mask: keep
@@ -163,7 +181,7 @@ class BatchedEnv:
     def __init__(self, num_games: int = 1024, players: int = 4, seed: int = 0, policies=None, reward: str = "win",
                  rotate: bool = False, dense_mask: bool = True, wonders: str = "random", sides: str = "random",
                  manneken_pis: bool = False, policy_params=(), data=None):
-        from wsim.api.runs import run_settings
+        from wsim.env.pool import pool_records, seating_settings
         from wsim.kernels.batched import REWARD_MARGIN, REWARD_WIN
         from wsim.kernels.layout import MAX_CITY, MAX_EVENTS, RES_COUNT
         from wsim.kernels.observe import O_LENGTH, names, tables_layout
@@ -175,14 +193,16 @@ class BatchedEnv:
         one_of(reward, "reward", REWARDS, EnvError)
         rotate, dense_mask = flag(rotate, "rotate", EnvError), flag(dense_mask, "dense_mask", EnvError)
         players = whole_number(players, "players", 2, 7, EnvError)
-        self.policies = _seat_policies(policies, players)
-        t, settings = run_settings(games=1, players=players, seed=seed, wonders=wonders, sides=sides,
-                                   manneken_pis=manneken_pis, data=data, policy_params=policy_params,
-                                   policies=[p or "random" for p in self.policies])
+        self.seatings = _seat_policies(policies, players)
+        self.policies = self.seatings[0]  # the first seating (every seating's learners sit as its)
+        t, seatings = seating_settings(self.seatings, policy_params, players=players, seed=seed, wonders=wonders,
+                                       sides=sides, manneken_pis=manneken_pis, data=data)
+        settings = seatings[0]
         self.players, self.seed = players, settings.seed
         self._tables = t
         self._runner = Runner(t, settings)
-        self._runs = _turned(self._runner.run, players if rotate else 1)
+        runs, self._runner.model = pool_records(t, seatings)  # the model record of every seating's files
+        self._runs = _turned(runs, players if rotate else 1)
         self.cities = settings.cities
         self.layout = ActionLayout(len(t.names))
         self._names = tuple(t.names)

@@ -57,7 +57,9 @@ class _LearnerGames(BatchedEnv):
 class LearnerVectorEnv(CoreWords, VectorEnv):
     """A BatchedEnv with one learner seat per game, as gymnasium.vector.VectorEnv (module
     docstring). opponents: a policy name (BATCHABLE: random, greedy, heuristic, learned) for every
-    other seat, or a list of players - 1 names (from the learner's left); copy: return copies of
+    other seat, or a list of players - 1 names (from the learner's left), each NAME or NAME:LABEL
+    (policy_params' "LABEL.model" names a learned label's model file); or a list of such lists,
+    an opponent pool: game i meets list i mod their count (BatchedEnv's seatings); copy: return copies of
     the observations (False: its buffers); the other settings as BatchedEnv's, but for
     num_games, policies and dense_mask, which it sets itself."""
 
@@ -70,8 +72,10 @@ class LearnerVectorEnv(CoreWords, VectorEnv):
                 raise EnvError(f"{name}: vector_env sets it itself ({instead})")
         players = whole_number(players, "players", 2, 7, EnvError)
         self.copy = flag(copy, "copy", EnvError)
-        opponents = opponent_policies(opponents, players - 1, BATCHABLE)
-        self.batched = _LearnerGames(num_games=num_envs, players=players, seed=seed, policies=[None, *opponents],
+        pool = isinstance(opponents, (list, tuple)) and bool(opponents) and all(isinstance(o, (list, tuple))
+                                                                               for o in opponents)
+        seatings = [[None, *opponent_policies(o, players - 1, BATCHABLE)] for o in (opponents if pool else [opponents])]
+        self.batched = _LearnerGames(num_games=num_envs, players=players, seed=seed, policies=seatings,
                                      rotate=rotate, dense_mask=False, **settings)
         b = self.batched
         self.num_envs = b.num_games

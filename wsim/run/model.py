@@ -75,9 +75,8 @@ class Model:
         self.sha256 = sha256
 
     def kernel_model(self, tables: Tables) -> KernelModel:
-        """The record the kernels take (schema.Model, kernels/learned.py), for the tables' data file."""
-        check_header(self.header, tables, "model")
-        return KernelModel(input_layout(tables_layout(tables)), self.w1, self.b1, self.w2, self.b2)
+        """The record the kernels take (schema.Model, kernels/learned.py) holding this model alone."""
+        return kernel_models([self], tables)
 
     def to_bytes(self) -> bytes:
         """The model file's bytes: equal weights and headers give equal bytes (the writers,
@@ -86,6 +85,23 @@ class Model:
         np.savez(buf, header=np.array(json.dumps(self.header, sort_keys=True)),
                  **{k: getattr(self, k) for k in ARRAYS})
         return _canonical_zip(buf.getvalue())
+
+
+def kernel_models(models: list, tables: Tables) -> KernelModel:
+    """The record the kernels take (schema.Model, kernels/learned.py) holding `models`, model k
+    the k-th, each padded with zero units to the widest (its own width in `units`), for the
+    tables' data file."""
+    for model in models:
+        check_header(model.header, tables, "model")
+    lay = input_layout(tables_layout(tables))
+    k, width = len(models), max(m.b1.shape[0] for m in models)
+    w1 = np.zeros((k, int(lay[-1]), width), np.float32)
+    b1, w2 = np.zeros((k, width), np.float32), np.zeros((k, width), np.float32)
+    for i, m in enumerate(models):
+        units = m.b1.shape[0]
+        w1[i, :, :units], b1[i, :units], w2[i, :units] = m.w1, m.b1, m.w2
+    return KernelModel(lay, w1, b1, w2, np.array([m.b2[0] for m in models], np.float32),
+                       np.array([m.b1.shape[0] for m in models], np.int64))
 
 
 def _canonical_zip(raw: bytes) -> bytes:
@@ -126,19 +142,33 @@ def uses_learned(policies, params) -> bool:
                  | ((policies == POLICY_ROLLOUT) & (params[:, R_BASE_ID] == POLICY_LEARNED))).any())
 
 
-def seats_model(tables: Tables, model_file: str, policies, params, digests=()):
+def model_sets(files) -> tuple:
+    """(the distinct model files of `files`, one per seat, "" none, in seat order; each seat's
+    index in them, -1 for none): the models of a run's record and the index each seat's
+    parameter row carries (kernels/policy.L_MODEL)."""
+    distinct = list(dict.fromkeys(f for f in files if f))
+    return tuple(distinct), tuple(distinct.index(f) if f else -1 for f in files)
+
+
+def seats_model(tables: Tables, model_files, policies, params, digests=()):
     """The kernels' model record when the seats use learned (uses_learned), else None (the family
-    then compiles no learned code); digests: the sha256 recorded for each seat ("" none), which
-    the file must have."""
+    then compiles no learned code). model_files: per seat the model file its learned play uses
+    ("" none; model_sets orders them as the seats' rows name them), or one file for every learned
+    seat ("" the shipped one); digests: the sha256 recorded for each seat ("" none), which its
+    file must have."""
     from wsim.kernels.policy import POLICY_LEARNED
 
     if not uses_learned(policies, params):
         return None
-    model = read_model(model_file or "shipped", tables)
-    if any(d and d != model.sha256 for s, d in enumerate(digests) if policies[s] == POLICY_LEARNED):
-        raise ModelError(f"model file {brief(model_file)}: its sha256 is not the one these seats were set to play "
-                         "(the file changed)")
-    return model.kernel_model(tables)
+    if isinstance(model_files, str):
+        model_files = [model_files or "shipped"] * len(policies)
+    files, index = model_sets(model_files)
+    models = [read_model(f, tables) for f in files or ("shipped",)]
+    for s, d in enumerate(digests):
+        if d and policies[s] == POLICY_LEARNED and d != models[max(index[s], 0)].sha256:
+            raise ModelError(f"model file {brief(model_files[s])}: its sha256 is not the one these seats were set to "
+                             "play (the file changed)")
+    return kernel_models(models, tables)
 
 
 def max_model_bytes(inputs: int, hidden: int = MAX_HIDDEN) -> int:

@@ -85,7 +85,7 @@ def _learned_model(tables: Tables, settings: Settings, policies, params):
     """wsim.run.model.seats_model for the run's seats, its errors a SettingsError."""
     from wsim.run.model import ModelError, seats_model
     try:
-        return seats_model(tables, settings.model, policies, params, settings.weights_files)
+        return seats_model(tables, settings.models, policies, params, settings.weights_files)
     except ModelError as e:
         raise SettingsError(str(e)) from None
 

@@ -7,14 +7,15 @@ The same checks serve options a user types and metadata read from a dataset some
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from wsim import codes
 from wsim.errors import WsimError, brief, flag, is_whole, one_of, text, text_list, whole_number
 from wsim.kernels.deal import board_pool
-from wsim.kernels.policy import P_COUNT, PARAM_KEYS, POLICY_LEARNED, POLICY_NAMES, R_BASE_ID, R_DEPTH, R_PLAYOUTS
+from wsim.kernels.policy import (L_MODEL, P_COUNT, PARAM_KEYS, POLICY_LEARNED, POLICY_NAMES, R_BASE, R_BASE_ID, R_DEPTH,
+                                 R_PLAYOUTS)
 from wsim.run.weights import MAX_DEPTH, ParamsError, default_params, params_row, read_weights, rollout_row
 from wsim.tables import Tables
 
@@ -55,7 +56,10 @@ class Settings:
     sides: str = "random"  # random | A | B
     manneken_pis: bool = False
     chunk_size: int = 100_000
-    model: str = ""  # the learned seats' model file ("shipped": wsim/data/learned.npz); "" without one
+    model: str = ""  # the model file of a learned seat without its own in `models` ("shipped": wsim/data/learned.npz)
+    # per player, the model file its learned play uses (a learned seat's, or a rollout's over a
+    # learned base; "" none): () or a learned seat's "" = `model`
+    models: tuple = ()
 
     def __post_init__(self):
         if not self.params:
@@ -65,6 +69,14 @@ class Settings:
             object.__setattr__(self, "labels", tuple(self.policies))
         if not self.weights_files:
             object.__setattr__(self, "weights_files", ("",) * len(self.policies))
+        models = self.models or ("",) * len(self.policies)
+        object.__setattr__(self, "models", tuple((m or self.model or "shipped") if self._plays_learned(s) else ""
+                                                 for s, m in enumerate(models)))
+
+    def _plays_learned(self, seat: int) -> bool:
+        """Whether the seat plays learned or bases a rollout on it."""
+        name = self.policies[seat]
+        return name == "learned" or (name == "rollout" and self.params[seat][R_BASE_ID] == POLICY_LEARNED)
 
     @property
     def cities(self) -> int:
@@ -112,7 +124,15 @@ class Settings:
         return np.array([POLICY_NAMES.index(p) for p in self.policies], dtype=np.int32)
 
     def policy_params(self) -> np.ndarray:
-        return np.array(self.params, dtype=np.int32).reshape(self.players, P_COUNT)
+        """The kernels' parameter rows: the params, and in each row that plays learned the index
+        of its model file in the run's model record (kernels/policy.L_MODEL, wsim/run/model.py)."""
+        from wsim.run.model import model_sets
+
+        rows = np.array(self.params, dtype=np.int32).reshape(self.players, P_COUNT)
+        for s, k in enumerate(model_sets(self.models)[1]):
+            if k >= 0:
+                rows[s, L_MODEL if self.policies[s] == "learned" else R_BASE + L_MODEL] = k
+        return rows
 
 
 def cities_of(players: int) -> int:
@@ -194,15 +214,17 @@ MAX_PLAYOUTS = 1024  # rollout's playouts per move: beyond, a game takes minutes
 
 
 def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
-    """(parameter rows, weights-file sha256 per seat or "", the learned seats' model file) after
-    `--policy-param NAME.KEY=VALUE` or LABEL.KEY=VALUE settings (docs/interfaces.md §2): a policy
-    name sets every seat playing it, a label the seats with that label, which wins over the name;
-    later settings win over earlier ones. KEY `weights` (heuristic) sets every weight from a
-    weights file; KEY `model` (learned) names the model file, one for every learned seat of a run
-    ("shipped" unless given; "" when no seat is learned)."""
+    """(parameter rows, weights-file sha256 per seat or "", the unlabeled learned seats' model
+    file, each seat's model file) after `--policy-param NAME.KEY=VALUE` or LABEL.KEY=VALUE
+    settings (docs/interfaces.md §2): a policy name sets every seat playing it, a label the seats
+    with that label, which wins over the name; later settings win over earlier ones. KEY `weights`
+    (heuristic) sets every weight from a weights file; KEY `model` (learned) names the model file
+    of the seats set ("shipped" unless given; "" for a seat that plays no learned), which a
+    rollout over such a seat's label (or over `learned`) plays too."""
     rows = [list(default_params(n)) for n in names]
     files = [""] * len(names)
     model = "shipped" if "learned" in names else ""
+    models = [model if n == "learned" else "" for n in names]
     bases, depths = [], []
     parsed = []
     for spec in specs:
@@ -227,10 +249,11 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
             depths.append((by_label, seats, int(value)))
             continue
         if key == "model" and names[seats[0]] == "learned":
-            if not value or model not in ("shipped", value):
-                raise SettingsError(f"--policy-param: one model file for every learned seat of a run, got "
-                                    f"{brief(model)} and {brief(value)}")
-            model = value
+            if not value:
+                raise SettingsError(f"--policy-param: {target}.model needs a model file")
+            parsed.append((by_label, seats, "model", value))
+            if not by_label:
+                model = value
             continue
         if key == "weights" and names[seats[0]] == "heuristic":  # a whole row from a weights file
             row, sha = read_weights(value, "heuristic")
@@ -252,14 +275,18 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
                 for s in seats:
                     if k == "file":
                         files[s] = v
+                    elif k == "model":
+                        models[s] = v
                     else:
                         rows[s][k] = v
     for by_label in (False, True):
         for lab, seats, value in bases:
             if lab == by_label:
                 base, base_row = _rollout_base(value, names, labels, rows)
+                base_model = models[labels.index(value)] if value in labels else model
                 for s in seats:
                     rows[s] = list(rollout_row(rows[s][R_PLAYOUTS], base, base_row))
+                    models[s] = base_model if base == "learned" else ""
     for by_label in (False, True):
         for lab, seats, depth in depths:
             if lab == by_label:
@@ -269,7 +296,7 @@ def apply_policy_params(specs, names: tuple, labels: tuple) -> tuple:
                                             f"value: it needs rollout.base=learned ({labels[s]}'s base is "
                                             f"{POLICY_NAMES[rows[s][R_BASE_ID]]})")
                     rows[s][R_DEPTH] = depth
-    return tuple(tuple(r) for r in rows), tuple(files), model
+    return tuple(tuple(r) for r in rows), tuple(files), model, tuple(models)
 
 
 def _rollout_base(value: str, names: tuple, labels: tuple, rows: list) -> tuple:
@@ -316,7 +343,7 @@ def _params(value, players: int) -> tuple:
 
 def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, wonders="random",
                    sides="random", manneken_pis=False, chunk_size=100_000, params=None,
-                   policy_params=(), weights_files=None, model=None) -> Settings:
+                   policy_params=(), weights_files=None, model=None, models=()) -> Settings:
     """Check every run setting, as the CLI and dataset metadata give them; returns the Settings.
 
     The same checks serve options typed by a user and metadata read from a dataset someone
@@ -339,34 +366,38 @@ def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, 
         rows, files = _params(params, players), _weights_files(weights_files, players)
         model = ("shipped" if "learned" in names else "") if model is None else text(model, "model", "a model file",
                                                                                     SettingsError)
+        models = tuple(text(m, "model", "a model file", SettingsError) for m in models)
     else:
-        rows, files, model = apply_policy_params(policy_params, names, labels)
-    files = _model_digests(tables, names, files, model)
+        rows, files, model, models = apply_policy_params(policy_params, names, labels)
     settings = Settings(players=players, seed=seed, games=games, policies=names, wonders=wonders, sides=sides,
                         manneken_pis=in_play, chunk_size=chunk_size, params=rows, labels=labels,
-                        weights_files=files, model=model)
+                        weights_files=files, model=model, models=models)
+    settings = replace(settings, weights_files=_model_digests(tables, names, files, settings.models))
     boards, _ = settings.board_spec(tables)
     check_board_pool(tables, boards, in_play)
     return settings
 
 
-def _model_digests(tables: Tables, names: tuple, files: tuple, model: str) -> tuple:
-    """files with each learned seat's model sha256: the model file is read and checked here (a
+def _model_digests(tables: Tables, names: tuple, files: tuple, models: tuple) -> tuple:
+    """files with each learned seat's model sha256: each model file is read and checked here (a
     recorded digest that differs from the file's is refused: another model played those games)."""
     if "learned" not in names:
         return files
     from wsim.run.model import ModelError, read_model
+    digests = {}
     try:
-        sha = read_model(model, tables).sha256
+        for s, name in enumerate(names):
+            if name == "learned" and models[s] not in digests:
+                digests[models[s]] = read_model(models[s], tables).sha256
     except ModelError as e:
         raise SettingsError(str(e)) from None
     out = list(files)
     for s, name in enumerate(names):
         if name == "learned":
-            if out[s] and out[s] != sha:
-                raise SettingsError(f"model {brief(model)}: its sha256 is not the {out[s][:12]}... these games were "
-                                    f"played with")
-            out[s] = sha
+            if out[s] and out[s] != digests[models[s]]:
+                raise SettingsError(f"model {brief(models[s])}: its sha256 is not the {out[s][:12]}... these games "
+                                    f"were played with")
+            out[s] = digests[models[s]]
     return tuple(out)
 
 
@@ -391,7 +422,8 @@ def settings_from_metadata(meta: dict, tables: Tables) -> Settings:
                           manneken_pis=meta["manneken_pis"], chunk_size=meta["chunk_size"],
                           params=[_recorded_row(p) for p in policies],
                           weights_files=[p.get("weights_sha256", "") for p in policies],
-                          model=next((p["model"] for p in policies if "model" in p), None))
+                          model=next((p["model"] for p in policies if "model" in p), None),
+                          models=[p.get("model", "") for p in policies])
 
 
 def _recorded_row(policy: dict):

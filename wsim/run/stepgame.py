@@ -104,7 +104,7 @@ class KernelGame:
                  board_spec=None, side_spec=None, promo: bool = False, _state=None, model: str = "shipped",
                  model_digests=()):
         self.tables = tables
-        self.model_file = model  # the learned seats' model file (read when a learned seat first decides)
+        self.model_file = model  # the learned seats' model file, or each seat's (read at a learned seat's 1st decision)
         self.model_digests = model_digests  # per seat, the sha256 that file had when the settings read it
         self._model = None
         self.n = codes.FC_CITIES if players == codes.FC_PLAYERS else players  # cities

@@ -106,6 +106,6 @@ def record_range(data_text: bytes, model: bytes, settings, first: int, games: in
     from wsim.run.tape import record
 
     if model:
-        settings = replace(settings, model=_model_file(model))
+        settings = replace(settings, model=_model_file(model), models=())
     with KERNEL_LOCK:
         return record(worker_tables(data_text), settings, first, games, rate, explore, tape_seed, threads)
