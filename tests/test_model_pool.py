@@ -110,17 +110,18 @@ def _pool_totals(venv, games: int) -> dict:
     return got
 
 
-def test_a_pool_plays_seating_i_mod_k_as_simulate_plays_it(negated_model, narrow_model):
-    """Game i of a pool of two seatings, rotated, plays seating i mod 2 turned i seats on (the
+@pytest.mark.parametrize("rotate", [True, False])
+def test_a_pool_plays_seating_i_mod_k_as_simulate_plays_it(negated_model, narrow_model, rotate):
+    """Game i of a pool of two seatings plays seating i mod 2, with rotate turned i seats on (the
     learner's role played by its heuristic): the game wsim.simulate plays with that seating, each
     learned label on its own model file, the unlabeled learned seat on the shipped one."""
     pool = [[None, "learned:a", "heuristic", "greedy"], [None, "greedy", "learned:b", "learned"]]
     params = {"a.model": str(negated_model), "b.model": str(narrow_model)}
-    venv = BatchedEnv(num_games=3, players=4, seed=3, policies=pool, policy_params=params, rotate=True)
-    assert venv.seatings == pool and venv._runs.shape[0] == 4
+    venv = BatchedEnv(num_games=3, players=4, seed=3, policies=pool, policy_params=params, rotate=rotate)
+    assert venv.seatings == pool and venv._runs.shape[0] == (4 if rotate else 2)
     for game, totals in _pool_totals(venv, 6).items():
         named = ["heuristic" if p is None else p for p in pool[game % 2]]
-        turned = [named[(s - game) % 4] for s in range(4)]
+        turned = [named[(s - game * rotate) % 4] for s in range(4)]
         own = [f"{k}={v}" for k, v in params.items() if any(p.endswith(":" + k.split(".")[0]) for p in turned)]
         table = wsim.simulate(games=game + 1, players=4, seed=3, policies=turned, policy_params=own, threads=1)
         rows = sorted((r["seat"], r["vp_total"]) for r in table.to_pylist() if r["game"] == game)

@@ -202,6 +202,7 @@ class BatchedEnv:
         self._tables = t
         self._runner = Runner(t, settings)
         runs, self._runner.model = pool_records(t, seatings)  # the model record of every seating's files
+        self._seatings = runs  # one run record per seating, before rotate turns them (policy_actions)
         self._runs = _turned(runs, players if rotate else 1)
         self.cities = settings.cities
         self.layout = ActionLayout(len(t.names))
@@ -358,20 +359,20 @@ class BatchedEnv:
         chosen = [policy] * self.players if isinstance(policy, str) else policy
         if not isinstance(chosen, (list, tuple)) or len(chosen) != self.players:
             raise EnvError(f"policy_actions: a policy name or a list of {self.players}, got {brief(policy)}")
-        run = self._runner.run.copy()
+        seatings = self._seatings.copy()  # the learners sit at the same seats in every seating
         for seat, name in enumerate(chosen):
             if name is None:
                 if self._learner[seat]:
-                    run[0]["policies"][seat] = NOT_ASKED
+                    seatings["policies"][:, seat] = NOT_ASKED
                 continue  # a kernel seat keeps its own policy
             if name not in ASKABLE:
                 raise EnvError(f"policy_actions: {', '.join(ASKABLE)} or None for seat {seat}, got {brief(name)}")
             if self._learner[seat]:
                 pid, row = policy_defaults(name)
-                run[0]["policies"][seat] = pid
-                run[0]["params"][seat] = 0
-                run[0]["params"][seat, :len(row)] = row
-        runs = _turned(run, self._runs.shape[0])
+                seatings["policies"][:, seat] = pid
+                seatings["params"][:, seat] = 0
+                seatings["params"][:, seat, :len(row)] = row
+        runs = _turned(seatings, self.players if self.rotate else 1)
         runs["seed"] = self._runs["seed"]
         ent, board, _, states = self._args()
         out = self._actions
