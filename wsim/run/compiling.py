@@ -116,7 +116,9 @@ def warm(family: str, tables) -> None:
             game = KernelGame(tables, players=3, seed=0, game=0, policy=policy)
             for seat, kind in next(game.rounds()):  # the first round
                 options = game.legal(seat, kind)
+                game.clone().policy_row(seat, kind)  # wsim.Game.policy_move's path
                 game.apply(seat, kind, options, game.decide(seat, kind, options))
+            game.features(0)
             game.clone().resample_hidden(0, 1)
             game.clone().play_out()
             game.results()
