@@ -47,7 +47,6 @@ from wsim.kernels.policy import BATCHABLE
 
 REWARDS = ("win", "margin")
 MAX_GAMES = 1_000_000
-KERNEL_POLICIES = BATCHABLE  # rollout searches: too slow to batch
 VERDICTS = ("", "is out of range", "is not one of its legal actions", "was given by a seat with no decision to take "
             "(pass -1)")
 # The share of the memory available an environment's arrays may take: the rest is for Python, the
@@ -131,8 +130,8 @@ def _seat_policies(policies, players: int) -> list:
             raise EnvError(f"policies: a list of {players} entries (a policy name, NAME:LABEL, or None for a learner "
                            f"seat), or a list of such seatings, got {brief(seating)}")
         for p in seating:
-            if p is not None and (not isinstance(p, str) or p.partition(":")[0] not in KERNEL_POLICIES):
-                raise EnvError(f"policies: each a policy name ({', '.join(KERNEL_POLICIES)}), NAME:LABEL, or None "
+            if p is not None and (not isinstance(p, str) or p.partition(":")[0] not in BATCHABLE):
+                raise EnvError(f"policies: each a policy name ({', '.join(BATCHABLE)}), NAME:LABEL, or None "
                                f"for a learner seat, got {brief(p)}")
     learners = [[p is None for p in seating] for seating in seatings]
     if any(mask != learners[0] for mask in learners):

@@ -19,7 +19,7 @@ from wsim.errors import brief, one_of, optional_whole
 from wsim.kernels.policy import POLICY_NAMES
 
 RENDER_MODES = ("ansi",)
-NOT_ASKED = tuple(name for name in POLICY_NAMES if name not in ASKABLE)  # named in policy_action's refusal
+UNASKABLE = tuple(name for name in POLICY_NAMES if name not in ASKABLE)  # named in policy_action's refusal
 
 
 def observation_space(features: int, actions: int) -> spaces.Dict:
@@ -117,7 +117,7 @@ class OneGame(CoreWords):
         core asks that seat alone, and stashes the copy its policy chose: that copy is played)."""
         policy = self.policies[seat] if policy is None else policy
         if policy not in ASKABLE:
-            dropped = " (the batched core cannot ask it: wsim.Game.policy_move can)" if policy in NOT_ASKED else ""
+            dropped = " (the batched core cannot ask it: wsim.Game.policy_move can)" if policy in UNASKABLE else ""
             raise EnvError(f"policy: one of {', '.join(ASKABLE)}{dropped}, got {brief(policy)}")
         names = [None] * self.players
         names[seat] = policy
