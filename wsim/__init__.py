@@ -24,7 +24,7 @@ _LAZY = {
     "survey": "wsim.api.analysis", "rebalance": "wsim.api.analysis",
     "cards": "wsim.api.facts", "score": "wsim.api.facts", "trade": "wsim.api.facts",
     "check": "wsim.api.datasets", "replay": "wsim.api.datasets", "tune": "wsim.api.tuning",
-    "learn": "wsim.api.learning",
+    "learn": "wsim.api.learning", "atlas": "wsim.api.atlas",
 }
 
 __all__ = ["RULES_VERSION", "__version__", *_LAZY]
