@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from wsim.atlas.pages import cell_text
+from wsim.atlas.pages import card_page, cell_text, players_page, side_page
 
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 _LINKS = ("href", "src")
@@ -57,6 +57,18 @@ def parse(page: bytes) -> _Parsed:
     parsed.feed(page.decode("utf-8"))
     parsed.close()
     return parsed
+
+
+def expected_pages(tables: dict) -> set:
+    """The pages the contract lists for `tables`: index.html, players-P.html per count, a page per
+    wonder side of `sides` and per card of `cards`."""
+    counts = {int(float(p)) for frame in tables.values() if "players" in frame for p in frame["players"]
+              if str(p) not in ("", "nan")}
+    sides = tables.get("sides")
+    cards = tables.get("cards")
+    return ({"index.html"} | {players_page(p) for p in counts}
+            | ({side_page(w, s) for w, s in zip(sides["wonder"], sides["side"])} if sides is not None else set())
+            | ({card_page(c) for c in cards["card"]} if cards is not None else set()))
 
 
 def broken_links(pages: dict, files) -> list:
@@ -119,8 +131,9 @@ def read_site(folder) -> tuple:
 
 
 def site_problems(folder) -> list:
-    """Every broken link and every data-src mismatch of a built site, as text lines."""
+    """Every missing page, broken link and data-src mismatch of a built site, as text lines."""
     pages, files, tables = read_site(folder)
-    return ([f"{p}: link {h!r}: {why}" for p, h, why in broken_links(pages, files)]
+    return ([f"{p}: missing" for p in sorted(expected_pages(tables) - set(pages))]
+            + [f"{p}: link {h!r}: {why}" for p, h, why in broken_links(pages, files)]
             + [f"{p}: {src} shows {shown!r}, the CSV gives {want!r}" for p, src, shown, want in
                source_mismatches(pages, tables)])

@@ -97,7 +97,7 @@ def site(tables):
 def test_every_listed_page_exists(site, tables):
     expected = {"index.html", "players-3.html", "players-4.html"}
     expected |= {pages.side_page(w, s) for w, s in SIDES} | {pages.card_page(c) for c in CARDS}
-    assert set(site) == expected
+    assert set(site) == expected == atlas_checks.expected_pages(tables)
     assert pages.side_page("rhodes", "A") == "side-rhodes-A.html"
     assert pages.card_page("Strategists Guild") == "card-strategists-guild.html"
     assert all(isinstance(v, bytes) and v.startswith(b"<!doctype html>") for v in site.values())
@@ -165,6 +165,7 @@ def test_page_contents(site):
     assert "background:#" in index and 'class="legend"' in index
     four, three = site["players-4.html"].decode(), site["players-3.html"].decode()
     # the action sentences come first, act before not yet before don't act
+    assert four.index("</h1>") < four.index("<h3>Act (1)</h3>") < four.index("The ladder, weakest")
     assert four.index("<b class=\"action\">act</b>") < four.index("<b class=\"action\">not yet</b>") \
         < four.index("<b class=\"action\">don&#x27;t act</b>") < four.index("<h2>Wonder sides</h2>")
     assert "games that would settle it" in four and four.count("<svg") >= len(SIDES) + len(CARDS)

@@ -521,11 +521,17 @@ class _Site:
         cards = sorted((r for r in self.cards if _players(r) == p), key=lambda r: (str(r["card"]).lower(), r["_row"]))
         anchor, below = _anchor_names(sides + cards)
         out = [f"<h1>{p} players</h1>"]
+        if sides:
+            out.append(_by_action(sides, "diff", _side_sentence))
         if ladder:
             out.append(f"<p>The ladder, weakest to strongest: {_e(' → '.join(ladder))}. The verdicts are "
-                       f"{_e(anchor)}'s, checked against {_e(below)} on the same deals and against people's games.</p>")
+                       f"{_e(anchor)}'s, checked against {_e(below)} on the same deals and against people's games: "
+                       "<i>act</i> where its size verdict is too strong or too weak, the next rung down agrees "
+                       "(stable) and people do not contradict it; <i>don't act</i> where it is fair enough or "
+                       "people contradict it; <i>not yet</i> where it is not resolved or still moves between the "
+                       "top two rungs, with the games that would settle it. Win shares and differences in "
+                       "percent (points), VP in victory points, with 95% CIs.</p>")
         if sides:
-            out.append("<h2>What to do, side by side</h2>" + _by_action(sides, "diff", _side_sentence))
             out.append("<h2>Wonder sides</h2>" + _table(sides, _sides_columns(anchor, below, ("side", _side_link))))
         curves = [r for r in self.side_curve if _players(r) == p]
         if curves:
