@@ -12,22 +12,10 @@ import math
 
 import pandas as pd
 
+from wsim.atlas.pages import card_page, players_page, side_name, side_page
 from wsim.atlas.plan import ANCHOR, DEFAULT_RUNG
 
 MAX_CARDS = 6  # card findings on the index (the count pages list every card)
-
-
-def slug(name: str) -> str:
-    """A page name's part for a wonder or card name: lower case, runs of other characters → "-"."""
-    out, dash = [], False
-    for ch in name.lower():
-        if ch.isascii() and ch.isalnum():
-            out.append(ch)
-            dash = False
-        elif not dash:
-            out.append("-")
-            dash = True
-    return "".join(out).strip("-")
 
 
 def counts_text(counts) -> str:
@@ -63,8 +51,8 @@ def side_findings(sides: pd.DataFrame) -> list:
         confirmed = sorted(g.players[g.people == "confirmed"])
         people = f"; people agree at {counts_text(confirmed)}" if confirmed else ""
         out.append((max(vp) if vp else 0.0,
-                    f"{wonder} {side} is {direction} at {counts_text(g.players)}, {size} ({ANCHOR}, stable against "
-                    f"{DEFAULT_RUNG}{people}).", f"side-{slug(wonder)}-{side}.html"))
+                    f"{side_name(wonder, side)} is {direction} at {counts_text(g.players)}, {size} ({ANCHOR}, stable against "
+                    f"{DEFAULT_RUNG}{people}).", side_page(wonder, side)))
     return sorted(out, key=lambda x: (-x[0], x[1]))
 
 
@@ -78,7 +66,7 @@ def card_findings(cards: pd.DataFrame) -> list:
         if vp:
             size += f" ({_range(vp, _vp)})"
         out.append((max(vp) if vp else 0.0,
-                    f"The {card} is {direction} at {counts_text(g.players)}: {size}.", f"card-{slug(card)}.html"))
+                    f"The {card} is {direction} at {counts_text(g.players)}: {size}.", card_page(card)))
     return sorted(out, key=lambda x: (-x[0], x[1]))[:MAX_CARDS]
 
 
@@ -87,10 +75,10 @@ def contradicted(sides: pd.DataFrame) -> list:
     g = sides[sides.people == "contradicted"]
     if not len(g):
         return []
-    names = [f"{r.wonder} {r.side} at {r.players}" for r in g.itertuples()]
+    names = [f"{side_name(r.wonder, r.side)} at {r.players}" for r in g.itertuples()]
     shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
     return [(0.0, f"People contradict {ANCHOR} on {len(names)} side{'s' if len(names) > 1 else ''} "
-                  f"({shown}): don't act on those without people's games.", f"players-{int(g.players.iloc[0])}.html")]
+                  f"({shown}): don't act on those without people's games.", players_page(int(g.players.iloc[0])))]
 
 
 def not_yet(sides: pd.DataFrame) -> list:
@@ -103,10 +91,10 @@ def not_yet(sides: pd.DataFrame) -> list:
     tail = ""
     if len(finite):
         worst = g.loc[finite.idxmax()]
-        tail = (f"; the most demanding, {worst.wonder} {worst.side} at {int(worst.players)} players, needs about "
+        tail = (f"; the most demanding, {side_name(worst.wonder, worst.side)} at {int(worst.players)} players, needs about "
                 f"{int(finite.max()):,} games")
     return [(0.0, f"{len(g)} of {len(sides)} side verdicts are not settled yet{tail}.",
-             f"players-{int(g.players.iloc[0])}.html")]
+             players_page(int(g.players.iloc[0])))]
 
 
 def character_findings(character: pd.DataFrame) -> list:
@@ -116,17 +104,17 @@ def character_findings(character: pd.DataFrame) -> list:
     if len(close):
         out.append((0.0, f"Games are close: {_range(list(close.value), _pts)}% are won by 2 points or fewer "
                          f"({DEFAULT_RUNG}, {counts_text(close.players)}; people: 28–36%).",
-                    f"players-{int(close.players.iloc[0])}.html#character"))
+                    players_page(int(close.players.iloc[0]))))
     lead = character[(character.metric == "leader_age2_wins") & (character.population == DEFAULT_RUNG)]
     if len(lead):
         out.append((0.0, f"The leader after Age II wins {_range(list(lead.value), _pts)}% of games "
                          f"({DEFAULT_RUNG}, {counts_text(lead.players)}).",
-                    f"players-{int(lead.players.iloc[0])}.html#character"))
+                    players_page(int(lead.players.iloc[0]))))
     skill = character[character.metric == "skill_vs_random"]
     if len(skill):
         out.append((0.0, f"Skill matters: one {ANCHOR} seat against random players wins {_range(list(skill.value), _pts)}% "
                          f"of games ({counts_text(skill.players)}).",
-                    f"players-{int(skill.players.iloc[0])}.html#character"))
+                    players_page(int(skill.players.iloc[0]))))
     return out
 
 
@@ -140,5 +128,5 @@ def findings(sides: pd.DataFrame, cards: pd.DataFrame, character: pd.DataFrame) 
     if not any(r["kind"] == "side" and " is too " in r["sentence"] for r in rows):
         rows.insert(0, {"kind": "side", "sentence": f"No wonder side is settled as too strong or too weak at any "
                                                     f"count by {ANCHOR} (see each count's page).",
-                        "link": "index.html#grid"})
+                        "link": "index.html"})
     return pd.DataFrame([{"order": i, **r} for i, r in enumerate(rows)], columns=["order", "sentence", "kind", "link"])
