@@ -79,7 +79,7 @@ def test_every_action_from_hand_made_sides():
     # too strong and stable, but people's rate differs: don't act
     r = t.loc[("rhodes", "B")]
     assert (r.action, r.direction, r.people, r.games_needed) == ("don't act", "too strong", "contradicted", "")
-    assert r.why == "top finds it too strong; top and mid agree; people differ (20.0% against 33.0%)"
+    assert r.why == "top finds it too strong; top and mid agree; people differ (people win 20.0%, top 33.0%)"
     # too weak, but the rung below differs (q 0.01): not yet, and no count of games settles that
     r = t.loc[("giza", "A")]
     assert (r.action, r.direction, r.stability, r.people, r.games_needed) == ("not yet", "too weak", "moves",
@@ -155,8 +155,11 @@ def test_the_lines_a_page_opens_with():
                                        "settle it)")
     assert lines[("giza", "B")] == "don't act: Giza B fair enough (+0.1 points of win share)"
     assert lines[("rhodes", "B")] == ("don't act: Rhodes B: top finds it too strong; top and mid agree; people "
-                                      "differ (20.0% against 33.0%)")
+                                      "differ (people win 20.0%, top 33.0%)")
     assert lines[("giza", "A")].endswith("(a stronger rung, not more games, would settle it)")
+    moving = SimpleNamespace(**{**t.loc[("babylon", "A")], "stability": "moves", "pair_diff": 0.04})
+    assert anchored.line(moving, "Babylon A") == ("not yet: Babylon A +3.0 points of win share (about 643 games would "
+                                                 "settle it; top and mid differ by +4.0 points)")
     # act first, then not yet, then don't act; each farthest from fair first
     order = anchored.ordered(t.reset_index())
     assert list(zip(order.wonder, order.side)) == [("rhodes", "A"), ("giza", "A"), ("babylon", "A"),

@@ -129,11 +129,11 @@ def _why_stability(stable: str, anchor: str, below: str | None, pair_diff: float
     return "no rung below" if below is None else f"too few shared games to compare with {below}"
 
 
-def _why_people(state: str, rate: float, people_rate: float) -> str:
+def _why_people(state: str, anchor: str, rate: float, people_rate: float) -> str:
     if state == CONFIRMED:
         return "people agree"
     if state == CONTRADICTED:
-        return f"people differ ({_points(people_rate, False)}% against {_points(rate, False)}%)"
+        return f"people differ (people win {_points(people_rate, False)}%, {anchor} {_points(rate, False)}%)"
     return NO_PEOPLE
 
 
@@ -144,7 +144,7 @@ def _why(r, anchor: str, below: str | None, rate: float, people_rate: float) -> 
     else:
         first = _why_size(r.verdict, anchor)
     return "; ".join((first, _why_stability(r.stability, anchor, below, r.pair_diff),
-                      _why_people(r.people, rate, people_rate)))
+                      _why_people(r.people, anchor, rate, people_rate)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -254,7 +254,9 @@ def line(r, name: str, unit: str = "points of win share") -> str:
     if r.action == DONT_ACT:
         return f"don't act: {name} fair enough ({_points(diff)} {unit})"
     if r.games_needed:
-        return f"not yet: {name} {_points(diff)} {unit} (about {_games(r.games_needed)} games would settle it)"
+        moves = f"; {r.anchor} and {r.below} differ by {_points(r.pair_diff)} points" if r.stability == MOVES else ""
+        return (f"not yet: {name} {_points(diff)} {unit} (about {_games(r.games_needed)} games would settle it"
+                f"{moves})")
     if r.stability == MOVES:
         return f"not yet: {name}: {r.why} (a stronger rung, not more games, would settle it)"
     return f"not yet: {name}: {r.why}"
