@@ -215,6 +215,17 @@ def test_a_small_survey_anchors_on_its_last_population(tmp_path):
     assert {r["people"] for r in sides if r["side"] == "A"} == {"no people data"}
     assert {r["people"] for r in sides if r["side"] == "B"} <= {"confirmed", "contradicted"}
     assert {r["people"] for r in cards} == {"no people data"}
+    # the size is `wsim balance`'s on the anchor's dataset, number for number
+    from wsim.analysis.balance import report
+
+    balance = report.build(out / "data" / "g", tables.load())
+    by_side = balance.wonders.set_index(["wonder", "side"])
+    for r in sides:
+        b = by_side.loc[(r["wonder"], r["side"])]
+        assert r["size_verdict"] == b.verdict and float(r["q_value"]) == pytest.approx(b.q_value, rel=1e-5)
+        assert float(r["vp"]) == pytest.approx(b.handicap, rel=1e-5, abs=1e-9)
+    by_card = balance.cards.set_index("card")
+    assert {r["card"]: r["size_verdict"] for r in cards} == by_card.verdict.to_dict()
     page = (out / "index.html").read_text()
     assert page.index("<h2>Anchored on g</h2>") < page.index("<h2>Verdicts</h2>")
     assert "anchored on g: wonder sides" in result.output

@@ -243,8 +243,8 @@ def anchored_cards(sized: pd.DataFrame, pairs: pd.DataFrame, anchor: str, below:
 # A line per row, for a page
 
 def line(r, name: str, unit: str = "points of win share") -> str:
-    """The anchored verdict of one row (anchored_sides' or anchored_cards' columns) as a line a
-    page opens with: "act: Rhodes B too strong by 6.2 points of win share (3.1 VP)"."""
+    """The anchored verdict of one row (a row of anchored_sides' or anchored_cards' itertuples)
+    as a line a page opens with: "act: Rhodes B too strong by 6.2 points of win share (3.1 VP)"."""
     diff = r.diff if hasattr(r, "diff") else r.effect
     vp = "" if math.isnan(r.vp) else f" ({answers.number(abs(r.vp), False)} VP)"
     if r.action == ACT:
