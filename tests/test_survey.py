@@ -300,8 +300,8 @@ def test_a_small_survey_its_files_and_its_resume(tmp_path, monkeypatch):
     assert whole.exit_code == 0, whole.output
     out = tmp_path / "whole"
     assert sorted(p.name for p in out.iterdir() if p.name != ".wsim-lock") == [
-        "card_effects.csv", "card_verdicts.csv", "data", "index.html", "pairs.csv", "play.csv", "reference.csv",
-        "survey.csv", "verdicts.csv"]
+        "anchored.csv", "card_anchored.csv", "card_effects.csv", "card_verdicts.csv", "data", "index.html",
+        "pairs.csv", "play.csv", "reference.csv", "survey.csv", "verdicts.csv"]
     _check_play(out, whole.output)
     assert sorted(p.name for p in (out / "data").iterdir()) == ["few", "g", "r"]
     survey = list(csv.DictReader(io.StringIO((out / "survey.csv").read_text())))

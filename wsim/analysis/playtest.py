@@ -135,15 +135,18 @@ def compare(reference: pd.DataFrame, survey: pd.DataFrame) -> pd.DataFrame:
     """reference.csv: every population's rate against the people's, wonder side by wonder side
     (side `*`: the population's seats of both sides pooled), the difference with its 95% CI
     (Newcombe) and the q-value of Fisher's exact test (one family per player count), and whether
-    they disagree (q < 0.05; empty where the population never held that wonder side)."""
+    they disagree (q < 0.05; empty where the population never held that wonder side); also the
+    people's rate's Wilson 95% CI (people_ci_low, people_ci_high), which reference.csv leaves out."""
     rows = []
     for r in reference.itertuples(index=False):
         people = r.wins / r.seats
+        people_low, people_high = wilson_ci(r.wins, r.seats)
         for population, mine in survey.groupby("population", sort=False):
             match = mine[(mine.wonder == r.wonder) & ((mine.side == r.side) | (r.side == "*"))]
             seats, wins = int(match.seats.sum()), int(match.wins.sum())
             row = {"players": r.players, "wonder": r.wonder, "side": r.side, "population": population,
-                   "rate": math.nan, "people_rate": people, "diff": math.nan, "ci_low": math.nan,
+                   "rate": math.nan, "people_rate": people, "people_ci_low": people_low,
+                   "people_ci_high": people_high, "diff": math.nan, "ci_low": math.nan,
                    "ci_high": math.nan, "p_value": math.nan}
             if seats:
                 lo, hi = _newcombe(wins, seats, r.wins, r.seats)

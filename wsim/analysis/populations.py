@@ -107,6 +107,20 @@ def build_populations(tables: Tables, specs: list, policy_params: tuple, *, play
     return out
 
 
+def rungs(populations: list, anchor: str | None = None) -> tuple:
+    """(anchor, below): the population a survey's anchored verdicts rest on — `anchor`, by
+    default the last listed (populations listed weakest to strongest: the strongest) — and the
+    next rung down, the one listed just before it (None for the first)."""
+    names = [p.name for p in populations]
+    if anchor is None:
+        anchor = names[-1]
+    if anchor not in names:
+        raise PopulationError(f"--anchor: {brief(anchor)} is not a population of this survey (populations: "
+                              f"{', '.join(names)})")
+    at = names.index(anchor)
+    return anchor, names[at - 1] if at else None
+
+
 def estimate_seconds(tables: Tables, populations: list, done: dict | None = None) -> list:
     """(population, seconds) of play for each population's games still to play (`done`: games
     already played, by name), from a short timed pilot of its first games on this machine (the

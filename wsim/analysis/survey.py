@@ -14,16 +14,18 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from wsim import codes
+from wsim.analysis import anchored as anchored_mod
 from wsim.analysis.balance import effects, read
 from wsim.analysis.balance.report import csv_bytes, wonders_table
 from wsim.analysis.playtest import compare, people_rows
+from wsim.analysis.populations import rungs
 from wsim.analysis.significance import q_values, wilson_ci
 from wsim.analysis.stats import Z95, mean_half_width
-from wsim.analysis.verdicts import games_for_estimate, games_for_rate, normal_critical, t_critical, verdicts
+from wsim.analysis.verdicts import (games_for_estimate, games_for_rate, games_text, normal_critical, t_critical,
+                                   verdicts)
 from wsim.dataset import parts
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target
 from wsim.dataset.write import Request, write_dataset
@@ -36,7 +38,9 @@ SURVEY_CSV, VERDICTS_CSV, CARD_VERDICTS_CSV, PAIRS_CSV, REFERENCE_CSV, INDEX_HTM
     "survey.csv", "verdicts.csv", "card_verdicts.csv", "pairs.csv", "reference.csv", "index.html")
 CARD_EFFECTS_CSV = "card_effects.csv"
 PLAY_CSV = "play.csv"
-FILES = (INDEX_HTML, SURVEY_CSV, VERDICTS_CSV, CARD_VERDICTS_CSV, CARD_EFFECTS_CSV, PAIRS_CSV, PLAY_CSV, REFERENCE_CSV)
+ANCHORED_CSV, CARD_ANCHORED_CSV = "anchored.csv", "card_anchored.csv"
+FILES = (INDEX_HTML, SURVEY_CSV, VERDICTS_CSV, CARD_VERDICTS_CSV, CARD_EFFECTS_CSV, PAIRS_CSV, PLAY_CSV, REFERENCE_CSV,
+         ANCHORED_CSV, CARD_ANCHORED_CSV)
 SURVEY_COLUMNS = ("population", "players", "wonder", "side", "seats", "wins", "win_rate", "ci_low", "ci_high",
                   "q_value")
 VERDICT_COLUMNS = ("players", "wonder", "side", "verdict", "min_rate", "max_rate", "populations", "games_needed")
@@ -70,6 +74,10 @@ class Survey:
     play: pd.DataFrame  # how each population plays (play.csv)
     files: dict = field(default_factory=dict)
     people_lines: list = field(default_factory=list)  # each population's distance to people (the page's first lines)
+    # verdicts anchored on skill (wsim.analysis.anchored): anchored.csv, card_anchored.csv
+    anchored: pd.DataFrame | None = None
+    card_anchored: pd.DataFrame | None = None
+    card_pairs: pd.DataFrame | None = None  # every two populations' card effects compared on their shared games
 
 
 # ---------------------------------------------------------------------------------------------
@@ -103,8 +111,10 @@ def _refuse_existing(out: Path, names: list):
 
 
 def run_survey(tables: Tables, populations: list, out: Path, mode: str, reference: pd.DataFrame | None,
-               progress, on_run=None, dask: str | None = None, threads: int | None = None) -> Survey:
-    """Play every population (mode "new", "overwrite" or "resume") and write the survey."""
+               progress, on_run=None, dask: str | None = None, threads: int | None = None,
+               anchor: str | None = None) -> Survey:
+    """Play every population (mode "new", "overwrite" or "resume") and write the survey
+    (`anchor`: the population its anchored verdicts rest on; None: the last)."""
     precheck(out, mode)
     cluster = None
     if dask is not None:  # one cluster for every population, connected before the folder is touched
@@ -113,13 +123,14 @@ def run_survey(tables: Tables, populations: list, out: Path, mode: str, referenc
         cluster = connect(dask, threads or 1)
     try:
         with OutputFolder(out, owns=owns) as folder:
-            return _run(tables, populations, folder, mode, reference, progress, on_run, cluster, threads)
+            return _run(tables, populations, folder, mode, reference, progress, on_run, cluster, threads, anchor)
     finally:
         if cluster is not None:
             cluster.close()
 
 
-def _run(tables, populations, folder: OutputFolder, mode, reference, progress, on_run, cluster, threads) -> Survey:
+def _run(tables, populations, folder: OutputFolder, mode, reference, progress, on_run, cluster, threads,
+         anchor=None) -> Survey:
     present = folder.entries()
     if mode == "new":
         _refuse_existing(folder.path, present)
@@ -140,7 +151,7 @@ def _run(tables, populations, folder: OutputFolder, mode, reference, progress, o
                                    here, progress, cluster, label=pop.name)
             if on_run is not None:
                 on_run(pop, result)
-        survey = build(data, populations, tables, reference, folder.path / DATA)
+        survey = build(data, populations, tables, reference, folder.path / DATA, anchor)
         stale = [n for n in present if n in FILES and n not in survey.files] if mode == "resume" else []
         replacing = [n for n in present if n in survey.files] if mode == "resume" else []
         if replacing or stale:
@@ -201,12 +212,14 @@ def _check_resumable(data: Path, populations: list, tables: Tables):
 # The tables
 
 def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame | None,
-          shown: Path | None = None) -> Survey:
+          shown: Path | None = None, anchor: str | None = None) -> Survey:
     """Read every population's dataset in `data` and make the survey's tables and files
-    (`shown`: where the page says the datasets are)."""
+    (`shown`: where the page says the datasets are; `anchor`: the population the anchored
+    verdicts rest on, None: the last listed; PopulationError if it is none of them)."""
+    anchor, below = rungs(populations, anchor)
     con = read.connect()
     datasets = {p.name: read.open_dataset(data / p.name, tables) for p in populations}
-    rates, cards, fits = [], [], {}
+    rates, cards, fits, sized = [], [], {}, None
     guilds = [tables.card_names[c] for c in range(tables.n_cards) if tables.ent_kind[c] == codes.PURPLE]
     play = pd.concat([play_rows(read.play_table(con, datasets[p.name], guilds).merge(
         read.science_sets_table(con, datasets[p.name], tables), on="players")).assign(population=p.name)
@@ -219,6 +232,9 @@ def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame
         fits[pop.name] = (cells, effects.fit_cells(cells))
         c = effects.card_effects(cells, fitted=fits[pop.name][1])
         cards.append(c.assign(population=pop.name, games=pop.games))
+        if pop.name == anchor:
+            sized = [t.assign(population=pop.name, games=pop.games)
+                     for t in anchored_mod.population_sizes(con, ds, w, c)]
     survey = pd.concat(rates, ignore_index=True)
     survey["q_value"] = q_values(survey)
     card_rows = pd.concat(cards, ignore_index=True)
@@ -231,11 +247,12 @@ def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame
     pairs["needed"] = [games_for_estimate(r.diff, (r.ci_high - r.ci_low) / (2 * Z95), r.games, pair_c[r.players])
                        for r in pairs.itertuples()]
     card_m = card_rows.groupby("players").q_value.count().to_dict()
-    card_rows["needed"] = [games_for_estimate(r.effect, r.se, r.games, t_critical(card_m[r.players], _df(r.games)))
+    card_rows["needed"] = [games_for_estimate(r.effect, r.se, r.games,
+                                              t_critical(card_m[r.players], read.jackknife_df(r.games)))
                            for r in card_rows.itertuples()]
     card_pair_m = card_pairs.groupby("players").q_value.count().to_dict()
     card_pairs["needed"] = [games_for_estimate(r.diff, r.se, r.games,
-                                               t_critical(card_pair_m.get(r.players, 1), _df(r.games)))
+                                               t_critical(card_pair_m.get(r.players, 1), read.jackknife_df(r.games)))
                             for r in card_pairs.itertuples()]
     wonder_verdicts = verdicts(survey.assign(value=survey.win_rate, deviation=survey.win_rate - survey.fair_share),
                                pairs, ["players", "wonder", "side"])
@@ -248,6 +265,9 @@ def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame
     result = Survey(survey, _whole_games(wonder_verdicts.rename(columns={"min": "min_rate", "max": "max_rate"})),
                     _whole_games(card_verdicts.rename(columns={"min": "min_effect", "max": "max_effect"})),
                     pairs, comparison, card_rows, play)
+    result.card_pairs = card_pairs
+    result.anchored = anchored_mod.anchored_sides(sized[0], pairs, comparison, anchor, below)
+    result.card_anchored = anchored_mod.anchored_cards(sized[1], card_pairs, anchor, below)
     shown_rows = people_columns.with_people(pd.concat([survey] + ([people] if people is not None else []),
                                                       ignore_index=True))
     result.people_lines = people_lines(data, populations, tables)
@@ -262,6 +282,8 @@ def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame
     result.files[PLAY_CSV] = csv_bytes(play, PLAY_COLUMNS)
     if comparison is not None:
         result.files[REFERENCE_CSV] = csv_bytes(comparison, REFERENCE_COLUMNS)
+    result.files[ANCHORED_CSV] = csv_bytes(result.anchored, anchored_mod.SIDE_COLUMNS)
+    result.files[CARD_ANCHORED_CSV] = csv_bytes(result.card_anchored, anchored_mod.CARD_COLUMNS)
     return result
 
 
@@ -298,18 +320,10 @@ def _criticals(table: pd.DataFrame, critical) -> dict:
     return {players: critical(m) for players, m in table.groupby("players").q_value.count().items()}
 
 
-def _df(games: int) -> int:
-    """The jackknife's degrees of freedom on `games` games: one less than its game blocks."""
-    return min(read.GROUPS, games) - 1
-
-
 def _whole_games(table: pd.DataFrame) -> pd.DataFrame:
     """games_needed as a whole number in the CSV (not 1.2e+06), "inf" for a deviation of 0, empty
     unless `not resolved`."""
-    def text(x):
-        return "" if pd.isna(x) else "inf" if np.isinf(x) else str(int(x))
-
-    return table.assign(games_needed=table.games_needed.map(text))
+    return table.assign(games_needed=table.games_needed.map(games_text))
 
 
 def _pairs(con, populations: list, datasets: dict, fits: dict) -> tuple:
@@ -333,7 +347,7 @@ def _pairs(con, populations: list, datasets: dict, fits: dict) -> tuple:
     pairs = pd.DataFrame(rows, columns=[*PAIR_COLUMNS[:-1], "p_value"])
     pairs["q_value"] = q_values(pairs)
     card_pairs = pd.concat(card_rows, ignore_index=True) if card_rows else pd.DataFrame(
-        columns=["players", "card", "population_a", "population_b", "games", "diff", "se", "p_value"])
+        columns=[*effects.PAIRED_COLUMNS, "population_a", "population_b", "games"])
     card_pairs["q_value"] = q_values(card_pairs)
     return pairs, card_pairs
 

@@ -9,6 +9,7 @@ import math
 
 import pandas as pd
 
+from wsim.analysis import anchored
 from wsim.analysis.balance import answers, plots, size
 from wsim.analysis.balance.report import CSS, Q_COLUMNS, SORT_SCRIPT, family_note, html_table, pct
 from wsim.analysis.playtest import PEOPLE
@@ -88,6 +89,37 @@ def _verdict_section(survey, rows: pd.DataFrame) -> list:
                                                              lambda r: r.card, "win chance for its builders"))]
 
 
+def _anchored_section(survey) -> list:
+    """The page's first answers: per wonder side, act, not yet or don't act on the anchor's
+    verdict (wsim.analysis.anchored); the cards to act on, and how many are not yet or not."""
+    sides, cards = survey.anchored, survey.card_anchored
+    if sides is None or not len(sides):
+        return []
+    anchor, below = sides.anchor.iloc[0], sides.below.iloc[0]
+    out = [f"<h2>Anchored on {html.escape(anchor)}</h2>",
+           f'<p class="note">The answer of {html.escape(anchor)}, sized as <code>wsim balance</code> sizes it; '
+           + (f"<i>stable</i> where {html.escape(below)}, the next rung down, agrees with it on the same deals "
+              f"(paired difference q ≥ {FINDING_Q}); " if below else "no rung below to check it against; ")
+           + f"<i>contradicted</i> where people's rate differs from it (q &lt; {FINDING_Q}). <b>act</b>: too strong "
+           "or too weak, stable, not contradicted; <b>not yet</b>: not resolved, or the answer moves between the "
+           "two rungs; <b>don't act</b>: fair enough, or people contradict it (anchored.csv, "
+           "card_anchored.csv).</p>"]
+    for players, t in sides.groupby("players", sort=True):
+        out.append(f"<h3>{players} players: wonder sides</h3>")
+        out.append(answers.bullets([html.escape(anchored.line(r, answers.side_name(r.wonder, r.side)))
+                                    for r in anchored.ordered(t).itertuples(index=False)]))
+        mine = cards[cards.players == players]
+        act = anchored.ordered(mine[mine.action == anchored.ACT], "effect")
+        counts = mine.action.value_counts()
+        out.append(f"<h3>{players} players: the cards to act on</h3>")
+        out.append(answers.bullets([html.escape(anchored.line(r, r.card, "points of win chance for its builders"))
+                                    for r in act.itertuples(index=False)] or ["none"]))
+        out.append(f"<p>{counts.get(anchored.NOT_YET, 0)} cards not yet, {counts.get(anchored.DONT_ACT, 0)} "
+                   "don't act (card_anchored.csv). A card's effect is an association, as in <code>wsim balance"
+                   "</code>: <code>wsim ablate</code> tells whether the card causes it.</p>")
+    return out
+
+
 def page(survey, rows: pd.DataFrame, populations: list, datasets: dict, data_path) -> str:
     """The page of a survey (`rows`: survey.csv's rows, the people's included)."""
     first = populations[0].settings
@@ -100,6 +132,7 @@ def page(survey, rows: pd.DataFrame, populations: list, datasets: dict, data_pat
         out.append(f"<li><b>{html.escape(pop.name)}</b> ({html.escape(pop.spec)}): seats "
                    f"{html.escape(', '.join(pop.settings.labels))}, games 0..{pop.games - 1:,}</li>")
     out.append("</ul>")
+    out += _anchored_section(survey)
     if survey.people_lines:
         out.append(people_columns.lines_html(survey.people_lines))
     out.append(VERDICT_TEXT)

@@ -102,6 +102,12 @@ def verdicts(rows: pd.DataFrame, pairs: pd.DataFrame, key: list) -> pd.DataFrame
     return pd.DataFrame(out, columns=[*key, "verdict", "min", "max", "populations", "games_needed"])
 
 
+def games_text(games: float) -> str:
+    """games_needed as a table holds it: a whole number (not 1.2e+06), "inf" when no count of
+    games would do (a deviation of 0), empty for none (NaN)."""
+    return "" if pd.isna(games) else "inf" if math.isinf(games) else str(int(games))
+
+
 def normal_critical(m: int) -> float:
     """The two-sided normal threshold at 0.05/m."""
     return float(sps.norm.ppf(1 - 0.05 / (2 * max(m, 1))))

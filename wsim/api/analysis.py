@@ -209,12 +209,13 @@ def _names(value, name: str, what: str) -> list:
 def survey(*, out, populations=None, players: int = 4, games: int = 20_000, seed: int = 0, policy_params=(),
            wonders: str = "random", sides: str = "random", manneken_pis: bool = False, chunk_size: int = 100_000,
            data=None, threads=None, dask=None, reference=None, overwrite: bool = False, resume: bool = False,
-           progress=False, on_estimate=None, on_run=None) -> Survey:
+           progress=False, on_estimate=None, on_run=None, anchor=None) -> Survey:
     """The same deals played by several populations (`wsim survey`): populations as a list of
     "NAME=POLICIES[@GAMES]" texts (None: the built-in set; an empty list is refused); writes the
     survey folder and returns the survey, whose `.survey`, `.verdicts`, `.card_verdicts`,
-    `.pairs`, `.play` (how each population plays) (and with a `reference` CSV of your own games,
-    `.reference`) are DataFrames.
+    `.pairs`, `.card_pairs`, `.play` (how each population plays), `.anchored`, `.card_anchored`
+    (the verdicts anchored on the population `anchor`, by default the last; docs/survey.md) (and
+    with a `reference` CSV of your own games, `.reference`) are DataFrames.
     on_estimate([(population, seconds), ...]) receives the estimated play before it starts (not
     with dask); on_run(population, result) follows each population's run; progress: True (drawn
     on stderr), False or a function receiving each wsim.run.progress.Update."""
@@ -233,6 +234,8 @@ def survey(*, out, populations=None, players: int = 4, games: int = 20_000, seed
     text(wonders, "wonders", "'random' or 'fixed:ID/SIDE,...'")
     one_of(sides, "sides", ("random", "A", "B"))
     flag(manneken_pis, "manneken_pis")
+    if anchor is not None:
+        text(anchor, "anchor", "a population's name")
     from wsim.people.columns import REFERENCE_NAME
 
     use_people = reference == REFERENCE_NAME  # the built-in human games (a file of that name: ./people)
@@ -244,7 +247,7 @@ def survey(*, out, populations=None, players: int = 4, games: int = 20_000, seed
     callback(on_run, "on_run")
     analysis_extra()
     from wsim.analysis.playtest import people_reference, read_reference
-    from wsim.analysis.populations import build_populations, builtin_specs, estimate_seconds, parse_population
+    from wsim.analysis.populations import build_populations, builtin_specs, estimate_seconds, parse_population, rungs
     from wsim.analysis.survey import games_done, precheck, run_survey
     from wsim.api.runs import param_specs
 
@@ -254,6 +257,7 @@ def survey(*, out, populations=None, players: int = 4, games: int = 20_000, seed
                  else [(*parse_population(p), ()) for p in populations])
         pops = build_populations(t, specs, param_specs(policy_params), players=players, games=games, seed=seed,
                                  wonders=wonders, sides=sides, manneken_pis=manneken_pis, chunk_size=chunk_size)
+        rungs(pops, anchor)  # a name of none of them is refused before anything is played
         in_play: dict = {}  # the boards and sides some seat of some population may get
         for pop in pops:
             for board, sides_of in pop.settings.boards_in_play(t).items():
@@ -267,7 +271,7 @@ def survey(*, out, populations=None, players: int = 4, games: int = 20_000, seed
         with KERNEL_LOCK:
             on_estimate(estimate_seconds(t, pops, games_done(folder, pops) if resume else None))
     with settings_error(), KERNEL_LOCK:
-        return run_survey(t, pops, folder, mode, people, progress, on_run, dask, threads)
+        return run_survey(t, pops, folder, mode, people, progress, on_run, dask, threads, anchor)
 
 
 def rebalance(*, out, players=4, population: str = "heuristic", policy_params=(), levers: str = "stages",

@@ -113,16 +113,20 @@ def ablate_cmd(ctx, edits, against, games, players, seed, policy, policies, poli
               help="Your own games: CSV players,wonder,side,seats,wins (side A, B or * for both), held against "
                    "every population; `people`: the 8,357 Board Game Arena games wsim ships (./people for a "
                    "file of that name).")
+@click.option("--anchor", default=None, metavar="NAME",
+              help="The population the anchored verdicts (act, don't act, not yet) rest on; the one listed before "
+                   "it is the next rung down [the last population].")
 @overwrite_option("survey")
 @click.option("--resume", is_flag=True, help="Complete an interrupted survey in --out (give its options again).")
 @out_option("Report folder (created if missing); each population's dataset goes to REPORT/data/NAME/.")
 @quiet_option
 @click.pass_context
 def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, sides, manneken_pis, chunk_size,
-               threads, dask, reference, overwrite, resume, out, quiet):
+               threads, dask, reference, anchor, overwrite, resume, out, quiet):
     """The same deals played by several populations of players, side by side: win rates by wonder
-    side, card effects, and a verdict on each (robust, depends on population, not resolved).
-    Writes REPORT/index.html, survey.csv, verdicts.csv, card_verdicts.csv, pairs.csv (and
+    side, card effects, and a verdict on each (robust, depends on population, not resolved), and
+    one anchored on the strongest population (act, don't act, not yet). Writes REPORT/index.html,
+    survey.csv, verdicts.csv, card_verdicts.csv, pairs.csv, anchored.csv, card_anchored.csv (and
     reference.csv with --reference)."""
     from wsim.api.analysis import survey
 
@@ -143,7 +147,8 @@ def survey_cmd(ctx, populations, players, games, seed, policy_param, wonders, si
         result = survey(out=folder, populations=list(populations) or None, players=players, games=games, seed=seed,
                         policy_params=policy_param, wonders=wonders, sides=sides, manneken_pis=manneken_pis,
                         chunk_size=chunk_size, data=ctx.obj.get("data"), threads=threads, dask=dask,
-                        reference=reference, overwrite=overwrite, resume=resume, progress=progress_of(ctx, quiet),
+                        reference=reference, anchor=anchor, overwrite=overwrite, resume=resume,
+                        progress=progress_of(ctx, quiet),
                         on_estimate=None if quiet else on_estimate, on_run=on_run)
     except (KeyboardInterrupt, signals.Terminated) as e:
         left_behind(e, "whole parts are kept (complete the survey with --resume)" if not overwrite

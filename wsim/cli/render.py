@@ -195,4 +195,8 @@ def verdict_text(survey) -> str:
             for r in table[table.verdict != "not resolved"].itertuples(index=False):
                 lines.append(f"  {r.wonder} {r.side} @{r.players}: {r.verdict} "
                              f"(win rate {100 * r.min_rate:.1f}–{100 * r.max_rate:.1f}% over {r.populations})")
+    if survey.anchored is not None and len(survey.anchored):
+        lines.append(f"anchored on {survey.anchored.anchor.iloc[0]}: " + "; ".join(
+            f"{what} " + ", ".join(f"{n} {a}" for a, n in table.action.value_counts().items())
+            for what, table in (("wonder sides", survey.anchored), ("cards", survey.card_anchored))))
     return "\n".join(lines)

@@ -67,6 +67,11 @@ def open_dataset(path: Path, installed: Tables, option: str = "DIR") -> Dataset:
     return Dataset(path, report.meta, report.settings, report.files, report.tables)
 
 
+def jackknife_df(games: int) -> int:
+    """The jackknife's degrees of freedom on `games` games: one less than its game blocks."""
+    return min(GROUPS, games) - 1
+
+
 def connect() -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with a memory cap (it spills beyond it) and no progress bar."""
     con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT})
