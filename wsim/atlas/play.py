@@ -81,16 +81,21 @@ def play_samples(tables: Tables, plan: Plan, data: Path, players: int, pops: lis
         if not path.exists():
             pop = by_name[rung]
             on_stage(f"{players}p: replaying {min(n, pop.games):,} {rung} games for the per-age standings")
-            table = character.standings(tables, pop.settings, list(range(min(n, pop.games))))
+            table = character.population_standings(tables, rung, pop.settings, list(range(min(n, pop.games))))
             _write_atomically(path, _parquet_bytes(table))
     path = here / SKILL
     if not path.exists():
         on_stage(f"{players}p: one {ANCHOR} seat against random and against {DEFAULT_RUNG}, "
                  f"{plan.sizes.skill_games:,} games each")
-        spec = {name: (policy, params) for name, policy, params in LADDER}
-        table = character.skill(tables, spec[ANCHOR], spec[DEFAULT_RUNG], players, plan.sizes.skill_games,
+        table = character.skill(tables, labelled(ANCHOR), labelled(DEFAULT_RUNG), players, plan.sizes.skill_games,
                                 plan.seed, threads=threads)
         _write_atomically(path, _parquet_bytes(table))
+
+
+def labelled(rung: str) -> tuple:
+    """(POLICY:RUNG, its params under the rung's label) of a ladder rung, as character.skill takes it."""
+    policy, params = next((p, own) for name, p, own in LADDER if name == rung)
+    return f"{policy}:{rung}", tuple(f"{rung}.{text.partition('.')[2]}" for text in params)
 
 
 def read_standings(data: Path, players: int, rung: str) -> pd.DataFrame:

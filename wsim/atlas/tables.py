@@ -59,9 +59,10 @@ def count_tables(tables: Tables, plan: Plan, data: Path, players: int, pops: lis
     side_curve = side_curve.assign(order=side_curve.rung.map(order))
     card_curve = survey.card_effects.rename(columns={"population": "rung"})
     card_curve = card_curve.assign(order=card_curve.rung.map(order))
-    standings = {rung: read_standings(data, players, rung) for rung in (DEFAULT_RUNG, ANCHOR)}
-    datasets = {p.name: here / p.name for p in pops}
-    traits = character.character(tables, players, standings, read_skill(data, players), datasets)
+    standings = pd.concat([read_standings(data, players, rung) for rung in (DEFAULT_RUNG, ANCHOR)],
+                          ignore_index=True)
+    margins = pd.concat([character.dataset_margins(here / p.name, tables, p.name) for p in pops], ignore_index=True)
+    traits = character.character(standings, read_skill(data, players), margins=margins)
     return {"rungs": rungs, "sides": survey.anchored, "side_curve": side_curve, "cards": survey.card_anchored,
             "card_curve": card_curve, "character": traits}
 
