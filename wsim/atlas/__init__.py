@@ -1,1 +1,1 @@
-"""The balance atlas (`wsim atlas`): the whole base game's balance at every player count, as one static site."""
+"""The balance atlas (`wsim atlas`, docs/atlas.md): the whole base game's balance at every player count, one static site."""

@@ -335,15 +335,19 @@ class Game:
             self.events.append((MILITARY, self.age, codes.TURNS_PER_AGE, seat, shields[seat], 0,
                                 results[0], results[1], -1))
 
+    def play_age(self, age: int):
+        """Play one age: its hands dealt, its turns, its military."""
+        self.age = age
+        self.hands = [list(h) for h in self.dealt[age - 1]]
+        for turn in range(1, codes.TURNS_PER_AGE + 1):
+            self.turn = turn
+            self.play_turn()
+        self.military()
+
     def play(self) -> dict:
         """Play the three ages; returns the final breakdown {"players": [...], "winners": [...]}."""
         for age in (1, 2, 3):
-            self.age = age
-            self.hands = [list(h) for h in self.dealt[age - 1]]
-            for turn in range(1, codes.TURNS_PER_AGE + 1):
-                self.turn = turn
-                self.play_turn()
-            self.military()
+            self.play_age(age)
         return self.final()
 
     def final(self) -> dict:

@@ -67,17 +67,18 @@ class LoggedPolicy:
 
 
 
-def replay_events(tables: Tables, boards, sides, hands, events, free_city: bool = False) -> tuple:
+def replay_events(tables: Tables, boards, sides, hands, events, free_city: bool = False, game_class=Game) -> tuple:
     """Replay integer events on a setup; returns (engine events, final breakdown).
 
-    free_city: a 2-player game (three boards, the third the Free City's).
+    free_city: a 2-player game (three boards, the third the Free City's). game_class: Game, or
+    a callable taking Game's arguments that returns one (a subclass that records as it plays).
     Raises ReplayError on the first difference from the log.
     """
     events = [tuple(int(x) for x in ev) for ev in events]
     queue = logged_choices(events)
     players = codes.FC_PLAYERS if free_city else len(boards)
     policies = [LoggedPolicy(s, queue) for s in range(players)]
-    game = Game(tables, boards, sides, hands, policies, free_city=free_city)
+    game = game_class(tables, boards, sides, hands, policies, free_city=free_city)
     try:
         final = game.play()
     except IllegalMove as e:

@@ -263,14 +263,25 @@ def final_from_res(res_game: np.ndarray, free_city: bool = False) -> dict:
     return {"players": players, "winners": [p["seat"] for p in players if p["rank"] == 1]}
 
 
+def logged_games(runner: Runner, first: int, games: int) -> list:
+    """Games first .. first + games - 1 of a run, played again by the kernels (in one call, on
+    the kernel threads) with logging on: per game (boards, sides, hands, events, final), the
+    deal as lists, the integer events and the final breakdown (final_from_res)."""
+    s = runner.settings
+    chunk = runner.play(first, games, log=True)
+    out = []
+    for i in range(games):
+        boards, sides, hands = deal(runner.tables, s.cities, s.seed, first + i, runner.board_spec,
+                                    runner.side_spec, s.promo_in_pool())
+        out.append((boards.tolist(), sides.tolist(), hands.tolist(), chunk.log[i, :chunk.n_log[i]].tolist(),
+                    final_from_res(chunk.res[i], s.free_city)))
+    return out
+
+
 def game_log(runner: Runner, game: int) -> dict:
     """The JSON move log of one game of a run, played again by the kernels with logging on."""
     s = runner.settings
-    chunk = runner.play(game, 1, log=True)
-    boards, sides, hands = deal(runner.tables, s.cities, s.seed, game, runner.board_spec, runner.side_spec,
-                                s.promo_in_pool())
-    events = chunk.log[0, :chunk.n_log[0]].tolist()
-    return movelog.to_json(runner.tables, s.seed, game, boards.tolist(), sides.tolist(), hands.tolist(),
-                           events, final_from_res(chunk.res[0], s.free_city), free_city=s.free_city)
+    boards, sides, hands, events, final = logged_games(runner, game, 1)[0]
+    return movelog.to_json(runner.tables, s.seed, game, boards, sides, hands, events, final, free_city=s.free_city)
 
 

@@ -232,3 +232,17 @@ def play_table(con, ds: Dataset, guilds: list) -> pd.DataFrame:
                avg(stages) AS stages
         FROM g GROUP BY players ORDER BY players"""
     return _query(con, sql, ds)
+
+
+def game_margin_table(con, ds: Dataset, close: int) -> pd.DataFrame:
+    """Per players: games, and over them the mean and standard deviation of a game's margin (the
+    best final total less the second best among the players: 0 when the best is shared) and
+    `close`, the games whose margin is at most `close` points."""
+    sql = f"""
+        SELECT players, count(*) AS games, avg(margin) AS mean, coalesce(stddev_samp(margin), 0) AS sd,
+               sum((margin <= {int(close)})::INTEGER) AS close
+        FROM (SELECT players, game, totals[1] - totals[2] AS margin
+              FROM (SELECT players, game, list_sort(list(vp_total), 'DESC') AS totals
+                    FROM {_rows(con, ds, ["players", "game", "vp_total"])} GROUP BY players, game))
+        GROUP BY players ORDER BY players"""
+    return _query(con, sql, ds)
