@@ -55,7 +55,8 @@ def test_every_page_exists_and_every_link_resolves(site):
 
 def test_every_link_resolves_and_every_number_on_a_page_is_its_csvs(site):
     assert site_problems(site) == []
-    assert (site / "index.html").read_text().count("data-src=") > 50
+    assert (site / "index.html").read_text().count("data-src=") > 20
+    assert (site / "players-4.html").read_text().count("data-src=") > 200
 
 
 def test_the_index_opens_with_the_findings(site):
@@ -75,7 +76,7 @@ def test_the_csvs_are_a_recount_of_the_datasets(site):
         rows = pd.concat([pq.read_table(f).to_pandas() for f in
                           sorted(glob.glob(str(site / "data" / f"P{r.players}" / r.rung / "*.parquet")))])
         assert rows.game.nunique() == r.games
-        rows = rows[rows.wonder != "free_city"] if "wonder" in rows else rows
+        rows = rows[~rows.free_city] if "free_city" in rows else rows  # at 2 players the Free City is no player
         count = rows.groupby(["wonder", "side"]).agg(seats=("win", "size"), wins=("win", "sum")).reset_index()
         mine = curve[(curve.players == r.players) & (curve.rung == r.rung)].merge(count, on=["wonder", "side"])
         assert len(mine) == len(curve[(curve.players == r.players) & (curve.rung == r.rung)]) > 0
@@ -119,14 +120,14 @@ def test_a_difference_atlas_shows_the_edit(site, tmp_path):
     from wsim.analysis.edits import edited_text
 
     edited = tmp_path / "edited.yaml"
-    edited.write_text(edited_text(tables.load(), ["giza/A.stage3.points=+20"]))
+    edited.write_text(edited_text(tables.load(), ["giza/A.stage3.points=20"]))
     out = tmp_path / "diff"
     result = _build(out, "--against", str(site), data=edited)
     assert result.exit_code == 0, result.output
     moves = pd.read_csv(out / "tables" / "side_moves.csv")
     assert set(moves.players) == {2, 4} and set(moves.rung) == {"learned", "search"}
     giza = moves[(moves.wonder == "giza") & (moves.side == "A") & (moves.rung == "learned")]
-    assert len(giza) == 2 and (giza["diff"] > 0.1).all()  # 20 more points: Giza A wins far more often
+    assert len(giza) == 2 and (giza["diff"] > 0.1).all()  # 13 more points: Giza A wins far more often
     others = moves[(moves.wonder != "giza") & (moves.rung == "learned")]
     assert (others["diff"] <= 0.05).all()
     assert "giza" in (out / "players-4.html").read_text().lower()

@@ -47,7 +47,10 @@ def atlas(*, out, players="2,3,4,5,6,7", quick: bool = False, games=None, search
     plan = make_plan(t, counts, seed, quick, **sizes)
     baseline = None
     if against is not None:
-        baseline = Path(against) if Path(against).is_dir() else tables_mod.load(against)
+        try:
+            baseline = Path(against) if Path(against).is_dir() else tables_mod.load(against)
+        except WsimError as e:
+            raise WsimError(f"--against: {e}") from None
         if not isinstance(baseline, Path) and baseline.data_sha256 == t.data_sha256:
             raise WsimError(f"--against: {against} holds the same card data as the atlas's: nothing to compare")
     with settings_error():
