@@ -25,21 +25,13 @@ def _build(out, *extra, data=None):
     return run_cli(*(("--data", str(data)) if data else ()), "atlas", *TINY, *extra, "--out", str(out))
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("atlas") / "site"
-    result = _build(out)
-    assert result.exit_code == 0, result.output
-    return out
-
-
 def _site_files(folder) -> dict:
     """Every file of the site but about.json (its generation date), data/ included."""
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
             if p.is_file() and p.name != "about.json" and not p.name.startswith(".wsim")}
 
 
-def test_every_page_exists_and_every_link_resolves(site):
+def _pages_exist(site):
     sides = pd.read_csv(site / "tables" / "sides.csv")
     cards = pd.read_csv(site / "tables" / "cards.csv")
     assert sorted(sides.players.unique()) == [2, 4] and set(sides.anchor) == {"search"}
@@ -53,13 +45,13 @@ def test_every_page_exists_and_every_link_resolves(site):
         assert list(csv.columns) == list(par.columns) and len(csv) == len(par) > 0, name
 
 
-def test_every_link_resolves_and_every_number_on_a_page_is_its_csvs(site):
+def _links_and_numbers(site):
     assert site_problems(site) == []
     assert (site / "index.html").read_text().count("data-src=") > 20
     assert (site / "players-4.html").read_text().count("data-src=") > 200
 
 
-def test_the_index_opens_with_the_findings(site):
+def _index_opens_with_the_findings(site):
     page = (site / "index.html").read_text()
     findings = pd.read_csv(site / "tables" / "findings.csv")
     assert len(findings) >= 1
@@ -69,7 +61,7 @@ def test_the_index_opens_with_the_findings(site):
     assert html.escape(first, quote=False) in page or html.escape(first) in page
 
 
-def test_the_csvs_are_a_recount_of_the_datasets(site):
+def _csvs_are_a_recount(site):
     curve = pd.read_csv(site / "tables" / "side_curve.csv")
     rungs = pd.read_csv(site / "tables" / "rungs.csv")
     for r in rungs.itertuples():
@@ -87,7 +79,7 @@ def test_the_csvs_are_a_recount_of_the_datasets(site):
     assert (abs(search.win_rate - search.win_rate_a) < 1e-6).all()
 
 
-def test_an_interrupted_atlas_resumes_to_the_same_bytes(site, tmp_path, monkeypatch):
+def _resumes_to_the_same_bytes(site, tmp_path, monkeypatch):
     from wsim.atlas import play
 
     real = play.write_dataset
@@ -115,7 +107,7 @@ def test_an_interrupted_atlas_resumes_to_the_same_bytes(site, tmp_path, monkeypa
     assert about["options"]["seed"] == 3 and about["commands"][0].startswith("wsim atlas --players 2,4")
 
 
-def test_a_difference_atlas_shows_the_edit(site, tmp_path):
+def _difference_atlas(site, tmp_path):
     from wsim import tables
     from wsim.analysis.edits import edited_text
 
@@ -132,6 +124,20 @@ def test_a_difference_atlas_shows_the_edit(site, tmp_path):
     assert (others["diff"] <= 0.05).all()
     assert "giza" in (out / "players-4.html").read_text().lower()
     assert site_problems(out) == []
+
+
+def test_a_tiny_atlas_end_to_end(tmp_path, monkeypatch):
+    """One build checked every way, then built again interrupted and resumed, then a difference
+    atlas against it (one test: the three builds share one worker)."""
+    site = tmp_path / "site"
+    result = _build(site)
+    assert result.exit_code == 0, result.output
+    _pages_exist(site)
+    _links_and_numbers(site)
+    _index_opens_with_the_findings(site)
+    _csvs_are_a_recount(site)
+    _resumes_to_the_same_bytes(site, tmp_path, monkeypatch)
+    _difference_atlas(site, tmp_path)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+pytestmark = pytest.mark.slow
+
 from wsim import movelog
 from wsim.analysis.stats import Z95
 from wsim.atlas import character as ch

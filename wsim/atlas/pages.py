@@ -189,6 +189,12 @@ def _missing(value) -> bool:
     return _number(value) is None
 
 
+def _text(r: dict, column: str) -> str:
+    """A text cell, "" when missing (a CSV's empty field reads back as NaN)."""
+    value = r.get(column)
+    return "" if _missing(value) else str(value)
+
+
 def _players(r) -> int:
     return int(_number(r["players"]))
 
@@ -283,13 +289,13 @@ def _fair(side_row, players: int) -> float:
 
 
 def _games_needed(r: dict) -> str:
-    inf = str(r.get("games_needed", "")) == "inf"
+    inf = _text(r, "games_needed") == "inf"
     return f"games that would settle it: {_v(r, 'games_needed')}" + (" (the estimate shows no deviation)" if inf else "")
 
 
 def _side_sentence(r: dict) -> str:
     """The first line of one side: the action, its direction and size, people's state, why."""
-    action, direction = str(r.get("action", "")), str(r.get("direction", "") or "")
+    action, direction = _text(r, "action"), _text(r, "direction")
     head = f'<b class="action">{_e(action or "no verdict")}</b>'
     if direction:
         head += f": {_e(direction)}"
@@ -303,28 +309,28 @@ def _side_sentence(r: dict) -> str:
         parts.append(share)
     if not _missing(r.get("vp")):
         parts.append(f"{_v(r, 'vp')} VP{_ci(r, 'vp_ci_low', 'vp_ci_high', ' ')}")
-    if action == "not yet" and str(r.get("games_needed", "")) != "":
+    if action == "not yet" and _text(r, "games_needed") != "":
         parts.append(_games_needed(r))
-    people = str(r.get("people", "") or "")
+    people = _text(r, "people")
     if people:
         rate = (f" ({_v(r, 'people_rate', '%')}{_ci(r, 'people_ci_low', 'people_ci_high', ' ')})"
                 if not _missing(r.get("people_rate")) else "")
         parts.append(f"people: {_e(people)}{rate}")
-    why = str(r.get("why", "") or "")
+    why = _text(r, "why")
     return "; ".join(parts) + (f" ({_e(why)})" if why else "") + "."
 
 
 def _card_sentence(r: dict) -> str:
-    action, direction = str(r.get("action", "")), str(r.get("direction", "") or "")
+    action, direction = _text(r, "action"), _text(r, "direction")
     head = f'<b class="action">{_e(action or "no verdict")}</b>' + (f": {_e(direction)}" if direction else "")
     parts = [f"{_card_link(r)} — {head}"]
     if not _missing(r.get("effect")):
         parts.append(f"effect on its builders' win chance {_v(r, 'effect')} points{_ci(r, 'ci_low', 'ci_high', ' ')}")
     if not _missing(r.get("vp")):
         parts.append(f"{_v(r, 'vp')} VP")
-    if action == "not yet" and str(r.get("games_needed", "")) != "":
+    if action == "not yet" and _text(r, "games_needed") != "":
         parts.append(_games_needed(r))
-    why = str(r.get("why", "") or "")
+    why = _text(r, "why")
     return "; ".join(parts) + (f" ({_e(why)})" if why else "") + "."
 
 
@@ -336,7 +342,7 @@ def _by_action(rows: list, size: str, sentence) -> str:
 
     groups = {}
     for r in rows:
-        groups.setdefault(str(r.get("action", "")), []).append(r)
+        groups.setdefault(_text(r, "action"), []).append(r)
     out = []
     for action in [a for a in ACTIONS if a in groups] + sorted(a for a in groups if a not in ACTIONS):
         mine = sorted(groups[action], key=distance)
@@ -349,7 +355,7 @@ def _by_action(rows: list, size: str, sentence) -> str:
 def _anchor_names(rows: list) -> tuple:
     """The anchor's and the rung below's names over `rows` (the first non-empty ones)."""
     def first(column):
-        return next((str(r[column]) for r in rows if str(r.get(column, "") or "")), "")
+        return next((_text(r, column) for r in rows if _text(r, column)), "")
     return first("anchor") or "anchor", first("below") or "next rung"
 
 
@@ -444,7 +450,7 @@ class _Site:
                                                          else math.inf, r["_row"]))
         if findings:
             out.append("<h2>Findings</h2><ul>" + "".join(
-                f"<li>{_link(str(r['link']), _v(r, 'sentence'))}</li>" if str(r.get("link", "") or "")
+                f"<li>{_link(str(r['link']), _v(r, 'sentence'))}</li>" if _text(r, "link")
                 else f"<li>{_v(r, 'sentence')}</li>" for r in findings) + "</ul>")
         out += self._grid()
         out += self._character_summary()
@@ -478,7 +484,7 @@ class _Site:
                     continue
                 diff, fair = _float(r, "diff"), _float(r, "fair_share")
                 t = diff / fair / SCALE if diff is not None and fair else math.nan
-                act = ' class="act"' if str(r.get("action", "")) == "act" else ""
+                act = ' class="act"' if _text(r, "action") == "act" else ""
                 tip = f"{side_name(w, s)}, {p} players: {r.get('action', '')} {r.get('direction', '')}".strip()
                 cells.append(f'<td{act} style="background:{svg.diverging(t)}" title="{_e(tip)}">'
                              f"{_link(side_page(w, s), _v(r, 'diff'))}</td>")
@@ -537,7 +543,7 @@ class _Site:
         if curves:
             out += self._side_curves(p, ladder, curves)
         if cards:
-            notable = [r for r in cards if str(r.get("action", "")) in ("act", "not yet")]
+            notable = [r for r in cards if _text(r, "action") in ("act", "not yet")]
             out.append("<h2>Cards</h2>")
             if notable:
                 out.append(_by_action(notable, "effect", _card_sentence))

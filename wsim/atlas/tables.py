@@ -99,7 +99,9 @@ def csv_text(table: pd.DataFrame, name: str) -> bytes:
 
 def read_back(blob: bytes) -> pd.DataFrame:
     """A table as its CSV holds it (what the pages render)."""
-    return pd.read_csv(io.BytesIO(blob), keep_default_na=False, na_values=[""])
+    # games_needed stays text ("", a whole number or "inf"): as a float, a large count would be
+    # written back as 1.23457e+06
+    return pd.read_csv(io.BytesIO(blob), keep_default_na=False, na_values=[""], dtype={"games_needed": str})
 
 
 def parquet_bytes(table: pd.DataFrame) -> bytes:
