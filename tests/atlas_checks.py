@@ -1,6 +1,6 @@
 """Checks of an atlas site, for the page tests and the end-to-end atlas test: every relative link
 resolves, every number in a `data-src="TABLE:ROW:COLUMN"` element equals the table's cell as
-wsim.atlas.pages formats it. Over a dict of pages {path: bytes} (with the tables as DataFrames) or
+wsim.balance_atlas.pages formats it. Over a dict of pages {path: bytes} (with the tables as DataFrames) or
 over a built SITE folder (the tables read from SITE/tables/NAME.csv)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from wsim.atlas.pages import card_page, cell_text, players_page, side_page
+from wsim.balance_atlas.pages import card_page, cell_text, players_page, side_page
 
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 _LINKS = ("href", "src")

@@ -12,7 +12,7 @@ import pytest
 
 from atlas_checks import site_problems
 from clikit import last_error_line, run_cli
-from wsim.atlas.pages import card_page, side_page
+from wsim.balance_atlas.pages import card_page, side_page
 
 pytestmark = pytest.mark.slow
 
@@ -80,7 +80,7 @@ def _csvs_are_a_recount(site):
 
 
 def _resumes_to_the_same_bytes(site, tmp_path, monkeypatch):
-    from wsim.atlas import play
+    from wsim.balance_atlas import play
 
     real = play.write_dataset
 

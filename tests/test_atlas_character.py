@@ -1,4 +1,4 @@
-"""wsim.atlas.character: the standings of replayed games checked by hand and against independent
+"""wsim.balance_atlas.character: the standings of replayed games checked by hand and against independent
 recounts, the character metrics of a hand-made standings table, the skill rows against
 `wsim ladder`'s own tallies and ratings, 2 players, determinism."""
 
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.slow
 
 from wsim import movelog
 from wsim.analysis.stats import Z95
-from wsim.atlas import character as ch
+from wsim.balance_atlas import character as ch
 from wsim.reference.engine import Game
 from wsim.reference.replay import LoggedPolicy, logged_choices
 from wsim.reference.scoring import score_all

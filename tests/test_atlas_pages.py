@@ -1,4 +1,4 @@
-"""The atlas's pages (wsim.atlas.pages) from synthetic tables of two counts: every page the
+"""The atlas's pages (wsim.balance_atlas.pages) from synthetic tables of two counts: every page the
 contract lists, every link resolving, every data-src number equal to its cell (in the DataFrames
 and in the CSVs written from them), determinism, escaping, and the formatter's rules."""
 
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import atlas_checks
-from wsim.atlas import pages
+from wsim.balance_atlas import pages
 
 NAN = math.nan
 ODD_CARD = 'Tom & "Jerry\'s" <Guild>'

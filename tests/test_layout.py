@@ -23,7 +23,7 @@ def test_the_top_of_wsim_is_short_and_leaves_the_reserved_names_free():
     modules = sorted(p.stem for p in WSIM.glob("*.py"))
     assert len(modules) <= MAX_TOP_MODULES, modules
     packages = sorted(p.parent.name for p in WSIM.glob("*/__init__.py"))
-    assert packages == ["agents", "analysis", "api", "atlas", "bench", "cli", "dataset", "env", "people", "reference", "run"]
+    assert packages == ["agents", "analysis", "api", "balance_atlas", "bench", "cli", "dataset", "env", "people", "reference", "run"]
     for name in RESERVED:
         assert name not in modules and name not in packages, name
 

@@ -101,16 +101,10 @@ def run_ablate(base: Tables, edited: Tables, settings: Settings, out: Path, over
     """Play the two runs and write the report; returns (Report, [Result of each run]).
     on_run(name, result) is called after each run; dask and threads as for `wsim simulate`."""
     precheck(out, overwrite)
-    cluster = None
-    if dask is not None:  # one cluster for both runs, connected before the folder is touched
-        from wsim.run.cluster import connect
+    from wsim.run.cluster import optional_cluster
 
-        cluster = connect(dask, threads or 1)
-    try:
+    with optional_cluster(dask, threads) as cluster:  # one cluster for both runs
         return _run(base, edited, settings, out, overwrite, progress, on_run, cluster, threads)
-    finally:
-        if cluster is not None:
-            cluster.close()
 
 
 def _run(base: Tables, edited: Tables, settings: Settings, out: Path, overwrite: bool, progress, on_run,

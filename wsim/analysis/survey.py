@@ -116,17 +116,11 @@ def run_survey(tables: Tables, populations: list, out: Path, mode: str, referenc
     """Play every population (mode "new", "overwrite" or "resume") and write the survey
     (`anchor`: the population its anchored verdicts rest on; None: the last)."""
     precheck(out, mode)
-    cluster = None
-    if dask is not None:  # one cluster for every population, connected before the folder is touched
-        from wsim.run.cluster import connect
+    from wsim.run.cluster import optional_cluster
 
-        cluster = connect(dask, threads or 1)
-    try:
-        with OutputFolder(out, owns=owns) as folder:
-            return _run(tables, populations, folder, mode, reference, progress, on_run, cluster, threads, anchor)
-    finally:
-        if cluster is not None:
-            cluster.close()
+    # one cluster for every population
+    with optional_cluster(dask, threads) as cluster, OutputFolder(out, owns=owns) as folder:
+        return _run(tables, populations, folder, mode, reference, progress, on_run, cluster, threads, anchor)
 
 
 def _run(tables, populations, folder: OutputFolder, mode, reference, progress, on_run, cluster, threads,

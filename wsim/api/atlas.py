@@ -1,4 +1,4 @@
-"""The balance atlas from Python: `wsim.atlas` (docs/atlas.md), the function `wsim atlas` calls.
+"""The balance atlas from Python: `wsim.balance_atlas` (docs/atlas.md), the function `wsim atlas` calls.
 
 It writes the same site folder as the command (the output rules of docs/interfaces.md §0) and
 returns the atlas, whose `.tables` are the site's tables as pandas DataFrames. It needs the
@@ -40,18 +40,20 @@ def atlas(*, out, players="2,3,4,5,6,7", quick: bool = False, games=None, search
     callback(on_stage, "on_stage")
     analysis_extra()
     threads_checked(threads, dask)
-    from wsim.atlas.plan import make_plan
-    from wsim.atlas.site import precheck, run_atlas
+    from wsim.balance_atlas.plan import make_plan
+    from wsim.balance_atlas.site import precheck, run_atlas
 
     t = tables_mod.load(data)
     plan = make_plan(t, counts, seed, quick, **sizes)
     baseline = None
-    if against is not None:
+    if against is not None and Path(against).is_dir():
+        baseline = Path(against)  # an earlier atlas: its datasets are the baseline
+    elif against is not None:
         try:
-            baseline = Path(against) if Path(against).is_dir() else tables_mod.load(against)
+            baseline = tables_mod.load(against)
         except WsimError as e:
             raise WsimError(f"--against: {e}") from None
-        if not isinstance(baseline, Path) and baseline.data_sha256 == t.data_sha256:
+        if baseline.data_sha256 == t.data_sha256:
             raise WsimError(f"--against: {against} holds the same card data as the atlas's: nothing to compare")
     with settings_error():
         precheck(folder, mode)

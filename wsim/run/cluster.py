@@ -30,7 +30,7 @@ import re
 import signal
 import threading
 import time
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 
 from wsim import RULES_VERSION, __version__, signals
@@ -204,6 +204,20 @@ def parse_address(address: str) -> tuple:
         return "remote", address
     raise ClusterError(f"--dask: expected tcp://HOST:PORT (a running `dask scheduler`; PORT 1..65535, an IPv6 "
                        f"HOST in brackets) or local:W, got {brief(address)}")
+
+
+@contextmanager
+def optional_cluster(address: str | None, threads: int | None):
+    """The cluster of a --dask value for the block, connected first (before a command touches its
+    folder: a refusal writes nothing) and closed after; None without --dask."""
+    if address is None:
+        yield None
+        return
+    cluster = connect(address, threads or 1)
+    try:
+        yield cluster
+    finally:
+        cluster.close()
 
 
 def connect(address: str, threads: int = 1) -> Cluster:

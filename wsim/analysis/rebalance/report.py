@@ -88,18 +88,11 @@ def run_rebalance(base: Tables, levers: list, plan_: Plan, policy_params: tuple,
     from wsim.dataset.folder import output_files
     from wsim.run import progress as progress_mod
 
-    cluster = None
-    if dask is not None:  # connected before the folder is touched: a refusal writes nothing
-        from wsim.run.cluster import connect
+    from wsim.run.cluster import optional_cluster
 
-        cluster = connect(dask, threads or 1)
-    try:
-        with output_files(out, owns, overwrite, "report") as commit, \
-                progress_mod.start(progress, search_games(levers, plan_), label="rebalance") as tracker:
-            result = rebalance(base, levers, plan_, Games(cluster, threads, tracker), on_event)
-            result.files = report_files(result, base, plan_, policy_params)
-            commit(result.files)
-    finally:
-        if cluster is not None:
-            cluster.close()
+    with optional_cluster(dask, threads) as cluster, output_files(out, owns, overwrite, "report") as commit, \
+            progress_mod.start(progress, search_games(levers, plan_), label="rebalance") as tracker:
+        result = rebalance(base, levers, plan_, Games(cluster, threads, tracker), on_event)
+        result.files = report_files(result, base, plan_, policy_params)
+        commit(result.files)
     return result

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from wsim.errors import WsimError
+from wsim.errors import WsimError, option
 from wsim.tables import Tables
 
 LADDER = (("random", "random", ()),
@@ -74,12 +74,14 @@ def make_plan(tables: Tables, counts, seed: int, quick: bool, **given) -> Plan:
             continue
         low, high = LIMITS[name]
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise AtlasError(f"--{name.replace('_', '-')}: must be a whole number from {low:,} to {high:,}, "
-                             f"got {value!r}")
+            raise AtlasError(f"{option(name)}: must be a whole number from {low:,} to {high:,}, got {value!r}")
         base[name] = value
+    bad = [p for p in counts if isinstance(p, bool) or p not in COUNTS]
+    if bad:
+        raise AtlasError(f"{option('players')}: the atlas covers counts 2..7, got {bad[0]!r}")
     counts = tuple(sorted(set(counts)))
     if not counts:
-        raise AtlasError("--players: give at least one player count")
+        raise AtlasError(f"{option('players')}: give at least one player count")
     bad = [p for p in counts if p not in COUNTS]
     if bad:
         raise AtlasError(f"--players: the atlas covers counts 2..7, got {bad[0]}")

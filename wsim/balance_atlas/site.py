@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wsim.atlas.plan import AtlasError, Plan
+from wsim.balance_atlas.plan import AtlasError, Plan
 from wsim.dataset.folder import LOCK, STAGING, OutputFolder, check_target
 from wsim.tables import Tables
 
@@ -56,24 +56,18 @@ def run_atlas(tables: Tables, plan: Plan, out: Path, mode: str, *, progress=Fals
               dask: str | None = None, threads: int | None = None, against=None, against_name=None) -> Atlas:
     """Play what the atlas still needs (mode "new", "resume" or "overwrite") and write the site.
     against: None, or (Tables, data file name) of a baseline data file, or the Path of an earlier
-    atlas: the difference atlas (wsim.atlas.diff)."""
+    atlas: the difference atlas (wsim.balance_atlas.diff)."""
     precheck(out, mode)
     on_stage = on_stage or (lambda text: None)
-    cluster = None
-    if dask is not None:  # one cluster for every dataset, connected before the folder is touched
-        from wsim.run.cluster import connect
+    from wsim.run.cluster import optional_cluster
 
-        cluster = connect(dask, threads or 1)
-    try:
-        with OutputFolder(out, owns=owns) as folder:
-            return _run(tables, plan, folder, mode, progress, on_stage, cluster, threads, against, against_name)
-    finally:
-        if cluster is not None:
-            cluster.close()
+    # one cluster for every dataset
+    with optional_cluster(dask, threads) as cluster, OutputFolder(out, owns=owns) as folder:
+        return _run(tables, plan, folder, mode, progress, on_stage, cluster, threads, against, against_name)
 
 
 def _run(tables, plan, folder: OutputFolder, mode, progress, on_stage, cluster, threads, against, against_name) -> Atlas:
-    from wsim.atlas import play
+    from wsim.balance_atlas import play
 
     present = folder.entries()
     _refuse(folder.path, present, mode)
@@ -92,12 +86,12 @@ def _run(tables, plan, folder: OutputFolder, mode, progress, on_stage, cluster, 
             pops = play.play_rungs(tables, plan, data, players, progress, cluster, threads)
             play.play_samples(tables, plan, data, players, pops, threads, on_stage)
             on_stage(f"{players}p: played ({time.perf_counter() - started:.0f} s); making its tables")
-            from wsim.atlas.tables import count_tables
+            from wsim.balance_atlas.tables import count_tables
 
             per_count.append(count_tables(tables, plan, data, players, pops))
         moves = None
         if against is not None:
-            from wsim.atlas import diff
+            from wsim.balance_atlas import diff
 
             moves = diff.moves(tables, plan, data, folder.target / AGAINST, against, progress, cluster, threads,
                                on_stage)
@@ -117,8 +111,8 @@ def _run(tables, plan, folder: OutputFolder, mode, progress, on_stage, cluster, 
 
 def _site(tables: Tables, plan: Plan, per_count: list, moves, against_name) -> Atlas:
     """The atlas's tables (read back from their CSV text) and its about record."""
-    from wsim.atlas import findings as findings_mod
-    from wsim.atlas import tables as atlas_tables
+    from wsim.balance_atlas import findings as findings_mod
+    from wsim.balance_atlas import tables as atlas_tables
 
     joined = atlas_tables.joined(per_count)
     joined["findings"] = findings_mod.findings(joined["sides"], joined["cards"], joined["character"])
@@ -135,7 +129,7 @@ def _site(tables: Tables, plan: Plan, per_count: list, moves, against_name) -> A
 def commands(plan: Plan, tables: Tables, against_name) -> list:
     """The commands that reproduce the atlas: the atlas itself (its folder called SITE), then each
     count's survey of the ladder (the same games)."""
-    from wsim.atlas.plan import rung_specs
+    from wsim.balance_atlas.plan import rung_specs
 
     from wsim.tables import DEFAULT_DATA
 
@@ -155,8 +149,8 @@ def commands(plan: Plan, tables: Tables, against_name) -> list:
 
 def _write_site(folder: OutputFolder, atlas: Atlas):
     """The pages, tables/ (CSV and Parquet of each table) and about.json, into the folder's target."""
-    from wsim.atlas import pages
-    from wsim.atlas import tables as atlas_tables
+    from wsim.balance_atlas import pages
+    from wsim.balance_atlas import tables as atlas_tables
 
     files = pages.site_pages(atlas.tables, atlas.about)
     (folder.target / TABLES).mkdir(exist_ok=True)

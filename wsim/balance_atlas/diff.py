@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from wsim.atlas.plan import ANCHOR, DEFAULT_RUNG, AtlasError, Plan
-from wsim.atlas.play import OPTIONS, count_dir, play_rungs
+from wsim.balance_atlas.plan import ANCHOR, DEFAULT_RUNG, AtlasError, Plan
+from wsim.balance_atlas.play import OPTIONS, count_dir, play_rungs
 from wsim.tables import Tables
 
 MOVE_RUNGS = (DEFAULT_RUNG, ANCHOR)

@@ -1,6 +1,6 @@
 """The atlas's tables (docs/atlas.md "The data"): one long table per kind, every player count in
 it, made from each count's survey of the ladder (wsim.analysis.survey.build: win rates, card
-effects, pairs, anchored verdicts, people's numbers) and its character (wsim.atlas.character).
+effects, pairs, anchored verdicts, people's numbers) and its character (wsim.balance_atlas.character).
 
 The pages are rendered from these tables as read back from their CSV text, so every number a page
 shows is the CSV's number (the CSVs keep 6 significant digits).
@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from wsim.atlas.plan import ANCHOR, DEFAULT_RUNG, RUNGS, Plan
-from wsim.atlas.play import count_dir, read_skill, read_standings
+from wsim.analysis.anchored import CARD_COLUMNS, SIDE_COLUMNS
+from wsim.balance_atlas import character
+from wsim.balance_atlas.plan import ANCHOR, DEFAULT_RUNG, RUNGS, Plan
+from wsim.balance_atlas.play import count_dir, read_skill, read_standings
 from wsim.tables import Tables
 
 RUNG_COLUMNS = ("players", "order", "rung", "spec", "games", "anchor", "people_chi2", "people_df", "people_p",
@@ -22,19 +24,11 @@ RUNG_COLUMNS = ("players", "order", "rung", "spec", "games", "anchor", "people_c
 SIDE_CURVE_COLUMNS = ("players", "wonder", "side", "rung", "order", "seats", "win_rate", "ci_low", "ci_high",
                       "fair_share", "q_value")
 CARD_CURVE_COLUMNS = ("players", "card", "rung", "order", "seats_built", "effect", "ci_low", "ci_high", "q_value")
-SIDE_COLUMNS = ("players", "wonder", "side", "anchor", "below", "win_rate", "ci_low", "ci_high", "fair_share", "diff",
-                "vp", "vp_ci_low", "vp_ci_high", "q_value", "size_verdict", "pair_diff", "pair_ci_low",
-                "pair_ci_high", "pair_q", "stability", "people_rate", "people_ci_low", "people_ci_high", "people_q",
-                "people", "action", "direction", "games_needed", "why")
-CARD_COLUMNS = ("players", "card", "anchor", "below", "effect", "ci_low", "ci_high", "vp", "q_value", "size_verdict",
-                "pair_diff", "pair_ci_low", "pair_ci_high", "pair_q", "stability", "people", "action", "direction",
-                "games_needed", "why")
-CHARACTER_COLUMNS = ("players", "metric", "population", "value", "ci_low", "ci_high", "n")
 FINDING_COLUMNS = ("order", "sentence", "kind", "link")
 MOVE_SIDE_COLUMNS = ("players", "wonder", "side", "rung", "base", "edited", "diff", "ci_low", "ci_high", "q_value")
 MOVE_CARD_COLUMNS = ("players", "card", "rung", "base", "edited", "diff", "ci_low", "ci_high", "q_value")
 COLUMNS = {"rungs": RUNG_COLUMNS, "sides": SIDE_COLUMNS, "side_curve": SIDE_CURVE_COLUMNS, "cards": CARD_COLUMNS,
-           "card_curve": CARD_CURVE_COLUMNS, "character": CHARACTER_COLUMNS, "findings": FINDING_COLUMNS,
+           "card_curve": CARD_CURVE_COLUMNS, "character": character.COLUMNS, "findings": FINDING_COLUMNS,
            "side_moves": MOVE_SIDE_COLUMNS, "card_moves": MOVE_CARD_COLUMNS}
 
 
@@ -43,7 +37,6 @@ def count_tables(tables: Tables, plan: Plan, data: Path, players: int, pops: lis
     and its character."""
     from wsim.analysis.playtest import people_reference
     from wsim.analysis.survey import build
-    from wsim.atlas import character
     from wsim.people.columns import has_people
 
     here = count_dir(data, players)

@@ -12,8 +12,8 @@ import math
 
 import pandas as pd
 
-from wsim.atlas.pages import card_page, players_page, side_name, side_page
-from wsim.atlas.plan import ANCHOR, DEFAULT_RUNG
+from wsim.balance_atlas.pages import card_page, players_page, side_name, side_page
+from wsim.balance_atlas.plan import ANCHOR, DEFAULT_RUNG
 
 MAX_CARDS = 6  # card findings on the index (the count pages list every card)
 

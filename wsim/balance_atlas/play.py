@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from wsim.atlas.plan import ANCHOR, DEFAULT_RUNG, LADDER, AtlasError, Plan, populations
+from wsim.balance_atlas.plan import ANCHOR, DEFAULT_RUNG, LADDER, AtlasError, Plan, populations
 from wsim.dataset import parts
 from wsim.dataset.write import Request, write_dataset
 from wsim.tables import Tables
@@ -70,8 +70,8 @@ def play_rungs(tables: Tables, plan: Plan, data: Path, players: int, progress, c
 
 def play_samples(tables: Tables, plan: Plan, data: Path, players: int, pops: list, threads, on_stage):
     """The standings sample of the default and the search rungs, and the skill runs, each kept
-    in its file once complete (wsim.atlas.character)."""
-    from wsim.atlas import character
+    in its file once complete (wsim.balance_atlas.character)."""
+    from wsim.balance_atlas import character
 
     here = count_dir(data, players)
     by_name = {p.name: p for p in pops}

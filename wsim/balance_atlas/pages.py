@@ -20,7 +20,7 @@ from numbers import Real
 import pandas as pd
 
 from wsim.analysis.page_style import PAGE_CSS
-from wsim.atlas import svg
+from wsim.balance_atlas import svg
 
 # fmt's rules, by column (or character metric) name
 PERCENT = frozenset({"win_rate", "ci_low", "ci_high", "fair_share", "people_rate", "people_ci_low", "people_ci_high",
