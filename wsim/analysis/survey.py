@@ -206,10 +206,11 @@ def _check_resumable(data: Path, populations: list, tables: Tables):
 # The tables
 
 def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame | None,
-          shown: Path | None = None, anchor: str | None = None) -> Survey:
+          shown: Path | None = None, anchor: str | None = None, files: bool = True) -> Survey:
     """Read every population's dataset in `data` and make the survey's tables and files
     (`shown`: where the page says the datasets are; `anchor`: the population the anchored
-    verdicts rest on, None: the last listed; PopulationError if it is none of them)."""
+    verdicts rest on, None: the last listed; PopulationError if it is none of them; files=False:
+    the tables only, no page, CSVs or distance lines, as the atlas needs)."""
     anchor, below = rungs(populations, anchor)
     con = read.connect()
     datasets = {p.name: read.open_dataset(data / p.name, tables) for p in populations}
@@ -262,6 +263,8 @@ def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame
     result.card_pairs = card_pairs
     result.anchored = anchored_mod.anchored_sides(sized[0], pairs, comparison, anchor, below)
     result.card_anchored = anchored_mod.anchored_cards(sized[1], card_pairs, anchor, below)
+    if not files:
+        return result
     shown_rows = people_columns.with_people(pd.concat([survey] + ([people] if people is not None else []),
                                                       ignore_index=True))
     result.people_lines = people_lines(data, populations, tables)

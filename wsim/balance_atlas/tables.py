@@ -45,7 +45,7 @@ def count_tables(tables: Tables, plan: Plan, data: Path, players: int, pops: lis
         for board, sides_of in pop.settings.boards_in_play(tables).items():
             in_play.setdefault(board, set()).update(sides_of)
     reference = people_reference(players, in_play, tables) if has_people(players) else None
-    survey = build(here, pops, tables, reference, Path("data") / here.name)
+    survey = build(here, pops, tables, reference, files=False)
     order = {name: i for i, name in enumerate(RUNGS)}
     rungs = _rungs(tables, here, pops, players)
     side_curve = survey.survey[survey.survey.population.isin(RUNGS)].rename(columns={"population": "rung"})

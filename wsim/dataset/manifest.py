@@ -94,6 +94,9 @@ def tables_of_dataset(where: Path, data_text, recorded, installed: Tables) -> Ta
     from file `where`), checked against its recorded hash, else the installed data if it is
     that file (datasets from before the text travelled)."""
     if data_text is not None:
+        raw = data_text.encode() if isinstance(data_text, str) else data_text
+        if raw == installed.raw and recorded == installed.data_sha256:
+            return installed  # the installed file's very text: the same tables, not compiled again
         try:
             t = compile_text(data_text, source=f"{where} (its data file)")
         except DataError as e:
