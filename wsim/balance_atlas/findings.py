@@ -28,13 +28,14 @@ def counts_text(counts) -> str:
     return f"{', '.join(map(str, counts[:-1]))} and {counts[-1]} players"
 
 
-def _range(values, fmt) -> str:
+def _range(values, fmt, unit: str = "") -> str:
+    """"2.0 to 4.0 VP", or "3.0 VP" when the ends look alike."""
     lo, hi = min(values), max(values)
-    return fmt(lo) if fmt(lo) == fmt(hi) else f"{fmt(lo)} to {fmt(hi)}"
+    return (fmt(lo) if fmt(lo) == fmt(hi) else f"{fmt(lo)} to {fmt(hi)}") + unit
 
 
 def _vp(x: float) -> str:
-    return f"{abs(x):.1f} VP"
+    return f"{abs(x):.1f}"
 
 
 def _pts(x: float) -> str:
@@ -47,7 +48,7 @@ def side_findings(sides: pd.DataFrame) -> list:
     act = sides[sides.action == "act"]
     for (wonder, side, direction), g in act.groupby(["wonder", "side", "direction"], sort=True):
         vp = [abs(v) for v in g.vp if not math.isnan(v)]
-        size = f"by {_range(vp, _vp)}" if vp else f"by {_range(list(g['diff']), _pts)} points of win share"
+        size = f"by {_range(vp, _vp, ' VP')}" if vp else f"by {_range(list(g['diff']), _pts)} points of win share"
         confirmed = sorted(g.players[g.people == "confirmed"])
         people = f"; people agree at {counts_text(confirmed)}" if confirmed else ""
         out.append((max(vp) if vp else 0.0,
@@ -64,7 +65,7 @@ def card_findings(cards: pd.DataFrame) -> list:
         vp = [abs(v) for v in g.vp if not math.isnan(v)]
         size = f"{_range(list(g.effect), _pts)} points of win share when built"
         if vp:
-            size += f" ({_range(vp, _vp)})"
+            size += f" ({_range(vp, _vp, ' VP')})"
         out.append((max(vp) if vp else 0.0,
                     f"The {card} is {direction} at {counts_text(g.players)}: {size}.", card_page(card)))
     return sorted(out, key=lambda x: (-x[0], x[1]))[:MAX_CARDS]
