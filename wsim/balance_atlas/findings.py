@@ -48,7 +48,7 @@ def side_findings(sides: pd.DataFrame) -> list:
     act = sides[sides.action == "act"]
     for (wonder, side, direction), g in act.groupby(["wonder", "side", "direction"], sort=True):
         vp = [abs(v) for v in g.vp if not math.isnan(v)]
-        size = f"by {_range(vp, _vp, ' VP')}" if vp else f"by {_range(list(g['diff']), _pts)} points of win share"
+        size = f"by {_range(vp, _vp, ' VP')}" if vp else f"by {_range([abs(d) for d in g['diff']], _pts)} points of win share"
         confirmed = sorted(g.players[g.people == "confirmed"])
         people = f"; people agree at {counts_text(confirmed)}" if confirmed else ""
         out.append((max(vp) if vp else 0.0,
@@ -63,7 +63,7 @@ def card_findings(cards: pd.DataFrame) -> list:
     act = cards[cards.action == "act"]
     for (card, direction), g in act.groupby(["card", "direction"], sort=True):
         vp = [abs(v) for v in g.vp if not math.isnan(v)]
-        size = f"{_range(list(g.effect), _pts)} points of win share when built"
+        size = f"{_range([abs(e) for e in g.effect], _pts)} points of win share when built"
         if vp:
             size += f" ({_range(vp, _vp, ' VP')})"
         out.append((max(vp) if vp else 0.0,
