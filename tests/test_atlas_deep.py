@@ -110,4 +110,4 @@ if __name__ == "__main__":  # python tests/test_atlas_deep.py SITE OUT: the scre
     import tempfile
 
     with tempfile.TemporaryDirectory() as profile:
-        render(Path(sys.argv[1]), Path(sys.argv[2]), Path(profile))
+        render(Path(sys.argv[1]).resolve(), Path(sys.argv[2]), Path(profile))
