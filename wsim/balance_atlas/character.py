@@ -1,4 +1,4 @@
-"""The game's own character per player count (issue 58; docs: /tmp/atlas/DESIGN.md §2): how
+"""The game's own character per player count (docs/atlas.md, "The game's own character"): how
 decisive, how close, how much choice a turn offers, how much skill matters, how long it is.
 
 Three pieces, each usable alone:
@@ -13,7 +13,7 @@ Three pieces, each usable alone:
   seats of the default population, on the same deals, the top's seat rotated as `wsim ladder`
   does (games [kN/P, (k+1)N/P) put it at seat k); its win share, and the openskill
   Plackett-Luce ordinal spread top − random over its games against random.
-- `character`: the long table of DESIGN.md §2 from standings (and skill) tables.
+- `character`: the long table of docs/atlas.md ("The game's own character") from standings (and skill) tables.
 
 The metrics (value, 95% CI, n):
   leader_age1_wins, leader_age2_wins  per game, the share of the leaders after that age (rank 1
@@ -344,7 +344,7 @@ def _choice_metrics(games: pd.DataFrame) -> list:
 
 def character(standings_table: pd.DataFrame, skill_table: pd.DataFrame | None = None,
               margins: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The character table (COLUMNS, DESIGN.md §2): from standings rows with a `population`
+    """The character table (COLUMNS, docs/atlas.md): from standings rows with a `population`
     column (standings() of each population's run, concatenated), the skill() rows, and
     optionally `margins` (dataset_margins of whole datasets: margin and close_share come
     from it for the players × population it holds, else from the standings sample). Rows by

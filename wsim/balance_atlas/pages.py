@@ -1,4 +1,4 @@
-"""The atlas's HTML pages, rendered from its tables (docs: /tmp/atlas/DESIGN.md §3; the tables as
+"""The atlas's HTML pages, rendered from its tables (docs/atlas.md, "The site"; the tables as
 pandas DataFrames, in the row order they are written to SITE/tables/NAME.csv).
 
 `site_pages(tables, about)` gives {relative path: bytes}: index.html, players-P.html per count,
@@ -653,7 +653,7 @@ class _Site:
 
 
 def site_pages(tables: dict, about: dict) -> dict:
-    """The atlas's pages {relative path: bytes} from its tables ({name: DataFrame}, DESIGN §3) and
+    """The atlas's pages {relative path: bytes} from its tables ({name: DataFrame}, docs/atlas.md "The site") and
     `about` (title, data: the data file's description, commands: the exact commands, a list of
     text). Raises ValueError when two names would share a page."""
     site = _Site(tables, about)
