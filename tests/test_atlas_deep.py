@@ -16,6 +16,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+pytestmark = pytest.mark.deep
+
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "results" / "verify" / "atlas"
 SHOTS = ROOT / "results" / "verify" / "atlas-shots"
