@@ -15,7 +15,7 @@ import pandas as pd
 from wsim.balance_atlas.pages import card_page, players_page, side_name, side_page
 from wsim.balance_atlas.plan import ANCHOR, DEFAULT_RUNG
 
-MAX_CARDS = 6  # card findings on the index (the count pages list every card)
+CARD_FINDINGS = 6  # card findings on the index (the count pages list every card)
 
 
 def counts_text(counts) -> str:
@@ -68,7 +68,7 @@ def card_findings(cards: pd.DataFrame) -> list:
             size += f" ({_range(vp, _vp, ' VP')})"
         out.append((max(vp) if vp else 0.0,
                     f"The {card} is {direction} at {counts_text(g.players)}: {size}.", card_page(card)))
-    return sorted(out, key=lambda x: (-x[0], x[1]))[:MAX_CARDS]
+    return sorted(out, key=lambda x: (-x[0], x[1]))[:CARD_FINDINGS]
 
 
 def contradicted(sides: pd.DataFrame) -> list:
