@@ -18,21 +18,29 @@ from wsim.tables import Tables
 MOVE_RUNGS = (DEFAULT_RUNG, ANCHOR)
 
 
+def check_baseline(plan: Plan, against: Path):
+    """An earlier atlas as the baseline: refused, before anything is played, unless it holds the
+    same deals and sizes at every count of this atlas."""
+    try:
+        recorded = json.loads((against / "data" / OPTIONS).read_text())
+    except (OSError, ValueError):
+        raise AtlasError(f"--against: {against} is neither a data file nor an atlas folder (no "
+                         f"data/{OPTIONS})") from None
+    for key, value in plan.options().items():
+        if key not in ("data_sha256", "players") and recorded.get(key) != value:
+            raise AtlasError(f"--against: {against} was played with {key} {recorded.get(key)!r}, this atlas "
+                             f"with {value!r}: a difference atlas needs the same deals and sizes")
+    missing = [p for p in plan.counts if p not in (recorded.get("players") or [])]
+    if missing:
+        raise AtlasError(f"--against: {against} has no games at {missing[0]} players (its counts: "
+                         f"{recorded.get('players')})")
+
+
 def baseline_data(plan: Plan, against, where: Path, progress, cluster, threads, on_stage) -> tuple:
-    """(folder of the baseline's P{P}/ datasets, its tables or None): an earlier atlas's data/,
-    checked to hold the same deals, or the baseline data file's rungs played into `where`."""
+    """(folder of the baseline's P{P}/ datasets, its tables or None): an earlier atlas's data/
+    (check_baseline), or the baseline data file's rungs played into `where`."""
     if isinstance(against, Path):
-        data = against / "data"
-        try:
-            recorded = json.loads((data / OPTIONS).read_text())
-        except (OSError, ValueError):
-            raise AtlasError(f"--against: {against} is neither a data file nor an atlas folder (no "
-                             f"data/{OPTIONS})") from None
-        for key, value in plan.options().items():
-            if key != "data_sha256" and recorded.get(key) != value:
-                raise AtlasError(f"--against: {against} was played with {key} {recorded.get(key)!r}, this atlas "
-                                 f"with {value!r}: a difference atlas needs the same deals and sizes")
-        return data, None
+        return against / "data", None
     for players in plan.counts:
         on_stage(f"{players}p: the baseline ({against.source}) on the same deals")
         play_rungs(against, plan, where, players, progress, cluster, threads, rungs=MOVE_RUNGS)

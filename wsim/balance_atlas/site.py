@@ -71,6 +71,10 @@ def _run(tables, plan, folder: OutputFolder, mode, progress, on_stage, cluster, 
 
     present = folder.entries()
     _refuse(folder.path, present, mode)
+    if isinstance(against, Path):
+        from wsim.balance_atlas.diff import check_baseline
+
+        check_baseline(plan, against)
     old = folder.replaced(True, "atlas", folders=(DATA, AGAINST, TABLES)) if mode == "overwrite" else []
     if mode == "overwrite":
         folder.begin_replacement()  # everything staged: an interrupted --overwrite changes nothing
