@@ -7,14 +7,14 @@ docs/atlas` makes them again from any site)."""
 import html
 import json
 import re
-import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
+
+import chromium
 
 pytestmark = pytest.mark.deep
 
@@ -29,13 +29,6 @@ const box = e => { const r = e.getBoundingClientRect(); return [r.left + scrollX
 document.body.dataset.probe = JSON.stringify({svgs: [...document.querySelectorAll("svg")].map(box),
   height: document.documentElement.scrollHeight});
 </script>"""
-
-
-def _chromium(browser: str, profile, *args) -> subprocess.CompletedProcess:
-    return subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                           f"--user-data-dir={profile}", "--hide-scrollbars", *args],
-                          check=True, capture_output=True, text=True, timeout=300)
 
 
 def shown_pages(site: Path) -> dict:
@@ -55,19 +48,18 @@ def render(site: Path, shots: Path, profile: Path) -> dict:
     the plots in view drew something and that the page has text. Returns {name: DOM}."""
     from matplotlib import image
 
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert browser, "headless Chromium is needed: run `make chromium` (Debian package chromium)"
+    browser = chromium.browser()
     shots.mkdir(parents=True, exist_ok=True)
     doms = {}
     for name, page in shown_pages(site).items():
         probed = site / f".probe-{page}"
         probed.write_text((site / page).read_text().replace("</body>", PROBE + "</body>"))
         try:
-            dom = _chromium(browser, profile, f"--window-size={WIDTH},1000", "--dump-dom", probed.as_uri()).stdout
+            dom = chromium.run(browser, profile, f"--window-size={WIDTH},1000", "--dump-dom", probed.as_uri()).stdout
             probe = json.loads(html.unescape(re.search(r'data-probe="([^"]*)"', dom).group(1)))
             height = min(probe["height"], MAX_HEIGHT)
             shot = shots / f"{name}.png"
-            _chromium(browser, profile, f"--window-size={WIDTH},{height}", f"--screenshot={shot}", probed.as_uri())
+            chromium.run(browser, profile, f"--window-size={WIDTH},{height}", f"--screenshot={shot}", probed.as_uri())
         finally:
             probed.unlink()
         pixels = image.imread(shot)[..., :3]

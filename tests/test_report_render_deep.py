@@ -4,12 +4,11 @@ a row's hover target takes the pointer, and every plot draws where the page lays
 
 import json
 import re
-import shutil
-import subprocess
 
 import pytest
 from matplotlib import image
 
+import chromium
 from clikit import run_cli
 
 pytestmark = pytest.mark.deep
@@ -34,23 +33,15 @@ scrollTo(0, 0);
 </script>"""
 
 
-def _chromium(browser: str, profile, *args) -> subprocess.CompletedProcess:
-    return subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                           f"--user-data-dir={profile}", "--hide-scrollbars", *args],
-                          check=True, capture_output=True, text=True, timeout=180)
-
-
 def test_the_report_renders_in_headless_chromium(tmp_path):
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert browser, "headless Chromium is needed: run `make chromium` (Debian package chromium)"
+    browser = chromium.browser()
     out = tmp_path / "report"
     result = run_cli("ablate", "--edit", "Altar.points=+12", "--games", "2000", "--players", "4", "--seed", "8",
                      "--threads", "1", "--out", str(out))
     assert result.exit_code == 0, result.output
     probed = tmp_path / "probed.html"
     probed.write_text((out / "index.html").read_text().replace("</body>", PROBE + "</body>"))
-    dom = _chromium(browser, tmp_path / "profile", f"--window-size={WIDTH},1000", "--dump-dom", probed.as_uri()).stdout
+    dom = chromium.run(browser, tmp_path / "profile", f"--window-size={WIDTH},1000", "--dump-dom", probed.as_uri()).stdout
     probe = json.loads(re.search(r'data-probe="([^"]*)"', dom).group(1).replace("&quot;", '"'))
 
     # the answer comes first: a verdict sentence per wonder side, with its size in VP
@@ -67,7 +58,7 @@ def test_the_report_renders_in_headless_chromium(tmp_path):
     assert probe["hover"] and " VP [" in probe["hoverText"], probe
 
     shot = tmp_path / "shot.png"
-    _chromium(browser, tmp_path / "profile", f"--window-size={WIDTH},{probe['height']}", f"--screenshot={shot}",
+    chromium.run(browser, tmp_path / "profile", f"--window-size={WIDTH},{probe['height']}", f"--screenshot={shot}",
               probed.as_uri())
     pixels = image.imread(shot)[..., :3]
     assert pixels.shape[0] >= probe["height"] - 1 and (pixels.mean(axis=2) < 0.6).mean() > 0.01
