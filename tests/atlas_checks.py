@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from wsim.balance_atlas.pages import card_page, cell_text, players_page, side_page
+from wsim.balance_atlas.cells import card_page, cell_text, players_page, side_page
 
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 _LINKS = ("href", "src")
@@ -107,7 +107,7 @@ def sources(pages: dict) -> list:
 
 def source_mismatches(pages: dict, tables: dict) -> list:
     """(page, data-src, shown, expected) where a data-src element's text is not its cell as
-    pages.cell_text formats it (or names no cell of `tables`: expected None)."""
+    cells.cell_text formats it (or names no cell of `tables`: expected None)."""
     bad = []
     for path, table, row, column, text in sources(pages):
         frame = tables.get(table)

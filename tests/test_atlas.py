@@ -12,7 +12,7 @@ import pytest
 
 from atlas_checks import site_problems
 from clikit import last_error_line, run_cli
-from wsim.balance_atlas.pages import card_page, side_page
+from wsim.balance_atlas.cells import card_page, side_page
 
 pytestmark = pytest.mark.slow
 

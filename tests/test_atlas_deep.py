@@ -33,7 +33,7 @@ document.body.dataset.probe = JSON.stringify({svgs: [...document.querySelectorAl
 
 def shown_pages(site: Path) -> dict:
     """One page of each kind: {short name: page file}."""
-    from wsim.balance_atlas.pages import card_page, players_page, side_page
+    from wsim.balance_atlas.cells import card_page, players_page, side_page
 
     findings = pd.read_csv(site / "tables" / "findings.csv")
     cards = pd.read_csv(site / "tables" / "cards.csv")

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import atlas_checks
-from wsim.balance_atlas import pages
+from wsim.balance_atlas import cells, pages
 
 NAN = math.nan
 ODD_CARD = 'Tom & "Jerry\'s" <Guild>'
@@ -72,9 +72,9 @@ def _tables() -> dict:
                                   diff=0.02, ci_low=0.005, ci_high=0.035, q_value=0.01))
     findings = pd.DataFrame([
         dict(order=1, sentence="Babylon B is the weakest board, by 2–4 VP & <more>", kind="side",
-             link=pages.side_page("babylon", "B")),
-        dict(order=0, sentence=f"{ODD_CARD} is the strongest card", kind="card", link=pages.card_page(ODD_CARD)),
-        dict(order=2, sentence="The game is decisive at 3 players", kind="character", link=pages.players_page(3))])
+             link=cells.side_page("babylon", "B")),
+        dict(order=0, sentence=f"{ODD_CARD} is the strongest card", kind="card", link=cells.card_page(ODD_CARD)),
+        dict(order=2, sentence="The game is decisive at 3 players", kind="character", link=cells.players_page(3))])
     frames = dict(rungs=rungs, sides=sides, side_curve=side_curve, cards=cards, card_curve=card_curve,
                   character=character, side_moves=moves)
     return {**{k: pd.DataFrame(v) for k, v in frames.items()}, "findings": findings}
@@ -96,10 +96,10 @@ def site(tables):
 
 def test_every_listed_page_exists(site, tables):
     expected = {"index.html", "players-3.html", "players-4.html"}
-    expected |= {pages.side_page(w, s) for w, s in SIDES} | {pages.card_page(c) for c in CARDS}
+    expected |= {cells.side_page(w, s) for w, s in SIDES} | {cells.card_page(c) for c in CARDS}
     assert set(site) == expected == atlas_checks.expected_pages(tables)
-    assert pages.side_page("rhodes", "A") == "side-rhodes-A.html"
-    assert pages.card_page("Strategists Guild") == "card-strategists-guild.html"
+    assert cells.side_page("rhodes", "A") == "side-rhodes-A.html"
+    assert cells.card_page("Strategists Guild") == "card-strategists-guild.html"
     assert all(isinstance(v, bytes) and v.startswith(b"<!doctype html>") for v in site.values())
 
 
@@ -122,7 +122,7 @@ def test_every_number_equals_its_cell(site, tables):
         assert {(name, r) for r in range(len(tables[name]))} <= shown, name  # every row on some page
     # the check itself finds a wrong number
     row = next(r for p, t, r, c, _ in atlas_checks.sources(site) if (p, t, c) == ("index.html", "sides", "diff"))
-    text = pages.fmt("diff", tables["sides"]["diff"].iloc[row]).encode()
+    text = cells.fmt("diff", tables["sides"]["diff"].iloc[row]).encode()
     src = f'data-src="sides:{row}:diff">'.encode()
     wrong = dict(site, **{"index.html": site["index.html"].replace(src + text, src + b"+99.9")})
     assert [m[1:] for m in atlas_checks.source_mismatches(wrong, tables)] == [
@@ -150,10 +150,10 @@ def test_names_are_escaped(site):
     for path, page in site.items():
         text = page.decode()
         assert "<Guild>" not in text and "x<y" not in text and "<test>" not in text and "<agree>" not in text, path
-    card = site[pages.card_page(ODD_CARD)].decode()
+    card = site[cells.card_page(ODD_CARD)].decode()
     assert "Tom &amp; &quot;Jerry&#x27;s&quot; &lt;Guild&gt;" in card
     assert "wsim atlas --out &#x27;a &amp; b&#x27;" in site["index.html"].decode()
-    assert pages.card_page(ODD_CARD) == "card-tom-jerry-s-guild.html"
+    assert cells.card_page(ODD_CARD) == "card-tom-jerry-s-guild.html"
 
 
 def test_page_contents(site):
@@ -161,7 +161,7 @@ def test_page_contents(site):
     # the findings in their order, each linked to its evidence
     first = index.index("strongest card")
     assert first < index.index("weakest board") < index.index("decisive at 3")
-    assert f'href="{pages.card_page(ODD_CARD)}"' in index[:first]
+    assert f'href="{cells.card_page(ODD_CARD)}"' in index[:first]
     assert "background:#" in index and 'class="legend"' in index
     four, three = site["players-4.html"].decode(), site["players-3.html"].decode()
     # the action sentences come first, act before not yet before don't act
@@ -171,7 +171,7 @@ def test_page_contents(site):
     assert "games that would settle it" in four and four.count("<svg") >= len(SIDES) + len(CARDS)
     assert "What the edit moved" in four and "What the edit moved" not in three
     assert "<script" not in "".join(p.decode() for p in site.values())
-    side = site[pages.side_page("rhodes", "B")].decode()
+    side = site[cells.side_page("rhodes", "B")].decode()
     assert side.count("<figure>") == 2 and "What the edit moved" in side
 
 
@@ -185,16 +185,16 @@ def test_page_contents(site):
     ("anchor", 1, "1"), ("winner_rank_age1", 1.8765, "1.88"), ("close_share", 0.31, "31.0"),
     ("sentence", "Babylon B & <x>", "Babylon B & <x>"), ("unknown", 2.5, "2.50"), ("unknown", 3.0, "3")])
 def test_fmt(column, value, text):
-    assert pages.fmt(column, value) == text
+    assert cells.fmt(column, value) == text
 
 
 def test_character_cells_format_as_their_metric(tables):
     frame = tables["character"]
     row = int(frame.index[(frame.metric == "winner_rank_age1")][0])
-    assert pages.cell_text("character", frame, row, "value") == "1.88"
+    assert cells.cell_text("character", frame, row, "value") == "1.88"
     row = int(frame.index[(frame.metric == "close_share")][0])
-    assert pages.cell_text("character", frame, row, "ci_high") == pages.fmt("close_share", 0.31 * 1.1)
-    assert pages.cell_text("character", frame, row, "n") == "1,200"
+    assert cells.cell_text("character", frame, row, "ci_high") == cells.fmt("close_share", 0.31 * 1.1)
+    assert cells.cell_text("character", frame, row, "n") == "1,200"
 
 
 def test_two_names_on_one_page_refused(tables):

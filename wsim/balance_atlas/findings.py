@@ -12,7 +12,7 @@ import math
 
 import pandas as pd
 
-from wsim.balance_atlas.pages import card_page, players_page, side_name, side_page
+from wsim.balance_atlas.cells import card_page, players_page, side_name, side_page
 from wsim.balance_atlas.plan import ANCHOR, DEFAULT_RUNG
 
 CARD_FINDINGS = 6  # card findings on the index (the count pages list every card)

@@ -6,33 +6,18 @@ side-SLUG-A.html / -B.html per wonder side, card-SLUG.html per card. Each page i
 (inline CSS and SVG, no script, no network, relative links only) and deterministic.
 
 Every number a page shows from a table sits in an element `data-src="TABLE:ROW:COLUMN"` (ROW: the
-0-based row of TABLE.csv) whose text is `cell_text(TABLE, row, COLUMN)`: `fmt(COLUMN, value)`,
-but for the character table's value, ci_low and ci_high, formatted as their row's metric
-(`fmt(metric, value)`: a share in percent, a rank to two decimals…)."""
+0-based row of TABLE.csv) whose text is wsim.balance_atlas.cells.cell_text of that cell."""
 
 from __future__ import annotations
 
 import html
 import math
 import re
-from numbers import Real
-
-import pandas as pd
 
 from wsim.analysis.page_style import PAGE_CSS
 from wsim.balance_atlas import svg
-
-# fmt's rules, by column (or character metric) name
-PERCENT = frozenset({"win_rate", "ci_low", "ci_high", "fair_share", "people_rate", "people_ci_low", "people_ci_high",
-                     "pair_ci_low", "pair_ci_high", "base", "edited", "leader_age1_wins", "leader_age2_wins",
-                     "close_share", "forced_share", "skill_vs_random", "skill_vs_default"})
-SIGNED_PERCENT = frozenset({"diff", "pair_diff", "effect"})
-SIGNED_VP = frozenset({"vp", "vp_ci_low", "vp_ci_high"})
-Q = frozenset({"q_value", "pair_q", "people_q", "people_p"})
-WHOLE = frozenset({"players", "order", "games", "seats", "n", "anchor", "games_needed", "people_seats"})
-ONE_DECIMAL = frozenset({"people_chi2", "margin", "options", "decisions", "rating_spread"})
-TWO_DECIMALS = frozenset({"people_rho", "winner_rank_age1", "winner_rank_age2"})
-CHARACTER_VALUES = ("value", "ci_low", "ci_high")  # formatted as their row's metric
+from wsim.balance_atlas.cells import (as_number, card_page, decimal_text, fmt, format_key, players_page, side_name,
+                                     side_page)
 
 BOARD_ORDER = ("rhodes", "alexandria", "ephesus", "babylon", "olympia", "halicarnassus", "giza", "manneken_pis")
 ACTIONS = ("act", "not yet", "don't act")  # the order of the sentences
@@ -62,107 +47,6 @@ li.act b.action { color: #a0282c; } li.notyet b.action { color: #8a6d00; } li.do
 """
 
 
-# ---------------------------------------------------------------------------------------------
-# The formatter
-
-def _number(value):
-    """`value` as a float, None when missing (None, NaN, ""), or as text when it is no number."""
-    if value is None or isinstance(value, bool):
-        return None if value is None else str(value)
-    if isinstance(value, Real):
-        return None if math.isnan(value) else float(value)
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return None
-        try:
-            number = float(text)
-        except ValueError:
-            return value
-        return None if math.isnan(number) else number
-    try:
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass
-    return str(value)
-
-
-def _decimal(x: float, digits: int, signed: bool = False) -> str:
-    """x to `digits` decimals, a true minus sign, `+` if `signed`; never a signed zero."""
-    if round(x, digits) == 0:
-        x = 0.0
-    text = f"{x:+.{digits}f}" if signed and x != 0 else f"{x:.{digits}f}"
-    return text.replace("-", "−")
-
-
-def fmt(column: str, value) -> str:
-    """The text of one table cell on a page, by its column: rates, shares and differences of
-    them (fractions) in percent to one decimal (differences signed); victory points signed to one
-    decimal; q- and p-values to four decimals, `<0.0001` below; counts whole with thousands
-    separators; a few measures to one or two decimals; "" for a missing value (None, NaN, "");
-    infinity as "inf"; text as it is. Numeric text ("0.25", as a CSV holds it) is read as its
-    number, so that a cell and its CSV's text give the same."""
-    x = _number(value)
-    if x is None:
-        return ""
-    if isinstance(x, str):
-        return x
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if column in PERCENT or column in SIGNED_PERCENT:
-        return _decimal(100 * x, 1, column in SIGNED_PERCENT)
-    if column in SIGNED_VP:
-        return _decimal(x, 1, True)
-    if column in Q:
-        return "<0.0001" if x < 1e-4 else f"{x:.4f}"
-    if column in ONE_DECIMAL:
-        return _decimal(x, 1)
-    if column in TWO_DECIMALS:
-        return _decimal(x, 2)
-    if column in WHOLE or x == int(x):
-        return f"{round(x):,}".replace("-", "−")
-    return _decimal(x, 2)
-
-
-def format_key(table: str, column: str, metric) -> str:
-    """The name fmt formats a cell of `table` by: its column, or for the character table's
-    values its row's metric."""
-    return str(metric) if table == "character" and column in CHARACTER_VALUES else column
-
-
-def cell_text(table: str, frame: pd.DataFrame, row: int, column: str) -> str:
-    """The text a page shows for cell (row, column) of `table` (row: 0-based position)."""
-    metric = frame["metric"].iloc[row] if "metric" in frame else None
-    return fmt(format_key(table, column, metric), frame[column].iloc[row])
-
-
-# ---------------------------------------------------------------------------------------------
-# Names and paths
-
-def slug(name: str) -> str:
-    """A name as a file name's part: lower case, every run of other characters than a–z and 0–9
-    as one "-"."""
-    return re.sub(r"[^a-z0-9]+", "-", str(name).lower()).strip("-") or "-"
-
-
-def side_page(wonder: str, side: str) -> str:
-    return f"side-{slug(wonder)}-{re.sub(r'[^A-Za-z0-9]+', '-', str(side)).strip('-') or '-'}.html"
-
-
-def card_page(card: str) -> str:
-    return f"card-{slug(card)}.html"
-
-
-def players_page(players: int) -> str:
-    return f"players-{int(players)}.html"
-
-
-def side_name(wonder: str, side: str) -> str:
-    """`Rhodes A`, `Manneken Pis B` (plain text)."""
-    return f"{str(wonder).replace('_', ' ').title()} {side}"
-
-
 def _e(text) -> str:
     return html.escape(str(text), quote=True)
 
@@ -186,7 +70,7 @@ def _records(tables: dict, name: str) -> list:
 
 
 def _missing(value) -> bool:
-    return _number(value) is None
+    return as_number(value) is None
 
 
 def _text(r: dict, column: str) -> str:
@@ -196,7 +80,7 @@ def _text(r: dict, column: str) -> str:
 
 
 def _players(r) -> int:
-    return int(_number(r["players"]))
+    return int(as_number(r["players"]))
 
 
 def _v(r: dict, column: str, suffix: str = "") -> str:
@@ -215,7 +99,7 @@ def _ci(r: dict, low: str, high: str, space: str = "") -> str:
 
 
 def _float(r: dict, column: str):
-    x = _number(r.get(column))
+    x = as_number(r.get(column))
     return x if isinstance(x, float) else None
 
 
@@ -489,7 +373,7 @@ class _Site:
                 cells.append(f'<td{act} style="background:{svg.diverging(t)}" title="{_e(tip)}">'
                              f"{_link(side_page(w, s), _v(r, 'diff'))}</td>")
             rows.append(f"<tr><th>{_link(players_page(p), f'{p} players')}</th>{''.join(cells)}</tr>")
-        legend = "".join(f'<span style="background:{svg.diverging(k / 3)}">{_decimal(100 * SCALE * k / 3, 0, True)}%</span>'
+        legend = "".join(f'<span style="background:{svg.diverging(k / 3)}">{decimal_text(100 * SCALE * k / 3, 0, True)}%</span>'
                          for k in range(-3, 4))
         return ["<h2>Every side at every count</h2>",
                 "<p>Each cell: the anchor population's win share less the fair share, in percentage points "
