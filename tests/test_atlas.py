@@ -168,3 +168,15 @@ def test_a_folder_that_is_not_an_atlas_is_refused(tmp_path):
         result = run_cli("atlas", *TINY, *mode, "--out", str(out))
         assert result.exit_code == 2 and last_error_line(result).startswith("Error:")
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
+def test_a_baseline_that_cannot_be_compared_is_refused_before_anything_is_played(tmp_path):
+    from wsim import tables
+
+    out = tmp_path / "site"
+    same = run_cli("atlas", *TINY, "--against", str(tables.data_path()), "--out", str(out))
+    assert same.exit_code == 2 and "the same card data" in last_error_line(same)
+    (tmp_path / "empty").mkdir()
+    not_atlas = run_cli("atlas", *TINY, "--against", str(tmp_path / "empty"), "--out", str(out))
+    assert not_atlas.exit_code == 2 and "neither a data file nor an atlas folder" in last_error_line(not_atlas)
+    assert not out.exists() or not any(out.iterdir())

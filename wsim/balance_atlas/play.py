@@ -7,6 +7,7 @@ atlas equals an uninterrupted one.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from pathlib import Path
@@ -15,6 +16,7 @@ import pandas as pd
 
 from wsim.balance_atlas.plan import ANCHOR, DEFAULT_RUNG, LADDER, AtlasError, Plan, populations
 from wsim.dataset import parts
+from wsim.dataset.folder import temp_name, write_durably
 from wsim.dataset.write import Request, write_dataset
 from wsim.tables import Tables
 
@@ -82,14 +84,14 @@ def play_samples(tables: Tables, plan: Plan, data: Path, players: int, pops: lis
             pop = by_name[rung]
             on_stage(f"{players}p: replaying {min(n, pop.games):,} {rung} games for the per-age standings")
             table = character.population_standings(tables, rung, pop.settings, list(range(min(n, pop.games))))
-            _write_atomically(path, _parquet_bytes(table))
+            _write_atomically(path, parquet_bytes(table))
     path = here / SKILL
     if not path.exists():
         on_stage(f"{players}p: one {ANCHOR} seat against random and against {DEFAULT_RUNG}, "
                  f"{plan.sizes.skill_games:,} games each")
         table = character.skill(tables, labelled(ANCHOR), labelled(DEFAULT_RUNG), players, plan.sizes.skill_games,
                                 plan.seed, threads=threads)
-        _write_atomically(path, _parquet_bytes(table))
+        _write_atomically(path, parquet_bytes(table))
 
 
 def labelled(rung: str) -> tuple:
@@ -106,19 +108,22 @@ def read_skill(data: Path, players: int) -> pd.DataFrame:
     return pd.read_parquet(count_dir(data, players) / SKILL)
 
 
-def _parquet_bytes(table: pd.DataFrame) -> bytes:
-    import io
+def parquet_bytes(table: pd.DataFrame) -> bytes:
+    """A table as Parquet bytes (the samples kept here, and the site's tables)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     buf = io.BytesIO()
-    table.to_parquet(buf, index=False)
+    pq.write_table(pa.Table.from_pandas(table, preserve_index=False), buf)
     return buf.getvalue()
 
 
 def _write_atomically(path: Path, blob: bytes):
-    """A whole file or none: written under a temporary name, then renamed."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(blob)
-        f.flush()
-        os.fsync(f.fileno())
+    """A whole file or none: written durably under the project's temporary name, then renamed."""
+    tmp = path.with_name(temp_name(path.name))
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        write_durably(fd, blob)
+    finally:
+        os.close(fd)
     os.replace(tmp, path)

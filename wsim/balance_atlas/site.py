@@ -155,12 +155,13 @@ def _write_site(folder: OutputFolder, atlas: Atlas):
     """The pages, tables/ (CSV and Parquet of each table) and about.json, into the folder's target."""
     from wsim.balance_atlas import pages
     from wsim.balance_atlas import tables as atlas_tables
+    from wsim.balance_atlas.play import parquet_bytes
 
     files = pages.site_pages(atlas.tables, atlas.about)
     (folder.target / TABLES).mkdir(exist_ok=True)
     for name, table in sorted(atlas.tables.items()):
         for suffix, blob in ((".csv", atlas_tables.csv_text(table, name)),
-                             (".parquet", atlas_tables.parquet_bytes(table))):
+                             (".parquet", parquet_bytes(table))):
             (folder.target / TABLES / f"{name}{suffix}").write_bytes(blob)
     for name, blob in sorted(files.items()):
         folder.write(name, blob)

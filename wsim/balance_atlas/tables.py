@@ -16,7 +16,7 @@ import pandas as pd
 from wsim.analysis.anchored import CARD_COLUMNS, SIDE_COLUMNS
 from wsim.balance_atlas import character
 from wsim.balance_atlas.plan import ANCHOR, DEFAULT_RUNG, RUNGS, Plan
-from wsim.balance_atlas.play import count_dir, read_skill, read_standings
+from wsim.balance_atlas.play import count_dir, parquet_bytes, read_skill, read_standings
 from wsim.tables import Tables
 
 RUNG_COLUMNS = ("players", "order", "rung", "spec", "games", "anchor", "people_chi2", "people_df", "people_p",
@@ -95,13 +95,3 @@ def read_back(blob: bytes) -> pd.DataFrame:
     # games_needed stays text ("", a whole number or "inf"): as a float, a large count would be
     # written back as 1.23457e+06
     return pd.read_csv(io.BytesIO(blob), keep_default_na=False, na_values=[""], dtype={"games_needed": str})
-
-
-def parquet_bytes(table: pd.DataFrame) -> bytes:
-    """The same table as Parquet (written from the CSV's values, so both hold the same numbers)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    buf = io.BytesIO()
-    pq.write_table(pa.Table.from_pandas(table, preserve_index=False), buf)
-    return buf.getvalue()
