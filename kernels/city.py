@@ -9,9 +9,10 @@ import numpy as np
 from numba import njit
 
 from wsim.codes import (COPY_CHOICE, COPY_LEFT, COPY_RIGHT, DISC_MANUF_LEFT, DISC_MANUF_RIGHT, DISC_RAW_LEFT,
-                        DISC_RAW_RIGHT, DISCOUNT_PRICE, N_COLORS, N_RES, POW_COPY_GUILD, POW_COPY_STAGE, PURPLE,
-                        RAW_MASK, SCOPE_LEFT, SCOPE_RIGHT, SCOPE_SELF, TRADE_PRICE)
-from wsim.effects import COUNT_DEFEATS, COUNT_STAGES
+                        DISC_RAW_RIGHT, DISCOUNT_PRICE, N_COLORS, N_RES, POW_COPY_GUILD, POW_COPY_STAGE, POW_FIRST_OF_AGE,
+                        POW_FIRST_OF_COLOR, POW_LAST_OF_AGE, PURPLE, RAW_MASK, SCOPE_LEFT, SCOPE_RIGHT, SCOPE_SELF,
+                        TRADE_PRICE, TURNS_PER_AGE)
+from wsim.effects import COUNT_COMPLETE, COUNT_DEFEATS, COUNT_STAGES
 from wsim.kernels.layout import (B_STAGE_ENT, B_STAGES, E_CHAIN, E_CHOICE, E_COINS, E_COPY_OF,
                                  E_COPY_STAGE, E_COINS_PER, E_DISCOUNT, E_KIND, E_NAME_ID, E_POINTS, E_POINTS_PER,
                                  E_POWER, E_PROD, E_PROD_PK,
@@ -19,7 +20,7 @@ from wsim.kernels.layout import (B_STAGE_ENT, B_STAGES, E_CHAIN, E_CHOICE, E_COI
                                  F_COPY3, F_COPY_GUILD, F_DEFEATS, F_DISC, F_LP, F_NCARDS, F_NCHOICE,
                                  F_NSELL_CHOICE, F_OWNED, F_PK_LP, F_PK_PROD, F_PK_REACH, F_PK_RP, F_PK_SELL,
                                  F_PK_SELL_CAP, F_POWERS, F_PROD, F_RP, F_SCI, F_SELL,
-                                 F_SELL_CH, F_SHIELDS, F_SIDE, F_STAGES, MAX_CHAIN, MAX_STAGES)
+                                 F_SELL_CH, F_SHIELDS, F_SIDE, F_SIDE_STAGES, F_STAGES, MAX_CHAIN, MAX_STAGES)
 from wsim.kernels.trade import add_packed, read_packed, spread, trade_options_at, write_packed
 
 
@@ -49,6 +50,20 @@ def chain_applies(ent, seat, s, card):
         if name >= 0 and seat[s, F_OWNED + name] != 0:
             return True
     return False
+
+
+@njit(cache=True, inline="always")
+def power_makes_free(ent, seat, s, card, turn, on_turn):
+    """Whether a second-edition power of seat s makes the card free to build now (docs/rules.md
+    §13): Olympia Day's first card of a colour the city lacks, Olympia Night's card of turn 1 or
+    turn 6 of an age (on_turn: a turn's move, not a 7th card). A power counts from the turn after
+    its stage is built: the decision reads the city as it stands."""
+    powers = seat[s, F_POWERS]
+    if (powers >> POW_FIRST_OF_COLOR) & 1 == 1 and seat[s, F_COLORS + ent[card, E_KIND]] == 0:
+        return True
+    if on_turn and turn == 1 and (powers >> POW_FIRST_OF_AGE) & 1 == 1:
+        return True
+    return on_turn and turn == TURNS_PER_AGE and (powers >> POW_LAST_OF_AGE) & 1 == 1
 
 
 @njit(cache=True, inline="always")
@@ -207,6 +222,8 @@ def count(seat, n, s, amount, what, scope, extra_purple):
             total += seat[x, F_STAGES]
         elif what == COUNT_DEFEATS:
             total += seat[x, F_DEFEATS]
+        elif what == COUNT_COMPLETE:
+            total += 1 if seat[x, F_STAGES] >= seat[x, F_SIDE_STAGES] else 0
         else:
             for k in range(N_COLORS):
                 if what >> k & 1:

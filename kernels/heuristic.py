@@ -4,7 +4,9 @@ A move's value is a sum of features, each times a weight (the seat's parameter r
 all in hundredths of a victory point; the shipped defaults are wsim/data/heuristic.json):
 
   point        points the entity would score now: printed points, its end-of-game count on
-               the cities as they stand, the science points it adds
+               the cities as they stand, the science points it adds; a count of the city's
+               complete wonder (the second edition's Decorators Guild) while the wonder is not
+               complete, in proportion to the stages built
   shield       per shield, times the military resolutions still to come (4 - age)
   flip         per neighbour whose strength the move's shields overtake (a defeat or a tie
                this age turned into a victory), times this age's victory token
@@ -14,7 +16,8 @@ all in hundredths of a victory point; the shipped defaults are wsim/data/heurist
   chain        per card of a later age the entity's name makes free, times the ages left
   discount     per trade discount gained (raw/manufactured goods, left/right), times (4 - age)
   stage        a wonder stage, on top of its entity's value
-  free_build   Olympia's free build, times the ages in which it can still be used
+  free_build   Olympia's free build, times the ages in which it can still be used (the second
+               edition's Olympia Day and Night powers the same: a free card an age)
   seventh      a 7th card, times the ages left
   discard_build  a discard build (the pile is hidden until then: flat, times the age)
   guild_copy   Olympia B's guild copy
@@ -33,9 +36,12 @@ import numpy as np
 from numba import njit
 
 from wsim.codes import (ACT_DISCARD, ACT_STAGE, COPY_LEFT, COPY_RIGHT, DISCARD_COINS, MILITARY_WIN, N_AGES,
-                        POW_COPY_GUILD, POW_DISCARD_BUILD, POW_FREE_BUILD, POW_SEVENTH)
+                        POW_COPY_GUILD, POW_DISCARD_BUILD, POW_FIRST_OF_AGE, POW_FIRST_OF_COLOR, POW_FREE_BUILD,
+                        POW_LAST_OF_AGE, POW_SEVENTH)
+from wsim.effects import COUNT_COMPLETE
 from wsim.kernels.city import coins_when_built, left_of, move_stage_source, policy_stage_source, right_of
-from wsim.kernels.layout import (E_CHAINS_TO, E_CHOICE, E_DISCOUNT, E_POINTS_CAP, E_POWER, E_PROD_PK, E_SHIELDS,
+from wsim.kernels.layout import (E_CHAINS_TO, E_CHOICE, E_DISCOUNT, E_POINTS_CAP, E_POINTS_PER, E_POWER, E_PROD_PK,
+                                 E_SHIELDS, F_SIDE_STAGES,
                                  EVERY_CARD, F_DISC, F_HAND, F_HAND_N, F_NCARDS, F_PK_PROD, F_SHIELDS, F_STAGES, G_AGE,
                                  G_FC, LIST_COMPACT, M_ACTION, M_CARD, M_COIN_COST, M_COPY3, M_DEFAULT, M_LEFT,
                                  M_RIGHT, M_SLOT)
@@ -55,6 +61,8 @@ def entity_value(ent, seat, n, s, e, params, who, age):
     left_ages = N_AGES + 1 - age  # this age and the later ones
     points, science = points_and_science(ent, seat, n, s, e)
     v = params[who, H_POINT] * points + params[who, H_SCIENCE] * science
+    if ent[e, E_POINTS_PER + 1] == COUNT_COMPLETE and seat[s, F_STAGES] < seat[s, F_SIDE_STAGES]:
+        v += params[who, H_POINT] * ent[e, E_POINTS_PER] * seat[s, F_STAGES] // seat[s, F_SIDE_STAGES]
     # Kind-dependent parts without branches (a decision values cards of every kind in turn, so
     # those branches were mostly mispredicted; heuristic games 3% faster: CHANGELOG.md,
     # History, sixth session of 2026-12-02).
@@ -77,8 +85,10 @@ def entity_value(ent, seat, n, s, e, params, who, age):
     v += params[who, H_CHAIN] * ent[e, E_CHAINS_TO] * (left_ages - 1)
     v += params[who, H_DISCOUNT] * bit_count(ent[e, E_DISCOUNT] & ~seat[s, F_DISC]) * left_ages
     p = ent[e, E_POWER]
-    if p == POW_FREE_BUILD:
+    if p == POW_FREE_BUILD or p == POW_FIRST_OF_COLOR or p == POW_LAST_OF_AGE:
         v += params[who, H_FREE_BUILD] * left_ages
+    elif p == POW_FIRST_OF_AGE:  # from the next age's first card
+        v += params[who, H_FREE_BUILD] * (left_ages - 1)
     elif p == POW_SEVENTH:
         v += params[who, H_SEVENTH] * left_ages
     elif p == POW_DISCARD_BUILD:

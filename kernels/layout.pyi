@@ -93,6 +93,7 @@ F_SELL: int
 F_SELL_CH: int
 F_SHIELDS: int
 F_SIDE: int
+F_SIDE_STAGES: int
 F_STAGES: int
 F_STAGE_E: int
 G_AGE: int

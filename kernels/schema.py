@@ -144,6 +144,7 @@ SEAT = Row("F_", "Seat state: one row per seat", [
     ("board", 1, "board id"),
     ("side", 1, "0 = A, 1 = B"),
     ("stages", 1, "stages built"),
+    ("side_stages", 1, "stages of the city's wonder side (set at the start: count target wonder_complete)"),
     ("copy3", 1, "Manneken Pis A stage 3: -1, or COPY_LEFT / COPY_RIGHT once chosen"),
     ("free_age", 1, "age of Olympia A's last free build (0 never)"),
     ("mil", 1, "sum of the military tokens"),

@@ -13,14 +13,14 @@ from numba import njit
 from wsim.codes import (ACT_BUILD, ACT_BUILD_FREE, ACT_DISCARD, ACT_STAGE, COPY_CHOICE, DISCARD_COINS, MILITARY,
                         MILITARY_LOSS, MILITARY_WIN, POW_COPY_STAGE, POW_FREE_BUILD, TURNS_PER_AGE)
 from wsim.kernels import price
-from wsim.kernels.city import (add_card, add_entity, chain_applies, coins_when_built, left_of, owns_name, right_of,
-                               set_prices, stage_entity, stage_source)
-from wsim.kernels.layout import (B_COINS, B_RESOURCE, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_ON, C_RIGHT,
+from wsim.kernels.city import (add_card, add_entity, chain_applies, coins_when_built, left_of, owns_name,
+                               power_makes_free, right_of, set_prices, stage_entity, stage_source)
+from wsim.kernels.layout import (B_COINS, B_RESOURCE, B_STAGES, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_ON, C_RIGHT,
                                  C_SLOT, E_COIN_COST, E_COPY_OF, E_HAS_COST, E_POWER, F_BOARD, F_CHAINED, F_CHOSEN,
                                  F_COINS, F_COINS_PAID, F_COINS_RECEIVED, F_COPY3, F_COUNT, F_DEFEATS, F_DISCARDS,
                                  F_FREE_AGE, F_HAND, F_HAND_N, F_MIL, F_PK_PROD,
                                  F_PK_SELL, F_PK_SELL_CAP, F_POWERS, F_PROD, F_SELL, F_SHIELDS, F_SIDE, F_STAGES,
-                                 F_STAGE_E, G_AGE, G_BUILT, G_FC, G_N, G_NBUILT, G_TURN)
+                                 F_SIDE_STAGES, F_STAGE_E, G_AGE, G_BUILT, G_FC, G_N, G_NBUILT, G_PHASE, G_TURN, PH_MOVE)
 from wsim.kernels.rng import STREAM_SEAT0, stream_key
 from wsim.kernels.schema import MAX_STAGES
 from wsim.kernels.trade import add_packed
@@ -39,6 +39,7 @@ def start_city(board, seat, s, b, side):
     seat[s, F_BOARD] = b
     seat[s, F_SIDE] = side
     seat[s, F_COPY3] = -1
+    seat[s, F_SIDE_STAGES] = board[b, B_STAGES + side]
     seat[s, F_COINS] = board[b, B_COINS]
     for k in range(MAX_STAGES):
         seat[s, F_STAGE_E + k] = -1
@@ -92,7 +93,7 @@ def legal_moves(ent, board, seat, gs, sc, s, holder, skip, free_city, listing, c
     True) from its controller's, less the card the controller plays itself, and it must build a
     card a chain makes free and may discard a card only when it can neither build it nor build
     its next stage. A card the city owns by name cannot be built; one with no cost or made free
-    by a chain is built for nothing; another is built when its coins and a purchase of its
+    by a chain or a second-edition power (city.power_makes_free) is built for nothing; another is built when its coins and a purchase of its
     resources are affordable; Olympia A's free build takes any card not free anyway, once an age;
     the next stage is built with any card when affordable; any card may be discarded.
     Which purchases a pair lists, in which order, is kernels/price.py's (the decider's `listing`;
@@ -105,6 +106,8 @@ def legal_moves(ent, board, seat, gs, sc, s, holder, skip, free_city, listing, c
     listing = price.for_city(listing, free_city)
     coins = seat[s, F_COINS]
     can_free = (seat[s, F_POWERS] >> POW_FREE_BUILD) & 1 == 1 and seat[s, F_FREE_AGE] != age
+    turn = gs[G_TURN]
+    on_turn = gs[G_PHASE] == PH_MOVE  # a 7th card is no turn's card
     needs3 = 0
     stage_free = False
     n_stage = 0
@@ -125,7 +128,7 @@ def legal_moves(ent, board, seat, gs, sc, s, holder, skip, free_city, listing, c
         first = m
         if not owns_name(ent, seat, s, c):
             chain = chain_applies(ent, seat, s, c)
-            if ent[c, E_HAS_COST] == 0 or chain:
+            if ent[c, E_HAS_COST] == 0 or chain or power_makes_free(ent, seat, s, c, turn, on_turn):
                 m = price.add_row(moves, m, slot, c, ACT_BUILD, 0, 0, 0, 0, 1)
                 if free_city and chain:  # the Free City must take a chain's free build
                     continue

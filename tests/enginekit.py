@@ -139,7 +139,7 @@ def moves_for(g: Game, seat: int, hand=None) -> list:
     h = g.hands[seat] if hand is None else [card(g.t, c, g.age) for c in hand]
     if hasattr(g, "legal_for"):
         return g.legal_for(seat, h)
-    return legal_moves(g.pos, seat, h, g.age)
+    return legal_moves(g.pos, seat, h, g.age, g.turn)
 
 
 def actions(g: Game, seat: int, name, hand=None) -> list:

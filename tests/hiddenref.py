@@ -121,7 +121,7 @@ def fc_allowed(starts: dict, age: int):
     def allowed(place, card) -> bool:
         if not is_fc_place(place):
             return True
-        return any(m.action == action[place[0]] for m in free_city_moves(starts[place[2]], [card], age))
+        return any(m.action == action[place[0]] for m in free_city_moves(starts[place[2]], [card], age, None))
     return allowed
 
 

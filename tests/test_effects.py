@@ -32,18 +32,18 @@ BEFORE = {
     "ent": "219a10caf00534c113f2ebbcec16b90c4d59bfc6fe9b2ed199ad63b5109ce9ad",
     "board": "9adcc7d5aee3ad8001dada883d385ea33ce8191e8f19eb758b8fc833324c0f6a",
     "caps": "559ff194273b4597d51332e68feb05b12a21843f56108369a0e33232e6fb419e",
-    "cards": "2a7f16cde5ad2a158e149d7a0c79b0e7a06910368a94dd1f3f241c5aebd7905c",  # `wsim cards`
+    "cards": "050173c2735c914f57fdade81e3091888a9e955b5e9f4eb48ca21dda60945839",  # `wsim cards` (its data sha256 line: the header names the second edition's kinds since issue 59)
     "cards --json": "319fbe5fed3e71096d0afad304e712132758b0ab681208e40ef3ffe38f77b10f",
 }
 EDITS_BEFORE = {  # --edit: (ent of the edited tables, edited_text or None)
     ("Altar.points=+5",): ("1a691282dc706d15e82b992ea0e6d9ca85841496be929d978706411acc40ae42",
-                           "e57d39135b4c0c82a42538c29b95798ef5d0aaa5e65cb0b27ae30945b66f8361"),
+                           "54f0f832f1ce7b054c844475639f2a148805cc10b6d7d135546166d4372aa0b2"),
     ("Baths=neutral",): ("36cc86005d3ee452b5ff3d9c475d31a21d473dbc9d4bcc70fc421ef1e7cb8120", None),
     ("giza/B.stage2=neutral",): ("4f32e76a3f29ed26f5876c1f1d2ef4ca9cddff3851d3ba3806d20b1ff65af7e0", None),
     ("rhodes/A.stage1.coins=4",): ("34fc22c39c4e748864698d1b62791733711bad39c09d338d1c03d2ed94e73e11",
-                                   "01b3dba734e6ed06011529a85adf1c4b7282c62e53983252260b61b9ce2348c1"),
+                                   "39ee9e4a596b16256e2ab08ebc925452f13c1da73e5666de42f1b61b2b44fada"),
     ("Loom.coins=+2", "Tavern.coins=-5"): ("7a6aaa11ce72b1e8f7647e033fe0db03a634f78042e8d6b9afedac8e3f1226cd",
-                                           "be8c1a0c0832c10c43f5844616cfe67663de1c5fdfffda9518f5a66dedcdde3e"),
+                                           "e9a417cbd4b2dc87625b4c652998aa0c353452b5be5484cef29f1b019ff3eb43"),
     ("Lighthouse=neutral", "Marketplace=neutral"): (
         "aa126229f40fe2e521ace14bf245ece2bf27a1c09e4b92deb05526af9a602f48", None),
     ("olympia/A.stage2=neutral",): ("c589d35917ad4c960dfb58667cf2b11afba80cd2fe913fdcbbadee3f09fdf6f2", None),
@@ -88,8 +88,10 @@ def _drop(where, key):
 _BATHS = (lambda d: _card(d, "Baths"))
 _TREE_FARM = (lambda d: _card(d, "Tree Farm"))
 _OLYMPIA_2 = (lambda d: _stage(d, "olympia", "A", 1))
-_OF = " (one of: brown grey blue green yellow red purple, or [wonder_stage], or [defeat_token])"
-_POWERS = "play_seventh_card free_build_once_per_age copy_neighbor_guild build_from_discard copy_neighbor_stage"
+_OF = (" (one of: brown grey blue green yellow red purple, or [wonder_stage], or [defeat_token], "
+       "or [wonder_complete])")  # the second edition's count target joined the lists (issue 59)
+_POWERS = ("play_seventh_card free_build_once_per_age copy_neighbor_guild build_from_discard copy_neighbor_stage "
+           "free_build_first_of_color free_build_first_of_age free_build_last_of_age")
 
 # One broken entry per parser of the table and per cross-key rule, with the message main gave.
 MESSAGES = [

@@ -36,7 +36,7 @@ def engine(request, monkeypatch):
 def fc_actions(g, hand, name) -> list:
     """Action names the FC may take with one card of a hand, in canonical order."""
     cid = card(g.t, name, g.age)
-    return [movelog.ACTIONS[m.action] for m in free_city_moves(g.pos, cards(g.t, hand, g.age), g.age)
+    return [movelog.ACTIONS[m.action] for m in free_city_moves(g.pos, cards(g.t, hand, g.age), g.age, g.turn)
             if m.card == cid]
 
 
@@ -103,7 +103,7 @@ def test_free_city_must_build_a_chain_free_card(tables):
     setup(g, FC, cards=["Altar", "Quarry"])  # Quarry's 2 stone pay Ephesus A stage 1
     hand = ["Temple", "Walls", "Library"]
     assert fc_actions(g, hand, "Temple") == ["build"]  # Altar chains to Temple: no stage, no discard
-    assert [movelog.ACTIONS[m.action] for m in legal_moves(g.pos, FC, cards(tables, hand, 2), 2)
+    assert [movelog.ACTIONS[m.action] for m in legal_moves(g.pos, FC, cards(tables, hand, 2), 2, g.turn)
             if m.card == card(tables, "Temple")] == ["build", "stage", "discard"]  # what a player could do
     assert fc_actions(g, hand, "Walls") == ["build", "stage"]  # 3rd stone bought from Giza: no discard
     assert fc_actions(g, hand, "Library") == ["stage"]  # nobody sells loom
@@ -118,7 +118,7 @@ def test_free_city_discards_only_when_it_can_neither_build_nor_stage(tables, fc_
     setup(g, 1, cards=["Stone Pit"])
     setup(g, FC, coins=fc_coins)
     assert fc_actions(g, ["Library"], "Library") == expected
-    assert free_city_moves(g.pos, cards(tables, ["Library"], 2), 2)[0].options == options
+    assert free_city_moves(g.pos, cards(tables, ["Library"], 2), 2, g.turn)[0].options == options
 
 
 def test_free_city_pays_its_purchases_from_its_own_coins(tables, engine):
@@ -126,7 +126,7 @@ def test_free_city_pays_its_purchases_from_its_own_coins(tables, engine):
     setup(g, 0, coins=0)
     setup(g, 1, cards=["Stone Pit"])
     set_hands(g, [["Altar"], ["Tavern"], ["Baths"]])
-    moves = free_city_moves(g.pos, cards(tables, ["Baths"]), 1)
+    moves = free_city_moves(g.pos, cards(tables, ["Baths"]), 1, g.turn)
     assert moves[0].options == ((0, 2), (2, 0))  # a stone from either neighbour
     script(g, 0, ("Altar", "build"), ("Baths", "build", (2, 0)))  # not the default purchase
     script(g, 1, ("Tavern", "discard"))

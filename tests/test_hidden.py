@@ -323,7 +323,7 @@ def test_the_free_city_positions_rebuilt_are_the_real_ones(tables):
                         seen["free builds"] += int((played == codes.ACT_BUILD_FREE).sum())
                     cards = sorted({int(c) for c in g.state["dealt"][0][g.age - 1].ravel()})
                     for c in cards:
-                        ref = {m.action for m in free_city_moves(g.starts[u], [c], g.age)}
+                        ref = {m.action for m in free_city_moves(g.starts[u], [c], g.age, None)}
                         for action in (codes.ACT_BUILD, codes.ACT_BUILD_FREE, codes.ACT_STAGE, codes.ACT_DISCARD):
                             assert fc_could(g.ent, g.board, st, sc, np.int16(c), np.int32(action)) == (action in ref), (
                                 policy, game, g.age, u, tables.card_names[c], codes.ACTIONS[action])

@@ -97,7 +97,7 @@ def test_chain_builds_free_even_with_0_coins(tables):
     assert actions(g, 0, "Aqueduct") == ["discard"]  # 3 stone, Giza sells only 1, and 0 coins
     setup(g, 0, cards=["Baths"])
     assert actions(g, 0, "Aqueduct") == ["build", "discard"]
-    m = find_move(tables, legal_moves(g.pos, 0, g.hands[0], g.age), "Aqueduct", "build")
+    m = find_move(tables, legal_moves(g.pos, 0, g.hands[0], g.age, g.turn), "Aqueduct", "build")
     assert m.coin_cost == 0 and m.options == ((0, 0),)
     assert actions(g, 0, "Walls") == ["discard"]
     script(g, 0, ("Aqueduct", "build"))

@@ -38,8 +38,15 @@ POWERS = (
     "copy_neighbor_guild",
     "build_from_discard",
     "copy_neighbor_stage",
+    "free_build_first_of_color",
+    "free_build_first_of_age",
+    "free_build_last_of_age",
 )
-POW_NONE, POW_SEVENTH, POW_FREE_BUILD, POW_COPY_GUILD, POW_DISCARD_BUILD, POW_COPY_STAGE = range(6)
+(POW_NONE, POW_SEVENTH, POW_FREE_BUILD, POW_COPY_GUILD, POW_DISCARD_BUILD, POW_COPY_STAGE, POW_FIRST_OF_COLOR,
+ POW_FIRST_OF_AGE, POW_LAST_OF_AGE) = range(9)
+# The second edition's automatic free builds (Olympia Day and Night, docs/rules.md §13): a build
+# of a card these powers make free is listed as a chain's is, with no purchase and no coins.
+FREE_BUILD_POWERS = (POW_FIRST_OF_COLOR, POW_FIRST_OF_AGE, POW_LAST_OF_AGE)
 
 # ent_copy_of: which neighbour a copy_neighbor_stage stage copies.
 COPY_LEFT, COPY_RIGHT, COPY_CHOICE = 0, 1, 2
@@ -68,7 +75,13 @@ FC_PLAYERS = 2
 FC_SEAT = 2
 FC_CITIES = 3
 FC_POLICY = "free_city"  # the `policy` value of the Free City's dataset rows
-MIN_SIMULATED_PLAYERS = FC_PLAYERS  # --players accepts 2..MAX_PLAYERS
+MIN_SIMULATED_PLAYERS = FC_PLAYERS  # --players accepts 2..MAX_PLAYERS (the first edition's)
+
+# Editions: a data file's top-level `edition` (1 when absent). The second edition (2020) has no
+# two-player variant and no Manneken Pis (docs/rules.md §13).
+EDITIONS = (1, 2)
+EDITION_NAMES = {1: "first edition (2010)", 2: "second edition (2020)"}
+EDITION_MIN_PLAYERS = {1: FC_PLAYERS, 2: MIN_PLAYERS}
 
 
 def fc_controller(age: int, turn: int) -> int:

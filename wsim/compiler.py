@@ -92,6 +92,7 @@ class Compiled:
     boards: BoardList
     chain: list
     copies: np.ndarray
+    edition: int = 1  # the file's top-level `edition` (codes.EDITIONS)
 
 
 def compile_doc(doc, source: str) -> Compiled:
@@ -277,9 +278,13 @@ class _Compiler(_EntryFields):
         if not isinstance(doc, dict) or not isinstance(doc.get("cards"), list) \
                 or not isinstance(doc.get("wonders"), list):
             raise DataError(f"{self.source}: expected top-level lists 'cards' and 'wonders'")
-        extra = [k for k in doc if k not in ("cards", "wonders")]
+        extra = [k for k in doc if k not in ("edition", "cards", "wonders")]
         if extra:
             raise DataError(f"{self.source}: unknown top-level key {brief(extra[0])}")
+        edition = doc.get("edition", 1)
+        if isinstance(edition, bool) or edition not in codes.EDITIONS:
+            raise DataError(f"{self.source}: field 'edition': expected one of {', '.join(map(str, codes.EDITIONS))}, "
+                            f"got {brief(edition)}")
         cards = CardList()
         for i, entry in enumerate(doc["cards"]):
             self._card(cards, i, entry)
@@ -291,7 +296,10 @@ class _Compiler(_EntryFields):
             self._wonder(boards, cards.rows, b, w)
         if not boards.ids:
             raise DataError(f"{self.source}: no wonders")
-        return Compiled(cards=cards, boards=boards, chain=chain, copies=copies)
+        if edition > 1 and any(boards.promo):
+            raise DataError(f"{self.source}: the {codes.EDITION_NAMES[edition]} has no promo board "
+                            f"(wonder {brief(boards.ids[boards.promo.index(1)])})")
+        return Compiled(cards=cards, boards=boards, chain=chain, copies=copies, edition=edition)
 
     def _card(self, cards: "CardList", i: int, entry):
         """Check one card entry and add it (its aliases wait until every name is known)."""

@@ -109,12 +109,15 @@ class CountTarget:
 COUNTS = (
     CountTarget("wonder_stage", "wonder stage", lambda t, limits: limits.MAX_STAGES),
     CountTarget("defeat_token", "defeat token", lambda t, limits: 2 * codes.N_AGES),  # two neighbours an age
+    # 1 when every stage of the city's wonder side is built (the second edition's Decorators Guild)
+    CountTarget("wonder_complete", "complete wonder", lambda t, limits: 1),
 )
 # A count field holds a colour bitmask (bits 0..N_COLORS-1) or one COUNTS code, the bits above.
 COUNT_CODES = {target.key: 1 << (codes.N_COLORS + i) for i, target in enumerate(COUNTS)}
 TARGET_OF_CODE = {code: target for target, code in zip(COUNTS, COUNT_CODES.values())}
 COUNT_STAGES = COUNT_CODES["wonder_stage"]
 COUNT_DEFEATS = COUNT_CODES["defeat_token"]
+COUNT_COMPLETE = COUNT_CODES["wonder_complete"]
 
 TIMINGS = {
     "turn": "every turn, while it is in the city (production)",
@@ -202,6 +205,7 @@ def _alternatives(head: str, names, width: int = 80) -> tuple:
 
 _COUNT_KEYS = [target.key for target in COUNTS]
 _SCOPE_COUNT_DOC = _fill(" " * 12, "count: colours of cards, " + ", ".join(f"or [{k}]" for k in _COUNT_KEYS)
+                         + " (1 when every stage of the city's wonder side is built)"
                          + "; a card counts itself when it matches (Lighthouse, Shipowners Guild). When a counting "
                          "card's coins resolve, cards the neighbours built the same turn are in their cities already "
                          "(Vineyard, Bazar: RULES.md section 8); that is engine timing, not data.")
@@ -242,13 +246,16 @@ KINDS = (
          ("coins_per:  {amount: N, count: [...], in: [self, left, right]}   coins once, when built",),
          weights=(("coin", None),), counts=tuple(_COUNT_KEYS)),
     Kind("points_per", Custom("scope_count"),
-         (Field("points_per", 3, "the same, points at the end; count: colour bits, COUNT_STAGES or COUNT_DEFEATS"),),
+         (Field("points_per", 3, "the same, points at the end; count: colour bits or a COUNT_* code"),),
          "game_end", lambda f: "points at the end: " + count_words(f["points_per"]) if f["points_per"][0] else None,
          ("points_per: {amount: N, count: [...], in: [...]}                  points at final scoring",
           *_SCOPE_COUNT_DOC),
          weights=(("point", None),), counts=tuple(_COUNT_KEYS)),
     Kind("power", OneOf("power", codes.POWERS, first=1), (Field("power", 1, "codes.POW_*"),), "power", _power_words,
-         _alternatives("power: ", codes.POWERS[1:]),
+         _alternatives("power: ", codes.POWERS[1:])
+         + ("       free_build_first_of_color: a building of a colour the city lacks is built free (2nd ed.)",
+            "       free_build_first_of_age / _last_of_age: the card played on turn 1 (of every later age) /",
+            "       on turn 6 is built free when built as a building (2nd edition; docs/rules.md §13)"),
          weights=(("free_build", None), ("seventh", None), ("discard_build", None), ("guild_copy", None))),
     Kind("copies", Custom("copies"),
          (Field("copy_stage", 1, "POW_COPY_STAGE: the neighbour's stage index copied (from 0)"),

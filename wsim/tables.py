@@ -48,6 +48,7 @@ from wsim.yamlfile import YamlFileError, parse, read_bytes
 __doc__ = __doc__.format(schema=describe_layout())
 
 DEFAULT_DATA = "cards.yaml"
+EDITION_DATA = {1: DEFAULT_DATA, 2: "cards-2e.yaml"}  # the shipped data file of each edition (`wsim --edition`)
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,16 @@ class Tables:
     board: np.ndarray  # int32[B, BOARD.count]
     lookup: dict = field(repr=False, compare=False)
     raw: bytes = field(default=b"", repr=False, compare=False)  # the file's text: datasets carry it
+    edition: int = 1  # the data file's `edition` (codes.EDITIONS)
+
+    @property
+    def edition_name(self) -> str:
+        return codes.EDITION_NAMES[self.edition]
+
+    @property
+    def min_players(self) -> int:
+        """The fewest players of a game of this edition (2, the Free City, in the first only)."""
+        return codes.EDITION_MIN_PLAYERS[self.edition]
 
     @property
     def n_cards(self) -> int:
@@ -149,7 +160,12 @@ def data_path(path: str | os.PathLike | None = None) -> Path:
 
 
 def _builtin_path() -> Path:
-    return Path(str(importlib_resources.files("wsim") / "data" / DEFAULT_DATA))
+    return edition_path(1)
+
+
+def edition_path(edition: int) -> Path:
+    """The shipped data file of an edition (1: the first, the default; 2: the second, 2020)."""
+    return Path(str(importlib_resources.files("wsim") / "data" / EDITION_DATA[edition]))
 
 
 _CACHE: dict = {}
@@ -169,7 +185,8 @@ def load(path: str | os.PathLike | None = None) -> Tables:
     key = (str(p), digest)
     if key not in _CACHE:
         # a message names the user's file by its path as given, the built-in one by its name
-        _CACHE[key] = compile_text(raw, source=p.name if p == _builtin_path() else str(p), digest=digest)
+        shipped = p in (edition_path(k) for k in EDITION_DATA)
+        _CACHE[key] = compile_text(raw, source=p.name if shipped else str(p), digest=digest)
     return _CACHE[key]
 
 
@@ -225,7 +242,7 @@ def _tables(read: Compiled, source: str, digest: str, raw: bytes) -> Tables:
             ent[e, at:at + ENTITY.width(name)] = value
     t = Tables(data_sha256=digest, source=source, raw=raw, card_names=tuple(cards.card_names),
                names=tuple(cards.names), board_ids=tuple(boards.ids), board_names=tuple(boards.names),
-               card_players=tuple(cards.players), lookup=cards.lookup, ent=ent,
+               card_players=tuple(cards.players), lookup=cards.lookup, ent=ent, edition=read.edition,
                board=np.zeros((len(boards.ids), BOARD.count), dtype=np.int32))
     t.ent_has_cost[:] = (t.ent_coin_cost != 0) | t.ent_cost.any(axis=1)
     ent[:, ENTITY.offsets["name_id"]] = -1  # stages have no name and no chain

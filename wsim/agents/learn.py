@@ -324,8 +324,10 @@ def _teacher_games(tables: Tables, plan: Plan, k: int, model_file: str, threads:
 
 
 def _header(tables: Tables, plan: Plan, k: int, command: str) -> dict:
+    # a second-edition model says so (run/model.check_header); a first-edition header is as before
+    edition = {"edition": tables.edition} if tables.edition != 1 else {}
     return {"format": FORMAT, "features": features_header(tables), "rules": RULES_VERSION, "target": "margin",
-            "hidden": plan.hidden,
+            "hidden": plan.hidden, **edition,
             "provenance": {"data_sha256": tables.data_sha256, "teacher": plan.teacher, "plan": asdict(plan),
                            "iteration": k, "command": command}}
 

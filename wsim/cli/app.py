@@ -77,14 +77,32 @@ def _announce_compile(watch):
                       message=f"%(prog)s %(version)s (rules version {RULES_VERSION})")
 @click.option("--data", type=click.Path(), envvar="WSIM_DATA", default=None,  # the file checks: tables.load
               help="Card and wonder data file to use instead of the built-in one (also WSIM_DATA).")
+@click.option("--edition", type=click.Choice(["1", "2"]), default=None,
+              help="The game's edition: 1 (2010, the default) or 2 (2020: its shipped data file; with --data, "
+                   "the file must be of that edition).")
 @click.pass_context
-def main(ctx: click.Context, data):
-    """wsim: a fast Monte Carlo simulator of 7 Wonders (first edition, base game).
+def main(ctx: click.Context, data, edition):
+    """wsim: a fast Monte Carlo simulator of 7 Wonders (base game; first edition by default,
+    the second with --edition 2).
 
     Seats are numbered from 0; seat i's left neighbour is seat i+1, its right neighbour seat i-1.
     """
     ctx.ensure_object(dict)
     ctx.obj["data"] = data
+    if edition is not None:
+        ctx.obj["data"] = edition_data(data, int(edition))
+
+
+def edition_data(data, edition: int):
+    """The data file of `--edition`: the shipped one, or --data's when its edition agrees."""
+    from wsim import tables
+
+    if data is None:
+        return str(tables.edition_path(edition))
+    given = tables.load(data)
+    if given.edition != edition:
+        raise UserError(f"--edition {edition}: the data file {given.source} is of the {given.edition_name}")
+    return data
 
 
 for command in (facts.cards_cmd, facts.score_cmd, facts.trade_cmd, runs.simulate_cmd, runs.check_cmd,

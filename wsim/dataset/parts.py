@@ -51,12 +51,15 @@ _COUNTER_COLUMNS = (  # schema version 3 on (columns.COUNTED), after `cards`
 
 def run_meta(tables: Tables, settings: Settings, version: int = SCHEMA_VERSION) -> dict:
     """The `wsim` metadata every part of a run shares (a part's adds `part`, last), in the form
-    of schema version `version`."""
+    of schema version `version`. A second-edition run also records `edition` (after
+    data_sha256; absent: the first edition, so a first-edition dataset's bytes are unchanged)."""
+    edition = {"edition": tables.edition} if tables.edition != 1 else {}
     return {
         "schema_version": version,
         "wsim_version": __version__,
         "rules_version": RULES_VERSION,
         "data_sha256": tables.data_sha256,
+        **edition,
         "seed": settings.seed,
         "players": settings.players,
         "policies": [_policy_entry(p, label, row, sha, model, version) for p, label, row, sha, model in

@@ -66,8 +66,10 @@ class Choice:
     copy3: int = -1
 
 
-def legal_moves(pos: Position, seat: int, hand: list, age: int) -> list:
-    """Every legal (card, action) pair of a seat for a hand, in canonical order (module doc)."""
+def legal_moves(pos: Position, seat: int, hand: list, age: int, turn: int | None) -> list:
+    """Every legal (card, action) pair of a seat for a hand, in canonical order (module doc);
+    `turn` the turn whose move it is, None for a 7th card (no turn's card: the second edition's
+    Olympia Night powers do not apply to it)."""
     t = pos.t
     city = pos.cities[seat]
     can_free_build = pos.has_power(seat, codes.POW_FREE_BUILD) and city.free_build_age != age
@@ -79,12 +81,13 @@ def legal_moves(pos: Position, seat: int, hand: list, age: int) -> list:
         owned = pos.owns_name(seat, card)
         if not owned:
             cost = pos.card_cost(seat, card)
-            if cost.free:
+            free = cost.free or pos.power_makes_free(seat, card, turn)
+            if free:
                 moves.append(Move(slot, card, ACT_BUILD, 0, ((0, 0),), False))
             elif cost.affordable:
                 moves.append(Move(slot, card, ACT_BUILD, cost.coin_cost, tuple(cost.affordable_options), False))
             # Olympia A: only for a card that is not free anyway
-            if can_free_build and not cost.free:
+            if can_free_build and not free:
                 moves.append(Move(slot, card, ACT_BUILD_FREE, 0, ((0, 0),), False))
         if stage is not None and (stage.free or stage.affordable):
             opts = ((0, 0),) if stage.free else tuple(stage.affordable_options)
@@ -93,7 +96,7 @@ def legal_moves(pos: Position, seat: int, hand: list, age: int) -> list:
     return moves
 
 
-def free_city_moves(pos: Position, hand: list, age: int) -> list:
+def free_city_moves(pos: Position, hand: list, age: int, turn: int) -> list:
     """The Free City's legal moves for a hand (docs/rules.md §10), in canonical order.
 
     Per card: build alone when a chain it holds makes the card free (and it does not own the
@@ -101,7 +104,7 @@ def free_city_moves(pos: Position, hand: list, age: int) -> list:
     is legal. Purchases: every affordable option, as for a player.
     """
     seat = codes.FC_SEAT
-    moves = legal_moves(pos, seat, hand, age)
+    moves = legal_moves(pos, seat, hand, age, turn)
     out = []
     for slot, card in enumerate(hand):
         mine = [m for m in moves if m.slot == slot]
@@ -258,7 +261,7 @@ class Game:
             self.hands[self.controller()].append(self.hands[codes.FC_SEAT].pop(0))
         choices = {}
         for seat in range(self.players):  # step 1: every choice against the state at the start of the turn
-            moves = legal_moves(pos, seat, self.hands[seat], self.age)
+            moves = legal_moves(pos, seat, self.hands[seat], self.age, self.turn)
             choices[seat] = self._checked(seat, self.policies[seat].choose(self, seat, moves, False), moves)
             self._log_choice(MOVE, seat, choices[seat])
         if self.free_city:
@@ -268,7 +271,7 @@ class Game:
             sevenths = {}
             for seat in range(self.players):  # step 5: 7th cards (never the FC's), on the state after step 4
                 if self.hands[seat] and pos.has_power(seat, codes.POW_SEVENTH):
-                    moves = legal_moves(pos, seat, self.hands[seat], self.age)
+                    moves = legal_moves(pos, seat, self.hands[seat], self.age, None)
                     ch = self.policies[seat].choose(self, seat, moves, True)
                     if ch is not None:
                         sevenths[seat] = self._checked(seat, ch, moves)
@@ -290,7 +293,7 @@ class Game:
         """The controller's move for the FC, among the cards left beside its own move's card."""
         ctrl = self.controller()
         hand = [c for slot, c in enumerate(self.hands[ctrl]) if slot != own.move.slot]
-        moves = free_city_moves(self.pos, hand, self.age)
+        moves = free_city_moves(self.pos, hand, self.age, self.turn)
         choice = self._checked(codes.FC_SEAT, self.policies[ctrl].choose(self, codes.FC_SEAT, moves, False), moves)
         self._log_choice(MOVE, codes.FC_SEAT, choice)
         return choice

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from wsim import codes
-from wsim.effects import COUNT_DEFEATS, COUNT_STAGES
+from wsim.effects import COUNT_COMPLETE, COUNT_DEFEATS, COUNT_STAGES
 from wsim.reference.trade import purchase_options
 from wsim.tables import Tables
 
@@ -95,6 +95,18 @@ class Position:
         """Whether a building the city owns makes this card free."""
         owned = {int(self.t.card_name_id[c]) for c in self.cities[seat].cards}
         return any(k in owned for k in self.t.chain_sources(card))
+
+    def power_makes_free(self, seat: int, card: int, turn: int | None) -> bool:
+        """Whether a second-edition power makes the card free to build now (docs/rules.md §13):
+        Olympia Day's first card of a colour the city lacks; Olympia Night's card of turn 1 or of
+        turn 6 of an age (`turn` None: a 7th card, no turn's card)."""
+        kind = int(self.t.ent_kind[card])
+        if self.has_power(seat, codes.POW_FIRST_OF_COLOR) and \
+                not any(int(self.t.ent_kind[c]) == kind for c in self.cities[seat].cards):
+            return True
+        if turn == 1 and self.has_power(seat, codes.POW_FIRST_OF_AGE):
+            return True
+        return turn == codes.TURNS_PER_AGE and self.has_power(seat, codes.POW_LAST_OF_AGE)
 
     # -- wonder stages and their effects -------------------------------------------------------
     def stage_source(self, seat: int, k: int) -> tuple:
@@ -230,6 +242,8 @@ class Position:
                 total += city.stages
             elif what == COUNT_DEFEATS:
                 total += sum(1 for tok in city.tokens if tok < 0)
+            elif what == COUNT_COMPLETE:
+                total += 1 if self.stages_left(s) <= 0 else 0
             else:
                 total += sum(1 for c in city.cards if what >> int(self.t.ent_kind[c]) & 1)
                 if s == seat and what >> codes.PURPLE & 1:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from wsim import RULES_VERSION
+from wsim import RULES_VERSION, codes
 from wsim.errors import WsimError, brief
 from wsim.inputfile import TooLarge, read_regular
 from wsim.kernels.layout import MAX_HIDDEN, MAX_SEATS
@@ -41,6 +41,8 @@ from wsim.tables import Tables
 FORMAT = "wsim-learned-1"
 FEATURES_VERSION = 1  # bumped whenever the input vector's meaning changes (kernels/learned.py)
 SHIPPED = Path(__file__).resolve().parents[1] / "data" / "learned.npz"
+# "shipped" names the model of the tables' edition (a data file's `edition`)
+SHIPPED_BY_EDITION = {1: SHIPPED, 2: SHIPPED.with_name("learned-2e.npz")}
 ARRAYS = ("w1", "b1", "w2", "b2")
 HEADER_ROOM = 1 << 20  # bytes for the JSON header and the archive's records (20 iterations' header: about 12 kB)
 
@@ -126,6 +128,11 @@ def check_header(header: dict, tables: Tables, where: str):
     if header.get("rules") != RULES_VERSION:
         raise ModelError(f"{where}: made for rules version {brief(header.get('rules'))}, this wsim plays version "
                          f"{RULES_VERSION}: train it again with wsim learn")
+    edition = header.get("edition", 1)  # absent: a first-edition model (learn writes it for the others)
+    if edition != tables.edition:
+        name = codes.EDITION_NAMES.get(edition, f"edition {brief(edition)}") if isinstance(edition, int) else brief(edition)
+        raise ModelError(f"{where}: a model of the {name}; the data file {tables.source} is of the "
+                         f"{tables.edition_name} (train one with `wsim --edition {tables.edition} learn`)")
     if features.get("names_sha256") != names_digest(tables):
         raise ModelError(f"{where}: its features name other buildings or boards than the data file "
                          f"{tables.source} (a model fits the names it was trained on; a card replaced or renamed is "
@@ -177,9 +184,10 @@ def max_model_bytes(inputs: int, hidden: int = MAX_HIDDEN) -> int:
     return 4 * (inputs * hidden + 2 * hidden + 1) + HEADER_ROOM
 
 
-def _named(path) -> tuple:
-    """(the Path, how messages name it) of a model file argument ("shipped": the shipped model)."""
-    path = SHIPPED if str(path) == "shipped" else Path(path)
+def _named(path, tables: Tables) -> tuple:
+    """(the Path, how messages name it) of a model file argument ("shipped": the shipped model
+    of the tables' edition)."""
+    path = SHIPPED_BY_EDITION[tables.edition] if str(path) == "shipped" else Path(path)
     return path, f"model file {brief(str(path))}"
 
 
@@ -187,7 +195,7 @@ def model_file_bytes(path, tables: Tables) -> bytes:
     """The bytes of model file `path` ("shipped": the shipped model), read as an input file
     (docs/interfaces.md §0: a regular file, here of at most max_model_bytes for the tables'
     inputs); ModelError naming the file otherwise."""
-    path, where = _named(path)
+    path, where = _named(path, tables)
     limit = max_model_bytes(len(feature_names(tables)))
     try:
         return read_regular(path, limit)
@@ -221,7 +229,7 @@ def npz_arrays(raw: bytes, limit: int) -> dict:
 def read_model(path, tables: Tables) -> Model:
     """The model in file `path` ("shipped": the shipped model), checked against the tables."""
     raw = model_file_bytes(path, tables)
-    where = _named(path)[1]
+    where = _named(path, tables)[1]
     try:
         stored = npz_arrays(raw, max_model_bytes(len(feature_names(tables))))
         header = json.loads(str(stored["header"]))

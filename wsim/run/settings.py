@@ -157,7 +157,8 @@ def parse_wonders(value: str, players: int, tables: Tables) -> tuple:
         wid, slash, side = entry.partition("/")
         wid, side = wid.strip().lower(), side.strip().upper()
         if wid not in tables.board_ids:
-            raise SettingsError(f"--wonders: unknown wonder {brief(wid)} (one of: {' '.join(tables.board_ids)})")
+            raise SettingsError(f"--wonders: unknown wonder {brief(wid)} in the {tables.edition_name} "
+                                f"(one of: {' '.join(tables.board_ids)})")
         if any(wid == w for w, _ in out):
             raise SettingsError(f"--wonders: {wid!r} is named twice (entries must be distinct)")
         if slash and side not in ("A", "B"):
@@ -350,6 +351,9 @@ def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, 
     sent (untrusted: types are checked too), so no kernel ever sees a value it cannot take.
     """
     players = check_players(players)
+    if players < tables.min_players:
+        raise SettingsError(f"--players: the {tables.edition_name} is played by {tables.min_players} to "
+                            f"{codes.MAX_PLAYERS} players (it has no two-player variant), got {players}")
     seed = whole_number(seed, "seed", 0, MAX_SEED, SettingsError)
     games = whole_number(games, "games", 1, MAX_GAMES, SettingsError)
     chunk_size = whole_number(chunk_size, "chunk_size", 1, MAX_CHUNK, SettingsError)
@@ -358,6 +362,8 @@ def build_settings(tables: Tables, *, players, policies, seed=0, games=100_000, 
                             tables)
     one_of(sides, "sides", ("random", "A", "B"), SettingsError)
     flag(manneken_pis, "manneken_pis", SettingsError)
+    if manneken_pis and not tables.board_promo.any():
+        raise SettingsError(f"--manneken-pis: the data file {tables.source} ({tables.edition_name}) has no promo board")
     # naming manneken_pis in a fixed list puts it in play: the metadata says so too
     in_play = manneken_pis or any(wid == "manneken_pis" for wid, _ in wonders)
     if params is not None and policy_params:

@@ -51,7 +51,8 @@ def _reference_game(t, seed: int, game: int, players: int) -> dict:
     """The reference's own random game, checked for the invariants of a complete game
     (players 2: the Free City variant)."""
     free_city = players == codes.FC_PLAYERS
-    boards, sides, hands = deal(t, codes.FC_CITIES if free_city else players, seed, game, promo_in_pool=True)
+    boards, sides, hands = deal(t, codes.FC_CITIES if free_city else players, seed, game,
+                                promo_in_pool=bool(t.board_promo.any()))
     g = Game(t, boards, sides, hands, [RandomPolicy(seed, game, s) for s in range(players)], free_city=free_city)
     final = g.play()
     check_complete_game(g, game)
@@ -59,17 +60,17 @@ def _reference_game(t, seed: int, game: int, players: int) -> dict:
                            free_city=free_city)
 
 
-def verify_games(players: int, policy: str, first: int, count: int, seed: int = 17) -> dict:
+def verify_games(players: int, policy: str, first: int, count: int, seed: int = 17, data=None) -> dict:
     """Verify games first .. first + count - 1 of a run with every seat on `policy` (or
     "rollout-learned": rollout over the learned base, its truncated playouts) and Manneken Pis
-    in the pool; returns {"games", "events", "promo_games", "seconds"} (events: the log events
-    the reference replayed)."""
+    in the pool when the data file has it; returns {"games", "events", "promo_games", "seconds"}
+    (events: the log events the reference replayed). `data`: the data file (tables.load's)."""
     start = time.perf_counter()
-    t = tables_mod.load()
+    t = tables_mod.load(data)
     name, specs = ("rollout", ["rollout.base=learned"]) if policy == "rollout-learned" else (policy, [])
     params = apply_policy_params(specs, (name,) * players, (name,) * players)[0]
     runner = Runner(t, Settings(players=players, seed=seed, policies=(name,) * players, params=params,
-                                manneken_pis=True))
+                                manneken_pis=bool(t.board_promo.any())))
     chunk = runner.play(first, count, log=True)
     promo_games = 0
     events = 0
