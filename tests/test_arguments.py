@@ -105,7 +105,8 @@ def _calls(dataset: str, scenario: str, out: str, live: dict | None = None) -> l
           "anchor": TEXT + ["b"]}),
         ("atlas", lambda **kw: wsim.atlas(**{"out": out, "players": "3", "games": 20, "search_games": 2, "sample": 1,
                                              "search_sample": 1, "skill_games": 2, "threads": 1, **kw}),
-         {"out": PATH, "players": [1.5, "x", [1.5], True, None, 8], "quick": FLAG, "games": OPTIONAL_WHOLE,
+         # players None: every count the data's edition plays (the default), so not among the wrong values
+         {"out": PATH, "players": [1.5, "x", [1.5], True, 8], "quick": FLAG, "games": OPTIONAL_WHOLE,
           "search_games": OPTIONAL_WHOLE, "sample": OPTIONAL_WHOLE, "search_sample": OPTIONAL_WHOLE,
           "skill_games": OPTIONAL_WHOLE, "seed": WHOLE, "data": PATH, "against": PATH, **run, "resume": FLAG,
           "progress": PROGRESS, "on_stage": CALLBACK}),

@@ -40,12 +40,13 @@ class ReferenceError(WsimError):
 def people_reference(players: int, in_play: dict, tables: Tables) -> pd.DataFrame:
     """`--reference people`: the human games of wsim.people as the reference's rows at `players`
     (wsim.people.columns.reference_rows) for the boards and sides of `in_play` ({board index:
-    side indices}, Settings.boards_in_play)."""
+    side indices}, Settings.boards_in_play); ReferenceError for a survey of another edition than
+    the people's (codes.EDITIONS: the human games are of the first)."""
     from wsim.people.columns import reference_rows
 
     named = {tables.board_ids[b]: {"AB"[s] for s in sides} for b, sides in in_play.items()}
     try:
-        rows = reference_rows(players, named)
+        rows = reference_rows(players, named, tables.edition)
     except ValueError as e:
         raise ReferenceError(f"--reference people: {e}") from None
     return pd.DataFrame(rows, columns=HEADER)

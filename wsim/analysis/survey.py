@@ -74,6 +74,7 @@ class Survey:
     play: pd.DataFrame  # how each population plays (play.csv)
     files: dict = field(default_factory=dict)
     people_lines: list = field(default_factory=list)  # each population's distance to people (the page's first lines)
+    edition: int = 1  # the card data's (codes.EDITIONS): people's games are of the first only
     # verdicts anchored on skill (wsim.analysis.anchored): anchored.csv, card_anchored.csv
     anchored: pd.DataFrame | None = None
     card_anchored: pd.DataFrame | None = None
@@ -261,12 +262,13 @@ def build(data: Path, populations: list, tables: Tables, reference: pd.DataFrame
                     _whole_games(card_verdicts.rename(columns={"min": "min_effect", "max": "max_effect"})),
                     pairs, comparison, card_rows, play)
     result.card_pairs = card_pairs
+    result.edition = tables.edition
     result.anchored = anchored_mod.anchored_sides(sized[0], pairs, comparison, anchor, below)
     result.card_anchored = anchored_mod.anchored_cards(sized[1], card_pairs, anchor, below)
     if not files:
         return result
     shown_rows = people_columns.with_people(pd.concat([survey] + ([people] if people is not None else []),
-                                                      ignore_index=True))
+                                                      ignore_index=True), tables.edition)
     result.people_lines = people_lines(data, populations, tables)
     from wsim.analysis.survey_page import page
 
@@ -290,10 +292,10 @@ def people_lines(data: Path, populations: list, tables: Tables) -> list:
     from wsim.people.seats import dataset_aggregate
 
     players = populations[0].settings.players
-    if not people_columns.has_people(players):
-        return people_columns.distance_lines({}, players)
+    if not people_columns.has_people(players, tables.edition):
+        return people_columns.distance_lines({}, players, tables.edition)
     return people_columns.distance_lines({p.name: dataset_aggregate(data / p.name, tables, p.name)
-                                          for p in populations}, players)
+                                          for p in populations}, players, tables.edition)
 
 
 def play_rows(table: pd.DataFrame) -> pd.DataFrame:

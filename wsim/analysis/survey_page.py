@@ -159,12 +159,12 @@ def page(survey, rows: pd.DataFrame, populations: list, datasets: dict, data_pat
             if not math.isnan(value[i])) + (f"; {notes[i]}" if notes[i] else "") for i, k in enumerate(keys)]
         out.append("<figure>" + plots.forest_groups([f"{w} {s}" for w, s in keys], series, "win rate (%)",
                                                      100 / players, notes, titles) + "</figure>")
-        out.append(html_table(people_columns.with_people(verdicts), {
+        out.append(html_table(people_columns.with_people(verdicts, survey.edition), {
             "wonder": ("wonder", str), "side": ("side", str), "verdict": ("verdict", str),
             "min_rate": ("min win %", pct), "max_rate": ("max win %", pct),
             "populations": ("populations", str), "games_needed": ("games needed", _games),
             **people_columns.HTML_COLUMNS}))
-        out.append(f"<p>{people_columns.heading_note()}</p>")
+        out.append(f"<p>{people_columns.heading_note(survey.edition)}</p>")
         out.append("<h3>Win rates by population</h3>")
         for name, t in here.groupby("population", sort=False):
             t = size.by_distance(t.assign(_d=t.win_rate - t.fair_share.fillna(1 / players)), "_d")

@@ -13,11 +13,12 @@ from wsim.errors import WsimError, callback, count_list, flag, optional_path, op
 from wsim.run.lock import KERNEL_LOCK
 
 
-def atlas(*, out, players="2,3,4,5,6,7", quick: bool = False, games=None, search_games=None, sample=None,
+def atlas(*, out, players=None, quick: bool = False, games=None, search_games=None, sample=None,
           search_sample=None, skill_games=None, seed: int = 0, data=None, against=None, threads=None, dask=None,
           overwrite: bool = False, resume: bool = False, progress=False, on_stage=None):
     """The balance atlas (`wsim atlas`): the ladder of populations played at every count of
-    `players`, then the static site written to `out`; returns the atlas (`.tables`: its tables,
+    `players` (None: every count the data's edition plays, 2..7, or 3..7 for the second edition),
+    then the static site written to `out`; returns the atlas (`.tables`: its tables,
     `.about`, `.files`). quick: the 5-minute preview's sizes; games, search_games, sample,
     search_sample, skill_games override a size (None: the default's). against: a data file or an
     earlier atlas folder: the difference atlas on the same deals. on_stage(text) hears each stage."""
@@ -28,7 +29,7 @@ def atlas(*, out, players="2,3,4,5,6,7", quick: bool = False, games=None, search
 
     folder = folder_arg(out)
     mode = write_mode(overwrite, resume)
-    counts = count_list(players)
+    counts = None if players is None else count_list(players)  # None: make_plan's default_counts
     seed = whole_number(seed, "seed", 0, MAX_SEED)
     quick = flag(quick, "quick")
     sizes = {name: optional_whole(value, name, 1, 10**8) for name, value in

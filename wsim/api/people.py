@@ -93,6 +93,7 @@ def people(out, datasets=(), populations=None, players=COUNTS, games: int = 20_0
     callback(on_run, "on_run")
     callback(on_estimate, "on_estimate")
     t = tables_mod.load(data)
+    _refuse_edition(t.edition, f"the card data {t.source}")
     with settings_error():
         plays = _populations(t, populations, not sources, counts, games, seed, sides, param_specs(policy_params))
         names = [name for name, _ in sources] + list(dict.fromkeys(pop.name for pops in plays.values() for pop in pops))
@@ -110,6 +111,17 @@ def people(out, datasets=(), populations=None, players=COUNTS, games: int = 20_0
             on_estimate([(f"{pop.name}-{p}", seconds) for p, pops in plays.items()
                          for pop, seconds in estimate_seconds(t, pops)])
         return _run(t, read, sources, plays, folder, mode, threads, progress, on_run)
+
+
+def _refuse_edition(edition: int, what: str):
+    """People's games are of the first edition: populations of another (`what`: its card data or
+    dataset) are not compared with them, and nothing is played or read."""
+    from wsim import codes
+    from wsim.people.columns import no_people_line, same_edition
+
+    if not same_edition(edition):
+        raise WsimError(f"{what} is of the {codes.EDITION_NAMES.get(edition, brief(edition))}: "
+                        f"{no_people_line(edition)}")
 
 
 def _dataset_args(datasets) -> list:
@@ -175,6 +187,11 @@ def _read_dataset(name: str, path: Path, t, counts: list):
 
     if not Path(path).is_dir():
         raise WsimError(f"{path}: no such dataset folder")
+    from wsim.dataset import parts
+
+    files = parts.part_files(Path(path))
+    if files:  # a dataset of another edition, refused before it is read (its metadata's edition)
+        _refuse_edition(parts.read_header(files[0]).meta.get("edition", 1), f"the dataset {path}")
     agg = dataset_aggregate(path, t, name)
     if not set(agg.counts()) & set(counts):
         have = ", ".join(map(str, agg.counts())) or "none"

@@ -98,13 +98,18 @@ def not_yet(sides: pd.DataFrame) -> list:
              players_page(int(g.players.iloc[0])))]
 
 
-def character_findings(character: pd.DataFrame) -> list:
-    """Closeness and skill, as ranges over the counts, for the default rung and the search seat."""
+def character_findings(character: pd.DataFrame, edition: int = 1) -> list:
+    """Closeness and skill, as ranges over the counts, for the default rung and the search seat;
+    people's share of close games beside the closeness at the people's edition only (`edition`:
+    the atlas's, codes.EDITIONS)."""
+    from wsim.people.columns import same_edition
+
     out = []
     close = character[(character.metric == "close_share") & (character.population == DEFAULT_RUNG)]
     if len(close):
+        people = "; people: 28–36%" if same_edition(edition) else ""
         out.append((0.0, f"Games are close: {_range(list(close.value), _pts)}% are won by 2 points or fewer "
-                         f"({DEFAULT_RUNG}, {counts_text(close.players)}; people: 28–36%).",
+                         f"({DEFAULT_RUNG}, {counts_text(close.players)}{people}).",
                     players_page(int(close.players.iloc[0]))))
     lead = character[(character.metric == "leader_age2_wins") & (character.population == DEFAULT_RUNG)]
     if len(lead):
@@ -119,12 +124,12 @@ def character_findings(character: pd.DataFrame) -> list:
     return out
 
 
-def findings(sides: pd.DataFrame, cards: pd.DataFrame, character: pd.DataFrame) -> pd.DataFrame:
-    """The findings table: order, sentence, kind, link."""
+def findings(sides: pd.DataFrame, cards: pd.DataFrame, character: pd.DataFrame, edition: int = 1) -> pd.DataFrame:
+    """The findings table: order, sentence, kind, link (`edition`: the atlas's, codes.EDITIONS)."""
     rows = []
     for kind, items in (("side", side_findings(sides)), ("card", card_findings(cards)),
                         ("side", contradicted(sides)), ("side", not_yet(sides)),
-                        ("character", character_findings(character))):
+                        ("character", character_findings(character, edition))):
         rows += [{"kind": kind, "sentence": s, "link": link} for _, s, link in items]
     if not any(r["kind"] == "side" and " is too " in r["sentence"] for r in rows):
         rows.insert(0, {"kind": "side", "sentence": f"No wonder side is settled as too strong or too weak at any "

@@ -300,7 +300,12 @@ class _Site:
     """The tables as records, indexed the ways the pages read them."""
 
     def __init__(self, tables: dict, about: dict):
+        from wsim.people.columns import no_people_line, same_edition
+
         self.tables, self.about = tables, about
+        # about's edition (absent: the first): people's games are of the first edition only
+        edition = int(about.get("edition", 1))
+        self.no_people = None if same_edition(edition) else no_people_line(edition)
         names = ("rungs", "sides", "side_curve", "cards", "card_curve", "character", "findings", "side_moves",
                  "card_moves")
         for name in names:
@@ -330,6 +335,9 @@ class _Site:
         out = [f"<h1>{_e(title)}</h1>"]
         if about.get("data"):
             out.append(f"<p>{_e(about['data'])}</p>")
+        if self.no_people:
+            out.append(f'<p class="note">{_e(self.no_people[0].upper() + self.no_people[1:])}: the people columns '
+                       "are empty.</p>")
         findings = sorted(self.findings, key=lambda r: (_float(r, "order") if _float(r, "order") is not None
                                                          else math.inf, r["_row"]))
         if findings:
@@ -413,7 +421,14 @@ class _Site:
         out = [f"<h1>{p} players</h1>"]
         if sides:
             out.append(_by_action(sides, "diff", _side_sentence))
-        if ladder:
+        if ladder and self.no_people:
+            out.append(f"<p>The ladder, weakest to strongest: {_e(' → '.join(ladder))}. The verdicts are "
+                       f"{_e(anchor)}'s, checked against {_e(below)} on the same deals ({_e(self.no_people)}): "
+                       "<i>act</i> where its size verdict is too strong or too weak and the next rung down agrees "
+                       "(stable); <i>don't act</i> where it is fair enough; <i>not yet</i> where it is not "
+                       "resolved or still moves between the top two rungs, with the games that would settle it. "
+                       "Win shares and differences in percent (points), VP in victory points, with 95% CIs.</p>")
+        elif ladder:
             out.append(f"<p>The ladder, weakest to strongest: {_e(' → '.join(ladder))}. The verdicts are "
                        f"{_e(anchor)}'s, checked against {_e(below)} on the same deals and against people's games: "
                        "<i>act</i> where its size verdict is too strong or too weak, the next rung down agrees "
@@ -444,7 +459,10 @@ class _Site:
         if character:
             out.append("<h2>The game's character</h2>" + _character_table(character, _populations(character, ladder)))
         rungs = sorted((r for r in self.rungs if _players(r) == p), key=lambda r: (_float(r, "order") or 0, r["_row"]))
-        if rungs:
+        if rungs and self.no_people:
+            out.append(f"<h2>The ladder</h2><p>Each rung's games ({_e(self.no_people)}).</p>" + _table(rungs, [
+                ("order", "order"), ("rung", "rung"), ("players", "spec"), ("games", "games"), ("anchor", "anchor")]))
+        elif rungs:
             out.append("<h2>The ladder</h2><p>Each rung's games and its distance to people's games (χ², p, rank "
                        "correlation of the boards' win shares).</p>" + _table(rungs, [
                            ("order", "order"), ("rung", "rung"), ("players", "spec"), ("games", "games"),

@@ -23,7 +23,7 @@ LADDER = (("random", "random", ()),
           ("search", "rollout", ("rollout.base=learned",)))
 RUNGS = tuple(name for name, _, _ in LADDER)
 DEFAULT_RUNG, ANCHOR = "learned", "search"
-COUNTS = (2, 3, 4, 5, 6, 7)
+COUNTS = (2, 3, 4, 5, 6, 7)  # every count an atlas may cover (2: the first edition's Free City variant)
 
 
 class AtlasError(WsimError):
@@ -66,8 +66,17 @@ class Plan:
         return min(self.sizes.search_games, self.sizes.games)
 
 
+def default_counts(tables: Tables) -> tuple:
+    """The counts of an atlas whose --players is not given: every count the data's edition plays
+    (2..7; 3..7 for the second edition, which has no two-player game: docs/rules.md §13)."""
+    return tuple(p for p in COUNTS if p >= tables.min_players)
+
+
 def make_plan(tables: Tables, counts, seed: int, quick: bool, **given) -> Plan:
-    """The checked plan: --quick's sizes or the full atlas's, each size given overriding it."""
+    """The checked plan: --quick's sizes or the full atlas's, each size given overriding it;
+    counts None: default_counts."""
+    if counts is None:
+        counts = default_counts(tables)
     base = asdict(QUICK if quick else FULL)
     for name, value in given.items():
         if value is None:
@@ -85,6 +94,9 @@ def make_plan(tables: Tables, counts, seed: int, quick: bool, **given) -> Plan:
     bad = [p for p in counts if p not in COUNTS]
     if bad:
         raise AtlasError(f"--players: the atlas covers counts 2..7, got {bad[0]}")
+    if counts[0] < tables.min_players:
+        raise AtlasError(f"{option('players')}: the {tables.edition_name} is played by {tables.min_players} to "
+                         f"{COUNTS[-1]} players (it has no two-player variant), got {counts[0]}")
     return Plan(counts, Sizes(**base), seed, tables.data_sha256)
 
 

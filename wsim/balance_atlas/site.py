@@ -119,12 +119,15 @@ def _site(tables: Tables, plan: Plan, per_count: list, moves, against_name) -> A
     from wsim.balance_atlas import tables as atlas_tables
 
     joined = atlas_tables.joined(per_count)
-    joined["findings"] = findings_mod.findings(joined["sides"], joined["cards"], joined["character"])
+    joined["findings"] = findings_mod.findings(joined["sides"], joined["cards"], joined["character"],
+                                               edition=tables.edition)
     if moves is not None:
         joined["side_moves"], joined["card_moves"] = moves
     shown = {name: atlas_tables.read_back(atlas_tables.csv_text(t, name)) for name, t in joined.items()}
+    # a second-edition atlas says so (its pages then claim no people data); a first-edition about.json is as before
+    edition = {"edition": tables.edition} if tables.edition != 1 else {}
     about = {"title": "The balance atlas of 7 Wonders" + (" (difference)" if moves is not None else ""),
-             "data": tables.source, "data_sha256": tables.data_sha256, "options": plan.options(),
+             "data": tables.source, "data_sha256": tables.data_sha256, **edition, "options": plan.options(),
              "commands": commands(plan, tables, against_name),
              "generated": os.environ.get("WSIM_ATLAS_DATE") or time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     return Atlas(shown, about)
@@ -134,10 +137,12 @@ def commands(plan: Plan, tables: Tables, against_name) -> list:
     """The commands that reproduce the atlas: the atlas itself (its folder called SITE), then each
     count's survey of the ladder (the same games)."""
     from wsim.balance_atlas.plan import rung_specs
+    from wsim.people.columns import same_edition
+    from wsim.tables import DEFAULT_DATA, EDITION_DATA
 
-    from wsim.tables import DEFAULT_DATA
-
-    data = "" if tables.source == DEFAULT_DATA else f"--data {tables.source} "
+    data = ("" if tables.source == DEFAULT_DATA else f"--edition {tables.edition} "
+            if tables.source == EDITION_DATA.get(tables.edition) else f"--data {tables.source} ")
+    reference = "--reference people " if same_edition(tables.edition) else ""  # people's games: first edition
     pops = " ".join(f"--population {name}={spec}" for name, spec, _ in rung_specs(plan))
     params = " ".join(f"--policy-param {p}" for _, _, own in rung_specs(plan) for p in own)
     sizes = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in plan.options().items()
@@ -147,7 +152,7 @@ def commands(plan: Plan, tables: Tables, against_name) -> list:
            "--out SITE"]
     for p in plan.counts:
         out.append(f"wsim {data}survey --players {p} --games {plan.sizes.games} --seed {plan.seed} {pops} {params} "
-                   f"--reference people --out survey-{p}")
+                   f"{reference}--out survey-{p}")
     return out
 
 

@@ -44,7 +44,7 @@ def count_tables(tables: Tables, plan: Plan, data: Path, players: int, pops: lis
     for pop in pops:
         for board, sides_of in pop.settings.boards_in_play(tables).items():
             in_play.setdefault(board, set()).update(sides_of)
-    reference = people_reference(players, in_play, tables) if has_people(players) else None
+    reference = people_reference(players, in_play, tables) if has_people(players, tables.edition) else None
     survey = build(here, pops, tables, reference, files=False)
     order = {name: i for i, name in enumerate(RUNGS)}
     rungs = _rungs(tables, here, pops, players)
@@ -69,7 +69,7 @@ def _rungs(tables: Tables, here: Path, pops: list, players: int) -> pd.DataFrame
     rows = []
     for i, pop in enumerate(pops):
         d = None
-        if has_people(players):
+        if has_people(players, tables.edition):
             d = distance_mod.distance(dataset_aggregate(here / pop.name, tables, pop.name), people(), players)
         rows.append({"players": players, "order": i, "rung": pop.name, "spec": pop.spec, "games": pop.games,
                      "anchor": int(pop.name == ANCHOR), "people_chi2": d.chi2 if d else float("nan"),

@@ -111,8 +111,8 @@ def ablate_cmd(ctx, edits, against, games, players, seed, policy, policies, poli
               help="Play the parts as tasks on a Dask cluster (see simulate). Needs wsim[dask].")
 @click.option("--reference", type=click.Path(dir_okay=False), default=None, metavar="FILE|people",
               help="Your own games: CSV players,wonder,side,seats,wins (side A, B or * for both), held against "
-                   "every population; `people`: the 8,357 Board Game Arena games wsim ships (./people for a "
-                   "file of that name).")
+                   "every population; `people`: the 8,357 Board Game Arena games wsim ships, first edition only "
+                   "(./people for a file of that name).")
 @click.option("--anchor", default=None, metavar="NAME",
               help="The population the anchored verdicts (act, don't act, not yet) rest on; the one listed before "
                    "it is the next rung down [the last population].")

@@ -9,8 +9,9 @@ from wsim.cli.options import SEED, left_behind, out_folder, out_option, overwrit
 
 
 @click.command("atlas")
-@click.option("--players", default="2,3,4,5,6,7", show_default=True, metavar="P[,P...]",
-              help="The player counts of the atlas.")
+@click.option("--players", default=None, metavar="P[,P...]",
+              help="The player counts of the atlas [every count the edition plays: 2,3,4,5,6,7; with --edition 2, "
+                   "3,4,5,6,7].")
 @click.option("--quick", is_flag=True,
               help="A 5-minute preview: 4,000 games a rung, 100 of search, small samples (any size given wins).")
 @click.option("--games", type=int, default=None, help="Games of every rung below search [40,000; --quick 4,000].")

@@ -43,7 +43,8 @@ def people_cmd(ctx, datasets, populations, players, games, seed, sides, policy_p
     Game Arena games, count by count: the distance of the boards' first-place shares (a Wald χ²),
     the boards' first and last places, score level, points by category, behaviour, winners'
     profile and a per-board breakdown. Writes OUT/index.html, boards.csv, lasts.csv, play.csv,
-    breakdown.csv and distance.csv (docs/people.md)."""
+    breakdown.csv and distance.csv (docs/people.md). People's games are of the first edition:
+    with --edition 2 (or a second-edition dataset) the command is refused."""
     from wsim.api.people import people
 
     folder = out_folder(out)

@@ -117,16 +117,19 @@ def summary_text(s: Summary, tables: Tables) -> str:
     return "\n".join(lines)
 
 
-def people_text(s: Summary) -> str:
+def people_text(s: Summary, tables: Tables) -> str:
     """Who played and how far their board table is from people's (docs/people.md): the summary's
-    last lines."""
-    from wsim.people.columns import distance_lines, has_people
+    last lines. `tables`: the run's card data, whose edition decides whether people's games
+    (first edition) are comparable at all."""
+    from wsim.people.columns import distance_lines, has_people, no_people_line, same_edition
 
     distinct = sorted(set(s.policies))
     who = distinct[0] if len(distinct) == 1 else ", ".join(s.policies)
-    if not has_people(s.players):
+    if not same_edition(tables.edition):
+        return f"\nplayers: {who}; {no_people_line(tables.edition)}"
+    if not has_people(s.players, tables.edition):
         return f"\nplayers: {who}; people (Board Game Arena's games) have no {s.players}-player games to compare with"
-    lines = distance_lines({who: s.people}, s.players)
+    lines = distance_lines({who: s.people}, s.players, tables.edition)
     return "\nthe players beside people (docs/people.md):\n  " + "\n  ".join(lines)
 
 

@@ -65,7 +65,7 @@ def simulate_cmd(ctx, games, players, seed, policy, policies, policy_param, wond
         click.echo(f"warning: {out} holds files that are not part of a wsim dataset; they are kept: "
                    f"{', '.join(kept[:5])}{' …' if len(kept) > 5 else ''}", err=True)
     click.echo(summary_text(result.summary, result.tables))
-    click.echo(people_text(result.summary))
+    click.echo(people_text(result.summary, result.tables))
     click.echo(f"\ndataset: {out}")
 
 

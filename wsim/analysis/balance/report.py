@@ -281,7 +281,8 @@ def _side_title(r) -> str:
             f"[{_vp(r.handicap_ci_low)}, {_vp(r.handicap_ci_high)}]; q {_q(r.q_value)}; {r.verdict}")
 
 
-def _wonder_section(wonders: pd.DataFrame) -> list:
+def _wonder_section(wonders: pd.DataFrame, edition: int) -> list:
+    """`edition`: the dataset's (codes.EDITIONS), for the people columns' note."""
     out = ["<h2>Wonders</h2>"]
     for players, t in wonders.groupby("players", sort=True):
         fair, t = t.fair_share.iloc[0], size.by_distance(t, "diff")
@@ -305,7 +306,7 @@ def _wonder_section(wonders: pd.DataFrame) -> list:
             "handicap_ci_low": ("VP CI low", _vp), "handicap_ci_high": ("VP CI high", _vp),
             "mean_points": ("mean points", lambda v: f"{v:.1f}"), **people_columns.HTML_COLUMNS, **SIZE_TABLE}))
         out.append(size_note(t))
-        out.append(f"<p>{people_columns.heading_note()}</p>")
+        out.append(f"<p>{people_columns.heading_note(edition)}</p>")
         parts = {c[3:]: t[c] for c in read.CATEGORY_COLUMNS}
         titles = [f"{label}: " + ", ".join(f"{name} {values.iloc[i]:.1f}" for name, values in parts.items())
                   + f" (mean {t.mean_points.iloc[i]:.1f} points)" for i, label in enumerate(labels)]
@@ -403,7 +404,7 @@ def page(ds: read.Dataset, report: Report, baseline: read.Dataset | None, names:
     parts += answers.section(report.wonders, report.cards, ds.policies, report.practical)
     if baseline is not None:
         parts += _paired_section(report.paired, names[1], names[0])
-    parts += _wonder_section(report.wonders)
+    parts += _wonder_section(report.wonders, ds.tables.edition)
     parts += _card_section(report.cards)
     parts += [SORT_SCRIPT, "</body></html>"]
     return "\n".join(parts) + "\n"
@@ -413,19 +414,24 @@ def page(ds: read.Dataset, report: Report, baseline: read.Dataset | None, names:
 
 def people_lines(ds: read.Dataset, base: read.Dataset | None, installed: Tables) -> list:
     """How far the dataset's players (and the baseline's) are from people at its player count
-    (wsim.people.columns.distance_lines): its seats read once more, into an Aggregate."""
+    (wsim.people.columns.distance_lines): its seats read once more, into an Aggregate. A dataset
+    of another edition than the people's gets the line that says why it has none."""
     from wsim.people.seats import dataset_aggregate
 
     players = int(ds.meta["players"])
+    edition = ds.tables.edition
     named = [("the dataset", ds), ("the baseline", base)] if base is not None else [("", ds)]
-    if not people_columns.has_people(players):
-        return people_columns.distance_lines({}, players)
-    aggregates = {}
+    if not people_columns.has_people(players, edition):
+        return people_columns.distance_lines({}, players, edition)
+    aggregates, others = {}, []
     for what, d in named:
         who = answers.population(d.policies)
         label = f"{what} ({who})" if what else who
-        aggregates[label] = dataset_aggregate(d.path, installed, label)
-    return people_columns.distance_lines(aggregates, players)
+        if people_columns.same_edition(d.tables.edition):
+            aggregates[label] = dataset_aggregate(d.path, installed, label)
+        else:  # a baseline of another edition than the dataset's
+            others.append(f"{label}: {people_columns.no_people_line(d.tables.edition)}")
+    return people_columns.distance_lines(aggregates, players, edition) + others
 
 
 def build(path: Path, installed: Tables, baseline_path: Path | None = None, names: tuple | None = None,
@@ -449,7 +455,7 @@ def build(path: Path, installed: Tables, baseline_path: Path | None = None, name
     if base is not None:
         base_cells = read.card_cells(con, base)
         paired = paired_table(con, base, ds, base_cells, cells, (effects.fit_cells(base_cells), fitted))
-    report = Report(people_columns.with_people(wonders), cards, paired, practical)
+    report = Report(people_columns.with_people(wonders, ds.tables.edition), cards, paired, practical)
     report.people_lines = people_lines(ds, base, installed)
     names = names or (str(path), str(baseline_path))
     report.files[INDEX_HTML] = page(ds, report, base, names).encode()

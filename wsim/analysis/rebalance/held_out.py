@@ -83,7 +83,7 @@ def held_out(games: Games, base: Tables, levers: list, changes: dict, plan_: Pla
             w1 = seats_of(p, res1)[1] if edited_runs is not None else w0
             tallies[0].add(index, w0)
             tallies[1].add(index, w1)
-            if people_columns.has_people(p):
+            if people_columns.has_people(p, base.edition):
                 runs[0] = runs[0] + aggregate(res_seats(p, res, base, at))
                 if edited_runs is not None:
                     runs[1] = runs[1] + aggregate(res_seats(p, res1, base, at))
@@ -118,12 +118,15 @@ def held_out(games: Games, base: Tables, levers: list, changes: dict, plan_: Pla
     return table.drop(columns="p"), after, aggregates
 
 
-def people_lines(plan_: Plan, aggregates: dict, edited: bool) -> list:
+def people_lines(plan_: Plan, aggregates: dict, edited: bool, edition: int) -> list:
     """How far the held-out runs (the input data, and the edited data when there are edits) are
-    from people at each player count (wsim.people.columns.distance_lines)."""
+    from people at each player count (wsim.people.columns.distance_lines); `edition`: the input
+    data's (codes.EDITIONS): for another than the people's, the one line that says why not."""
+    if not people_columns.same_edition(edition):
+        return people_columns.distance_lines({}, list(aggregates), edition)
     lines = []
     for p, runs in aggregates.items():
         who = f"{plan_.name} ({', '.join(sorted(set(plan_.settings[p].labels)))})"
         names = (f"{who} with the input data", f"{who} with the edited data")[:2 if edited else 1]
-        lines += people_columns.distance_lines(dict(zip(names, runs)), p)
+        lines += people_columns.distance_lines(dict(zip(names, runs)), p, edition)
     return lines

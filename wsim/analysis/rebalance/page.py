@@ -56,7 +56,7 @@ def page(result, plan_, commands: list, path) -> str:
             "ci_low": ("95% CI low", pct), "ci_high": ("95% CI high", pct), **people_columns.HTML_COLUMNS,
             **Q_COLUMNS}))
         out.append(family_note(here))
-        out.append(f"<p>{people_columns.heading_note()}</p>")
+        out.append(f"<p>{people_columns.heading_note(result.edition)}</p>")
     out.append("<h2>The search</h2><p>Each step measured every lever's paired effect around the data "
                "it started from, solved the linear model, and verified the solution by a run of its own:</p>")
     out.append(html_table(path, {

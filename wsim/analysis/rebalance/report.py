@@ -37,8 +37,9 @@ def ablate_commands(result: Result, plan_: Plan, policy_params: tuple) -> list:
     if not result.edits:
         return ["(no edit: nothing to compare)"]
     lines = []
+    edition = ["--edition", str(result.edition)] if result.edition != 1 else []  # the second edition's data
     for p, settings in plan_.settings.items():
-        words = ["wsim", "ablate", "--players", str(p), "--games", str(result.held_out_games), "--seed",
+        words = ["wsim", *edition, "ablate", "--players", str(p), "--games", str(result.held_out_games), "--seed",
                  str(result.held_out_seed), "--policies", ",".join(_policy_words(settings))]
         words += [w for spec in policy_params for w in ("--policy-param", spec)]
         if settings.manneken_pis:

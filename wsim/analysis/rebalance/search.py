@@ -66,6 +66,7 @@ class Result:
     edits: list = field(default_factory=list)  # --edit texts
     data_text: str | None = None  # cards.yaml with only the edited lines changed (None: not possible)
     people_lines: list = field(default_factory=list)  # the held-out runs' distance to people (the page's first lines)
+    edition: int = 1  # the input data's (codes.EDITIONS): people's games are of the first only
     files: dict = field(default_factory=dict)
 
 
@@ -129,7 +130,7 @@ def rebalance(base: Tables, levers: list, plan_: Plan, games: Games, on_event=No
     step_is("the held-out run")
     table, after, aggregates = held_out(games, base, levers, best.changes, plan_, held_seed, held_games)
     table["wonder"] = [base.board_ids[b] for b in table["wonder"]]
-    table = people_columns.with_people(table)
+    table = people_columns.with_people(table, base.edition)
     half = ((table["after_ci_high"] - table["after_ci_low"]) / 2).max() if len(table) else 0.0
     deviation = after.deviation()
     edits = edits_of(levers, best.changes)
@@ -137,7 +138,8 @@ def rebalance(base: Tables, levers: list, plan_: Plan, games: Games, on_event=No
                   solved=deviation <= plan_.tolerance and half <= plan_.tolerance / 2 + 1e-12,
                   max_deviation=deviation, seconds=time.perf_counter() - started, games_played=games.games,
                   edits=edits, data_text=edited_text(base, edits) if edits else base.raw.decode(),
-                  people_lines=people_lines(plan_, aggregates, bool(best.changes)))
+                  people_lines=people_lines(plan_, aggregates, bool(best.changes), base.edition),
+                  edition=base.edition)
 
 
 def _preference(step: Step, tolerance: float, movable: set) -> tuple:
