@@ -126,6 +126,13 @@ MESSAGES = [
     (_set(_BATHS, points=99, science="x"), "card 'Baths': field 'points': expected a whole number from 0 to 20, got 99"),
     (_set(_BATHS, copies=1, power="x"), f"card 'Baths': field 'power': unknown power 'x' (one of: {_POWERS})"),
     (_set(_OLYMPIA_2, foo=1), "wonder 'olympia' side A stage 2: field 'foo': unknown stage effect"),
+    # points on a colour final scoring has no category for: refused since issue 59 (were silently 0)
+    (_set(lambda d: _card(d, "Stockade"), points=2),
+     "card 'Stockade': field 'points': a red card's points are never scored (only blue, yellow and purple cards "
+     "score points: docs/rules.md §7)"),
+    (_set(lambda d: _card(d, "Apothecary"), points_per={"amount": 1, "count": ["green"], "in": ["self"]}),
+     "card 'Apothecary': field 'points_per': a green card's points are never scored (only blue, yellow and purple "
+     "cards score points: docs/rules.md §7)"),
 ]
 
 

@@ -11,6 +11,7 @@ RAW_MASK = 0b0001111  # wood stone clay ore
 COLORS = ("brown", "grey", "blue", "green", "yellow", "red", "purple")
 N_COLORS = len(COLORS)
 BROWN, GREY, BLUE, GREEN, YELLOW, RED, PURPLE = range(N_COLORS)
+POINT_COLORS = (BLUE, YELLOW, PURPLE)  # the colours whose cards' points are scored (civilian, commercial, guild)
 STAGE_KIND = N_COLORS  # ent_kind of a wonder stage (cards use their colour index)
 N_KINDS = N_COLORS + 1  # the colours and the stage kind
 

@@ -338,6 +338,11 @@ class _Compiler(_EntryFields):
         row = self._blank_row(color)
         row["coin_cost"], row["cost"] = self._cost(where, entry.get("cost"), allow_coins=True)
         self._effects(where, entry, row)
+        if color not in codes.POINT_COLORS and (row["points"] or row["points_per"][0]):
+            # final scoring has no category for them (docs/rules.md §7): refused, never silently 0
+            self.fail(where, "points" if row["points"] else "points_per",
+                      f"a {codes.COLORS[color]} card's points are never scored (only blue, yellow and purple cards "
+                      "score points: docs/rules.md §7)")
         chains = entry.get("chain_from", [])
         if not isinstance(chains, list) or not all(isinstance(c, str) for c in chains):
             self.fail(where, "chain_from", "expected a list of card names")
