@@ -8,7 +8,10 @@
   (test_simulate_cli.test_golden_results and wsim replay do so);
 - beside the omniscient ones, the same games as seat 0 sees them (2, 3 and 5 players): at each
   of its decisions, its view (KernelGame.view: its hand, the hands it held this age, the plays
-  as shown to it, the hidden counts) and its legal options, in tests/data/seat0-Np.txt.
+  as shown to it, the hidden counts) and its legal options, in tests/data/seat0-Np.txt;
+- the second edition (docs/rules.md §13, wsim/data/cards-2e.yaml) the same way, by their own
+  hashes (3 to 7 players: the edition has no two-player game), and one readable 5-player
+  playthrough, tests/data/playthrough-2e-5p.txt, which the reference engine replays here.
 
 After a deliberate rules change: bump RULES_VERSION, check the new games by replay, then
 regenerate with `python tests/test_golden.py`.
@@ -50,10 +53,28 @@ COUNTERS_SHA256 = {  # the same runs' behaviour counters (codes.COUNTERS), pinne
 }
 
 
-def dataset_digest(players: int, counters: bool = False) -> str:
-    """sha256 over the values of the run's columns (seed 0, random, GAMES games): every column but
-    the behaviour counters (codes.COUNTERS), or (counters) those alone."""
-    t = tables_mod.load()
+SECOND_EDITION = tables_mod.edition_path(2)
+DATASET_SHA256_2E = {  # the second edition's (seed 0, random policy, 2,000 games), pinned at RULES_VERSION 6
+    3: "2bb7b0c0a893dc9c57be86ffbd35f93b8f65627b757c01b8cdf5692342c99986",
+    4: "582078fbb5b37e321a268d3a6ea41b05c72f35699063bed6a88eaf2a9ac97a51",
+    5: "df9d379c94f49946c837ef99b071fcb4fa6a4ffaf986a3dc8460e278ae102e53",
+    6: "aa7c46ffb7bd11219059f904a2687544bffc047ae7a870ac4bd0172142b99d03",
+    7: "d20323f20f15dd31d913327dac0bb2529312490c44a0cb90a64de2fa07d36b62",
+}
+COUNTERS_SHA256_2E = {  # the same runs' behaviour counters
+    3: "86c7d289ae97f8d8356b9e15541b4d54e84e75e28c223ca0307958ce3282bb56",
+    4: "1cad979644d328f2629db64156ac35973398d884b691b0363b65892a0c770178",
+    5: "a0fe8f7c2bda45fb8047863cf3918f1df0951754b8d4de0e4f74b601191a3236",
+    6: "397b2386ffc97c89bab3682c68d8f4bff184de4c41cdf944184c18331d2d4bae",
+    7: "c691e099b7b35dc3114e7322931691b8c81ae9e0f20c2ee7e70a60f2d3911470",
+}
+
+
+def dataset_digest(players: int, counters: bool = False, data=None) -> str:
+    """sha256 over the values of the run's columns (seed 0, random, GAMES games) on the data
+    file `data` (None: the first edition's): every column but the behaviour counters
+    (codes.COUNTERS), or (counters) those alone."""
+    t = tables_mod.load(data)
     settings = Settings(players=players, seed=0, games=GAMES, policies=("random",) * players)
     table = parts.chunk_table(t, settings, Runner(t, settings).play(0, GAMES))
     h = hashlib.sha256()
@@ -63,10 +84,12 @@ def dataset_digest(players: int, counters: bool = False) -> str:
     return h.hexdigest()
 
 
-def playthrough(players: int) -> str:
-    """The `wsim replay` text of game 0 of seed 0, every seat on `greedy`, Manneken Pis in the pool."""
-    t = tables_mod.load()
-    settings = Settings(players=players, seed=0, games=1, policies=("greedy",) * players, manneken_pis=True)
+def playthrough(players: int, data=None) -> str:
+    """The `wsim replay` text of game 0 of seed 0, every seat on `greedy`, Manneken Pis in the pool
+    when the data file has it (the first edition's; `data` None)."""
+    t = tables_mod.load(data)
+    settings = Settings(players=players, seed=0, games=1, policies=("greedy",) * players,
+                        manneken_pis=bool(t.board_promo.any()))
     return log_text(game_log(Runner(t, settings), 0), list(settings.policies)) + "\n"
 
 
@@ -127,9 +150,32 @@ def test_readable_playthrough_unchanged(players):
     assert playthrough(players) == (DATA / f"playthrough-{players}p.txt").read_text()
 
 
+@pytest.mark.parametrize("players", range(3, 8))
+def test_second_edition_dataset_columns_unchanged(players):
+    assert RULES_VERSION == 6
+    assert dataset_digest(players, data=SECOND_EDITION) == DATASET_SHA256_2E[players]
+
+
+@pytest.mark.parametrize("players", range(3, 8))
+def test_second_edition_behaviour_counters_unchanged(players):
+    assert dataset_digest(players, counters=True, data=SECOND_EDITION) == COUNTERS_SHA256_2E[players]
+
+
+def test_second_edition_readable_playthrough_unchanged():
+    """The text, and the game it tells replayed move by move by the reference engine (the same
+    settings: seed 0, game 0, every seat greedy)."""
+    from wsim.run.verify import verify_games
+
+    assert playthrough(5, data=SECOND_EDITION) == (DATA / "playthrough-2e-5p.txt").read_text()
+    assert verify_games(5, "greedy", 0, 1, seed=0, data=SECOND_EDITION)["games"] == 1
+
+
 if __name__ == "__main__":
     for n in range(2, 8):
         (DATA / f"playthrough-{n}p.txt").write_text(playthrough(n))
         print(n, dataset_digest(n), dataset_digest(n, counters=True))
+    (DATA / "playthrough-2e-5p.txt").write_text(playthrough(5, data=SECOND_EDITION))
+    for n in range(3, 8):
+        print("2e", n, dataset_digest(n, data=SECOND_EDITION), dataset_digest(n, counters=True, data=SECOND_EDITION))
     for n in (2, 3, 5):
         (DATA / f"seat0-{n}p.txt").write_text(seat_playthrough(n))

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from wsim import codes
 from wsim.dataset import manifest, parts
 from wsim.dataset.columns import SCHEMA_VERSION
 from wsim.dataset.folder import LOCK, STAGING, DatasetError, OutputFolder, check_target, is_temp_of
@@ -108,6 +109,12 @@ def _plan_resume(folder: OutputFolder, tables: Tables, settings: Settings, expli
             raise DatasetError(f"--resume: {folder.path} was {other}")
     version = parts.schema_version(run_meta)
     given = tables
+    edition = run_meta.get("edition", 1)  # absent: the first edition (parts.run_meta)
+    if "data" in explicit and given.edition != edition:  # the sha256 would differ too: say why
+        name = codes.EDITION_NAMES.get(edition, f"edition {brief(edition)}") if isinstance(edition, int) \
+            else brief(edition)
+        raise DatasetError(f"--resume: the dataset in {folder.path} is of the {name}, the data file {given.source} of "
+                           f"the {given.edition_name} (leave --data and --edition out to take the dataset's)")
     tables = dataset_tables(folder.path / first.name, first, given, "data" in explicit,
                             f"--resume: --data differs from the data file {folder.path} was made with "
                             "(sha256 {recorded}…, given {given}…)")
