@@ -8,6 +8,7 @@ and its right seat 2. The second edition's boards produce: Rhodes ore, Alexandri
 papyrus, Babylon wood, Olympia clay, Halicarnassus loom, Giza stone.
 """
 
+import json
 import shutil
 
 import numpy as np
@@ -564,11 +565,8 @@ _FILES = {"1": "cards.yaml", "2": "cards-2e.yaml"}
     pytest.param("1", ["--data", str(SECOND)], id="first-by-data-2e"),
     pytest.param("2", ["--data", str(FIRST)], id="second-by-data-1e"),
     pytest.param("1", ["--edition", "2", "--data", str(SECOND)], id="first-by-edition-and-data-2e"),
-    pytest.param("1", ["--edition", "2"], id="first-by-edition-2", marks=pytest.mark.xfail(
-        strict=True, reason="wsim/cli/runs.py counts only --data / WSIM_DATA as a data choice: --resume with "
-                            "--edition alone takes the dataset's data and completes it")),
-    pytest.param("2", ["--edition", "1"], id="second-by-edition-1", marks=pytest.mark.xfail(
-        strict=True, reason="as above: --edition 1 is not compared with a second-edition dataset")),
+    pytest.param("1", ["--edition", "2"], id="first-by-edition-2"),
+    pytest.param("2", ["--edition", "1"], id="second-by-edition-1"),
 ])
 def test_resume_with_the_other_edition_is_refused(datasets, tmp_path, made, args):
     """An interrupted dataset of one edition is not completed with the other's data: exit 2, a
@@ -676,3 +674,21 @@ def test_second_edition_games_replay_in_the_reference(players, policy):
     """More games, and the searching policies' (heuristic, rollout): other moves than random's
     and greedy's, the heuristic's among every purchase."""
     replayed(players, policy, QUICK_GAMES if policy in QUICK_POLICIES else 0, SLOW_GAMES[policy])
+
+
+def test_trade_counts_olympia_days_first_card_of_a_colour(tmp_path):
+    """`wsim trade` prices a position as the engines do: with Olympia Day's stage 2 built and no
+    blue card, a Palace (seven resource units) is free and legal for a city of two brown cards and
+    no coins, while a card of a colour the city owns (Sawmill, brown, 1 coin) is not."""
+    path = tmp_path / "olympia.yaml"
+    path.write_text(yaml.safe_dump({"age": 3, "players": [
+        {"wonder": "olympia", "side": "A", "stages": 2, "cards": ["Lumber Yard", "Stone Pit"], "coins": 0},
+        {"wonder": "giza", "side": "A"}, {"wonder": "rhodes", "side": "A"}]}))
+    out = {}
+    for card in ("Palace", "Sawmill"):
+        result = run_cli("--edition", "2", "trade", str(path), "--seat", "0", "--card", card, "--json")
+        assert result.exit_code == 0, result.output
+        out[card] = json.loads(result.output)
+    assert (out["Palace"]["free"], out["Palace"]["coin_cost"], out["Palace"]["legal"]) == (True, 0, True)
+    assert out["Palace"]["options"] == [{"left": 0, "right": 0}]
+    assert (out["Sawmill"]["free"], out["Sawmill"]["coin_cost"], out["Sawmill"]["legal"]) == (False, 1, False)

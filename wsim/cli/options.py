@@ -29,10 +29,12 @@ def load_tables(ctx: click.Context) -> tables.Tables:
 
 
 def data_given(ctx: click.Context) -> bool:
-    """Whether the user chose the data file (--data or WSIM_DATA), rather than the built-in one."""
+    """Whether the user chose the data file (--data, WSIM_DATA or --edition), rather than the
+    built-in one."""
     from click.core import ParameterSource
 
-    return ctx.find_root().get_parameter_source("data") not in (ParameterSource.DEFAULT, None)
+    root = ctx.find_root()
+    return any(root.get_parameter_source(name) not in (ParameterSource.DEFAULT, None) for name in ("data", "edition"))
 
 
 def out_folder(out: str) -> Path:

@@ -5,6 +5,7 @@ priced like any city; it is marked "free_city": true and never among the winners
 from __future__ import annotations
 
 from wsim.reference.scoring import score_all
+from wsim.reference.state import Cost
 
 
 def city_label(pos, seat: int) -> str:
@@ -34,6 +35,10 @@ def trade_json(pos, seat: int, card: int | None) -> dict:
         target = t.card_names[card]
         cost = pos.card_cost(seat, card)
         second_copy = pos.owns_name(seat, card)
+        # the second edition's Olympia Day makes the first card of a colour free; a scenario has
+        # no turn, so Olympia Night's turn-1 and turn-6 cards are not counted (turn None)
+        if not cost.free and pos.power_makes_free(seat, card, None):
+            cost = Cost(True, 0, [(0, 0)], cost.coins)
     if cost is None:  # every stage is built
         return {"seat": seat, "target": target, "free": False, "coin_cost": 0, "options": [],
                 "affordable": False, "legal": False}
