@@ -629,7 +629,7 @@ def test_a_model_of_the_other_edition_is_refused(t2, tmp_path):
 QUICK_POLICIES, QUICK_GAMES = ("random", "greedy"), 4  # make check: games 0..3 of each, per player count
 # make test: games per player count and policy (one entry a policy), from game QUICK_GAMES on for a
 # policy of make check's, from game 0 for the others
-SLOW_GAMES = {"random": 25, "greedy": 25, "heuristic": 20, "rollout": 1}
+SLOW_GAMES = {"random": 25, "greedy": 25, "heuristic": 20, "rollout": 1, "learned": 10}  # learned: learned-2e.npz
 
 
 def replayed(players: int, policy: str, first: int, games: int) -> dict:
@@ -671,8 +671,8 @@ def test_games_of_uniform_choices_among_all_options_replay_in_the_reference(t2):
 @pytest.mark.parametrize("players", range(3, 8))
 @pytest.mark.parametrize("policy", sorted(SLOW_GAMES))
 def test_second_edition_games_replay_in_the_reference(players, policy):
-    """More games, and the searching policies' (heuristic, rollout): other moves than random's
-    and greedy's, the heuristic's among every purchase."""
+    """More games, and the other policies' (heuristic, rollout, learned: the shipped second-edition
+    model): other moves than random's and greedy's, the heuristic's among every purchase."""
     replayed(players, policy, QUICK_GAMES if policy in QUICK_POLICIES else 0, SLOW_GAMES[policy])
 
 
