@@ -70,7 +70,7 @@ def test_a_whole_replacement_drops_the_chains_to_the_old_building(tables):
         [int(chained.card_name_id[chained.card_id("Well")]), *tables.chain_sources(tables.card_id("Statue"))])
 
 
-@pytest.mark.parametrize("edits", [[DECORATORS], [CASTRUM], [DECORATORS, CASTRUM, "Castrum.points+=1"]])
+@pytest.mark.parametrize("edits", [[DECORATORS], [CASTRUM], [DECORATORS, CASTRUM, "Castrum.coins+=1"]])
 def test_a_replacement_round_trips_through_the_data_file_it_writes(tables, edits, tmp_path):
     edited = apply_edits(tables, edits)
     path = tmp_path / "edited.yaml"
