@@ -52,18 +52,30 @@ def chain_applies(ent, seat, s, card):
     return False
 
 
+FREE_TURN_CARD = 1  # free_powers: this turn's card is free (Olympia Night, turn 1 or 6)
+FREE_NEW_COLOR = 2  # free_powers: a card of a colour the city lacks is free (Olympia Day)
+
+
 @njit(cache=True, inline="always")
-def power_makes_free(ent, seat, s, card, turn, on_turn):
-    """Whether a second-edition power of seat s makes the card free to build now (docs/rules.md
-    §13): Olympia Day's first card of a colour the city lacks, Olympia Night's card of turn 1 or
-    turn 6 of an age (on_turn: a turn's move, not a 7th card). A power counts from the turn after
-    its stage is built: the decision reads the city as it stands."""
+def free_powers(seat, s, turn, on_turn):
+    """Which second-edition free builds seat s has now (docs/rules.md §13), as FREE_* bits, read
+    once a decision: Olympia Night's card of turn 1 or turn 6 of an age (on_turn: a turn's move,
+    not a 7th card), Olympia Day's first card of a colour (power_makes_free tests the card). A
+    power counts from the turn after its stage is built: the decision reads the city as it stands."""
     powers = seat[s, F_POWERS]
-    if (powers >> POW_FIRST_OF_COLOR) & 1 == 1 and seat[s, F_COLORS + ent[card, E_KIND]] == 0:
+    bits = FREE_NEW_COLOR if (powers >> POW_FIRST_OF_COLOR) & 1 == 1 else 0
+    if on_turn and ((turn == 1 and (powers >> POW_FIRST_OF_AGE) & 1 == 1)
+                    or (turn == TURNS_PER_AGE and (powers >> POW_LAST_OF_AGE) & 1 == 1)):
+        bits |= FREE_TURN_CARD
+    return bits
+
+
+@njit(cache=True, inline="always")
+def power_makes_free(ent, seat, s, card, bits):
+    """Whether the free builds `bits` (free_powers) make the card free for seat s."""
+    if bits & FREE_TURN_CARD != 0:
         return True
-    if on_turn and turn == 1 and (powers >> POW_FIRST_OF_AGE) & 1 == 1:
-        return True
-    return on_turn and turn == TURNS_PER_AGE and (powers >> POW_LAST_OF_AGE) & 1 == 1
+    return bits & FREE_NEW_COLOR != 0 and seat[s, F_COLORS + ent[card, E_KIND]] == 0
 
 
 @njit(cache=True, inline="always")

@@ -13,8 +13,8 @@ from numba import njit
 from wsim.codes import (ACT_BUILD, ACT_BUILD_FREE, ACT_DISCARD, ACT_STAGE, COPY_CHOICE, DISCARD_COINS, MILITARY,
                         MILITARY_LOSS, MILITARY_WIN, POW_COPY_STAGE, POW_FREE_BUILD, TURNS_PER_AGE)
 from wsim.kernels import price
-from wsim.kernels.city import (add_card, add_entity, chain_applies, coins_when_built, left_of, owns_name,
-                               power_makes_free, right_of, set_prices, stage_entity, stage_source)
+from wsim.kernels.city import (add_card, add_entity, chain_applies, coins_when_built, free_powers, left_of,
+                               owns_name, power_makes_free, right_of, set_prices, stage_entity, stage_source)
 from wsim.kernels.layout import (B_COINS, B_RESOURCE, B_STAGES, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_ON, C_RIGHT,
                                  C_SLOT, E_COIN_COST, E_COPY_OF, E_HAS_COST, E_POWER, F_BOARD, F_CHAINED, F_CHOSEN,
                                  F_COINS, F_COINS_PAID, F_COINS_RECEIVED, F_COPY3, F_COUNT, F_DEFEATS, F_DISCARDS,
@@ -93,8 +93,8 @@ def legal_moves(ent, board, seat, gs, sc, s, holder, skip, free_city, listing, c
     True) from its controller's, less the card the controller plays itself, and it must build a
     card a chain makes free and may discard a card only when it can neither build it nor build
     its next stage. A card the city owns by name cannot be built; one with no cost or made free
-    by a chain or a second-edition power (city.power_makes_free) is built for nothing; another is built when its coins and a purchase of its
-    resources are affordable; Olympia A's free build takes any card not free anyway, once an age;
+    by a chain or a second-edition power (city.free_powers) is built for nothing; another is
+    built when its coins and a purchase of its resources are affordable; Olympia A's free build takes any card not free anyway, once an age;
     the next stage is built with any card when affordable; any card may be discarded.
     Which purchases a pair lists, in which order, is kernels/price.py's (the decider's `listing`;
     `clock`: the profile twin's timing array, None in production). Rows in canonical order: hand slots in order, and in a
@@ -106,8 +106,7 @@ def legal_moves(ent, board, seat, gs, sc, s, holder, skip, free_city, listing, c
     listing = price.for_city(listing, free_city)
     coins = seat[s, F_COINS]
     can_free = (seat[s, F_POWERS] >> POW_FREE_BUILD) & 1 == 1 and seat[s, F_FREE_AGE] != age
-    turn = gs[G_TURN]
-    on_turn = gs[G_PHASE] == PH_MOVE  # a 7th card is no turn's card
+    free_bits = free_powers(seat, s, gs[G_TURN], gs[G_PHASE] == PH_MOVE)  # a 7th card is no turn's card
     needs3 = 0
     stage_free = False
     n_stage = 0
@@ -128,7 +127,8 @@ def legal_moves(ent, board, seat, gs, sc, s, holder, skip, free_city, listing, c
         first = m
         if not owns_name(ent, seat, s, c):
             chain = chain_applies(ent, seat, s, c)
-            if ent[c, E_HAS_COST] == 0 or chain or power_makes_free(ent, seat, s, c, turn, on_turn):
+            by_power = free_bits != 0 and power_makes_free(ent, seat, s, c, free_bits)
+            if ent[c, E_HAS_COST] == 0 or chain or by_power:
                 m = price.add_row(moves, m, slot, c, ACT_BUILD, 0, 0, 0, 0, 1)
                 if free_city and chain:  # the Free City must take a chain's free build
                     continue
