@@ -2,9 +2,9 @@
 
 The Python API (docs/api.md): `wsim.simulate`, `wsim.iter_batches`, `wsim.open_dataset`,
 `wsim.Game`, the analyses `wsim.balance`, `wsim.ablate`, `wsim.ladder`, `wsim.survey`,
-`wsim.rebalance`, `wsim.tune`, the card data and scenario positions `wsim.cards`, `wsim.score`,
-`wsim.trade`, a written dataset's `wsim.check` and `wsim.replay`, and `wsim.WsimError`, the base
-of every error a user or the environment causes.
+`wsim.rebalance`, `wsim.editions`, `wsim.tune`, the card data and scenario positions
+`wsim.cards`, `wsim.score`, `wsim.trade`, a written dataset's `wsim.check` and `wsim.replay`,
+and `wsim.WsimError`, the base of every error a user or the environment causes.
 The names load lazily (PEP 562): `import wsim` imports neither numba nor pyarrow nor any
 optional extra.
 """
@@ -24,7 +24,7 @@ _LAZY = {
     "survey": "wsim.api.analysis", "rebalance": "wsim.api.analysis",
     "cards": "wsim.api.facts", "score": "wsim.api.facts", "trade": "wsim.api.facts",
     "check": "wsim.api.datasets", "replay": "wsim.api.datasets", "tune": "wsim.api.tuning",
-    "learn": "wsim.api.learning", "atlas": "wsim.api.atlas",
+    "learn": "wsim.api.learning", "atlas": "wsim.api.atlas", "editions": "wsim.api.editions",
 }
 
 __all__ = ["RULES_VERSION", "__version__", *_LAZY]

@@ -12,7 +12,7 @@ import sys
 import click
 
 from wsim import RULES_VERSION, __version__, signals
-from wsim.cli import agents, analysis, atlas, facts, people, runs
+from wsim.cli import agents, analysis, atlas, editions, facts, people, runs
 from wsim.cli.options import UserError
 from wsim.errors import OPTION_STYLE, WsimError
 
@@ -108,5 +108,5 @@ def edition_data(data, edition: int):
 for command in (facts.cards_cmd, facts.score_cmd, facts.trade_cmd, runs.simulate_cmd, runs.check_cmd,
                 runs.replay_cmd, runs.compile_cmd, runs.bench_cmd, agents.ladder_cmd, agents.tune_cmd, agents.learn_cmd,
                 analysis.balance_cmd, analysis.ablate_cmd, analysis.survey_cmd, analysis.rebalance_cmd,
-                people.people_cmd, atlas.atlas_cmd):
+                people.people_cmd, atlas.atlas_cmd, editions.editions_cmd):
     main.add_command(command)
