@@ -629,7 +629,7 @@ def test_a_model_of_the_other_edition_is_refused(t2, tmp_path):
 QUICK_POLICIES, QUICK_GAMES = ("random", "greedy"), 4  # make check: games 0..3 of each, per player count
 # make test: games per player count and policy (one entry a policy), from game QUICK_GAMES on for a
 # policy of make check's, from game 0 for the others
-SLOW_GAMES = {"random": 25, "greedy": 25, "heuristic": 20, "rollout": 1, "learned": 10}  # learned: learned-2e.npz
+SLOW_GAMES = {"random": 12, "greedy": 12, "heuristic": 10, "rollout": 1, "learned": 8}  # learned: learned-2e.npz
 
 
 def replayed(players: int, policy: str, first: int, games: int) -> dict:
