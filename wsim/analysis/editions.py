@@ -25,7 +25,8 @@ from wsim.analysis.editions_plan import (BASELINE, DATA, EDITIONS, FILES, OPTION
                                          Prepared, change_dir, edition_dir)
 from wsim.analysis.editions_tables import build
 from wsim.dataset import parts
-from wsim.dataset.folder import LOCK, STAGING, OutputFolder, check_target, temp_name, write_durably
+from wsim.dataset.folder import (OutputFolder, entries_before_lock, refuse_resumable, temp_name,
+                                 write_durably)
 from wsim.dataset.write import Request, write_dataset
 from wsim.errors import brief
 from wsim.tables import Tables
@@ -97,18 +98,11 @@ def check_options(data: Path, plan: Plan):
 
 def precheck(out: Path, mode: str):
     """Refusals that need no lock (a refused run writes nothing); run_editions checks again under it."""
-    if check_target(out) == "dir":
-        _refuse(out, [n for n in os.listdir(out) if n not in (LOCK, STAGING)], mode)
+    _refuse(out, entries_before_lock(out), mode)
 
 
 def _refuse(out: Path, names: list, mode: str):
-    if mode == "new" and names:
-        if DATA in names and SUMMARY not in names:
-            raise EditionsError(f"--out: {out} holds an unfinished comparison (use --resume to complete it, or "
-                                "--overwrite to replace it)")
-        raise EditionsError(f"--out: {out} is not empty (use --overwrite to replace the comparison in it)")
-    if mode == "resume" and names and DATA not in names:
-        raise EditionsError(f"--resume: {out} holds no comparison to resume (no {DATA}/ folder), and is not empty")
+    refuse_resumable(out, names, mode, what="comparison", done=SUMMARY, error=EditionsError)
 
 
 def run_editions(prepared: Prepared, plan: Plan, out: Path, mode: str, *, progress=False, on_stage=None,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wsim.balance_atlas.plan import AtlasError, Plan
-from wsim.dataset.folder import LOCK, STAGING, OutputFolder, check_target
+from wsim.dataset.folder import OutputFolder, entries_before_lock, refuse_resumable
 from wsim.tables import Tables
 
 DATA, AGAINST, TABLES, ABOUT, INDEX = "data", "against", "tables", "about.json", "index.html"
@@ -38,18 +38,11 @@ class Atlas:
 
 def precheck(out: Path, mode: str):
     """Refusals that need no lock (a refused atlas writes nothing); run_atlas checks again under it."""
-    if check_target(out) == "dir":
-        _refuse(out, [n for n in os.listdir(out) if n not in (LOCK, STAGING)], mode)
+    _refuse(out, entries_before_lock(out), mode)
 
 
 def _refuse(out: Path, names: list, mode: str):
-    if mode == "new" and names:
-        if DATA in names and INDEX not in names:
-            raise AtlasError(f"--out: {out} holds an unfinished atlas (use --resume to complete it, or "
-                             "--overwrite to replace it)")
-        raise AtlasError(f"--out: {out} is not empty (use --overwrite to replace the atlas in it)")
-    if mode == "resume" and names and DATA not in names:
-        raise AtlasError(f"--resume: {out} holds no atlas to resume (no {DATA}/ folder), and is not empty")
+    refuse_resumable(out, names, mode, what="atlas", done=INDEX, error=AtlasError)
 
 
 def run_atlas(tables: Tables, plan: Plan, out: Path, mode: str, *, progress=False, on_stage=None,

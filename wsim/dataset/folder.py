@@ -469,6 +469,29 @@ def precheck_output(out: Path, overwrite: bool, what: str):
         raise _not_empty(out, what)
 
 
+def refuse_resumable(out: Path, names: list, mode: str, *, what: str, done: str, error: type):
+    """The refusals of a resumable report folder (`wsim atlas`, `wsim editions`): what it played is
+    in its `data/` folder, and `done` is the file written last. For mode "new", a folder holding
+    other `names` (its entries but the lock and the staging area); for "resume", a non-empty one
+    with no `data/`. `what` names the report in the messages, raised as `error` (the command's
+    WsimError). Called before any work (no lock) and again under the lock."""
+    if mode == "new" and names:
+        if "data" in names and done not in names:
+            raise error(f"--out: {out} holds an unfinished {what} (use --resume to complete it, or "
+                        "--overwrite to replace it)")
+        raise error(f"--out: {out} is not empty (use --overwrite to replace the {what} in it)")
+    if mode == "resume" and names and "data" not in names:
+        raise error(f"--resume: {out} holds no {what} to resume (no data/ folder), and is not empty")
+
+
+def entries_before_lock(out: Path) -> list:
+    """The entries of `out` but the lock and the staging area ([] when it is no folder yet), for a
+    check before the lock is taken (check_target refuses what cannot be an output folder)."""
+    if check_target(out) != "dir":
+        return []
+    return [n for n in os.listdir(out) if n not in (LOCK, STAGING)]
+
+
 @contextmanager
 def output_files(out: Path, owns: Callable[[str], bool], overwrite: bool, what: str):
     """Hold folder `out` for a command that writes whole files into it (`ladder`, `balance`)
