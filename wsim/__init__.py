@@ -1,4 +1,5 @@
-"""wsim: a high-throughput Monte Carlo simulator of 7 Wonders (first edition, base game).
+"""wsim: a high-throughput Monte Carlo simulator of 7 Wonders (base game: the first edition, and the
+second (2020) with `wsim --edition 2`).
 
 The Python API (docs/api.md): `wsim.simulate`, `wsim.iter_batches`, `wsim.open_dataset`,
 `wsim.Game`, the analyses `wsim.balance`, `wsim.ablate`, `wsim.ladder`, `wsim.survey`,
