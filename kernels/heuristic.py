@@ -61,7 +61,9 @@ def entity_value(ent, seat, n, s, e, params, who, age):
     left_ages = N_AGES + 1 - age  # this age and the later ones
     points, science = points_and_science(ent, seat, n, s, e)
     v = params[who, H_POINT] * points + params[who, H_SCIENCE] * science
-    if ent[e, E_POINTS_PER + 1] == COUNT_COMPLETE and seat[s, F_STAGES] < seat[s, F_SIDE_STAGES]:
+    # (most entities count nothing: the amount, already read for points, tests it first)
+    if (ent[e, E_POINTS_PER] != 0 and ent[e, E_POINTS_PER + 1] == COUNT_COMPLETE
+            and seat[s, F_STAGES] < seat[s, F_SIDE_STAGES]):
         v += params[who, H_POINT] * ent[e, E_POINTS_PER] * seat[s, F_STAGES] // seat[s, F_SIDE_STAGES]
     # Kind-dependent parts without branches (a decision values cards of every kind in turn, so
     # those branches were mostly mispredicted; heuristic games 3% faster: CHANGELOG.md,

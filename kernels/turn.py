@@ -15,12 +15,13 @@ from wsim.codes import (ACT_BUILD, ACT_BUILD_FREE, ACT_DISCARD, ACT_STAGE, COPY_
 from wsim.kernels import price
 from wsim.kernels.city import (add_card, add_entity, chain_applies, coins_when_built, free_powers, left_of,
                                owns_name, power_makes_free, right_of, set_prices, stage_entity, stage_source)
-from wsim.kernels.layout import (B_COINS, B_RESOURCE, B_STAGES, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_ON, C_RIGHT,
-                                 C_SLOT, E_COIN_COST, E_COPY_OF, E_HAS_COST, E_POWER, F_BOARD, F_CHAINED, F_CHOSEN,
+from wsim.kernels.layout import (B_COINS, B_RESOURCE, B_STAGES, C_ACTION, C_CARD, C_COIN_COST, C_COPY3, C_LEFT, C_ON,
+                                 C_RIGHT, C_SLOT, E_COIN_COST, E_COPY_OF, E_HAS_COST, E_POWER, F_BOARD, F_CHAINED, F_CHOSEN,
                                  F_COINS, F_COINS_PAID, F_COINS_RECEIVED, F_COPY3, F_COUNT, F_DEFEATS, F_DISCARDS,
                                  F_FREE_AGE, F_HAND, F_HAND_N, F_MIL, F_PK_PROD,
                                  F_PK_SELL, F_PK_SELL_CAP, F_POWERS, F_PROD, F_SELL, F_SHIELDS, F_SIDE, F_STAGES,
-                                 F_SIDE_STAGES, F_STAGE_E, G_AGE, G_BUILT, G_FC, G_N, G_NBUILT, G_PHASE, G_TURN, PH_MOVE)
+                                 F_SIDE_STAGES, F_STAGE_E, G_AGE, G_BUILT, G_FC, G_N, G_NBUILT, G_PHASE, G_TURN,
+                                 PH_MOVE)
 from wsim.kernels.rng import STREAM_SEAT0, stream_key
 from wsim.kernels.schema import MAX_STAGES
 from wsim.kernels.trade import add_packed
