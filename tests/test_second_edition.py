@@ -692,3 +692,22 @@ def test_trade_counts_olympia_days_first_card_of_a_colour(tmp_path):
     assert (out["Palace"]["free"], out["Palace"]["coin_cost"], out["Palace"]["legal"]) == (True, 0, True)
     assert out["Palace"]["options"] == [{"left": 0, "right": 0}]
     assert (out["Sawmill"]["free"], out["Sawmill"]["coin_cost"], out["Sawmill"]["legal"]) == (False, 1, False)
+
+
+def test_the_python_api_and_the_environments_play_the_second_edition():
+    """`data=` the shipped second edition serves the API and the environments as `--edition 2`
+    serves the commands: a game played decision by decision to its end, a batch of games, a
+    batched environment's reset; 2 players refused there too."""
+    import wsim
+    from wsim.env import batched_v0
+
+    game = wsim.Game(players=3, seed=4, data=str(SECOND))
+    while not game.done:
+        game.step({d.seat: game.policy_move(d.seat, "heuristic") for d in game.pending()})
+    assert len(game.scores()) == 3 and game.age == 3
+    table = wsim.simulate(games=20, players=7, policies="heuristic", data=str(SECOND))
+    assert table.num_rows == 20 * 7
+    env = batched_v0.env(num_games=4, players=5, data=str(SECOND))
+    env.reset(seed=1)
+    with pytest.raises(wsim.WsimError, match="3 to 7 players"):
+        batched_v0.env(num_games=4, players=2, data=str(SECOND))
