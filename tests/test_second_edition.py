@@ -711,3 +711,28 @@ def test_the_python_api_and_the_environments_play_the_second_edition():
     env.reset(seed=1)
     with pytest.raises(wsim.WsimError, match="3 to 7 players"):
         batched_v0.env(num_games=4, players=2, data=str(SECOND))
+
+
+def test_every_disputed_reading_in_the_rules_plays_as_an_edit():
+    """docs/rules.md §13 lists each disputed fact's other reading as an `--edit`: every one named
+    there applies to the second edition's data (and changes it), and so does every one the data
+    file's comments name."""
+    import re
+
+    from pathlib import Path
+
+    from wsim.analysis.edits import apply_edits
+
+    root = Path(__file__).resolve().parents[1]
+    rules = (root / "docs" / "rules.md").read_text()
+    section = rules[rules.index("## §13"):]
+    named = set(re.findall(r'--edit\s+"([^"]+)"', section))
+    comments = (root / "wsim" / "data" / "cards-2e.yaml").read_text().replace("\n#", " ")
+    named |= set(re.findall(r'--edit\s+"([^"]+)"', comments))
+    costs = {e for e in named if ".cost=" in e}
+    assert len(costs) >= 6 and {"Theater.chain_to=Statue", "Well.chain_to=Gardens"} <= named
+    tables2 = tables_mod.load(str(SECOND))
+    for edit in sorted(named):
+        edited = apply_edits(tables2, [edit])
+        if ".cost=" in edit:
+            assert not (edited.ent == tables2.ent).all(), edit
