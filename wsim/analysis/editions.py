@@ -17,7 +17,6 @@ The tables (wsim.analysis.editions_tables) and summary.txt are written last, all
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
@@ -25,8 +24,7 @@ from wsim.analysis.editions_plan import (BASELINE, DATA, EDITIONS, FILES, OPTION
                                          Prepared, change_dir, edition_dir)
 from wsim.analysis.editions_tables import build
 from wsim.dataset import parts
-from wsim.dataset.folder import (OutputFolder, entries_before_lock, refuse_resumable, temp_name,
-                                 write_durably)
+from wsim.dataset.folder import OutputFolder, entries_before_lock, refuse_resumable, write_file_atomically
 from wsim.dataset.write import Request, write_dataset
 from wsim.errors import brief
 from wsim.tables import Tables
@@ -71,13 +69,7 @@ def play_count(prepared: Prepared, plan: Plan, data: Path, players: int, progres
 def write_options(data: Path, plan: Plan):
     """Record the plan's options before anything is played (a whole file or none)."""
     data.mkdir(parents=True, exist_ok=True)
-    tmp = data / temp_name(OPTIONS)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        write_durably(fd, json.dumps(plan.options(), indent=1, sort_keys=True).encode())
-    finally:
-        os.close(fd)
-    os.replace(tmp, data / OPTIONS)
+    write_file_atomically(data / OPTIONS, json.dumps(plan.options(), indent=1, sort_keys=True).encode())
 
 
 def check_options(data: Path, plan: Plan):

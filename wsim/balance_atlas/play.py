@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import io
 import json
-import os
 from pathlib import Path
 
 import pandas as pd
 
 from wsim.balance_atlas.plan import ANCHOR, DEFAULT_RUNG, LADDER, AtlasError, Plan, populations
 from wsim.dataset import parts
-from wsim.dataset.folder import temp_name, write_durably
+from wsim.dataset.folder import write_file_atomically
 from wsim.dataset.write import Request, write_dataset
 from wsim.tables import Tables
 
@@ -36,7 +35,7 @@ def standings_file(players_dir: Path, rung: str) -> Path:
 def write_options(data: Path, plan: Plan):
     """Record the plan's options before anything is played."""
     data.mkdir(parents=True, exist_ok=True)
-    _write_atomically(data / OPTIONS, json.dumps(plan.options(), indent=1, sort_keys=True).encode())
+    write_file_atomically(data / OPTIONS, json.dumps(plan.options(), indent=1, sort_keys=True).encode())
 
 
 def check_options(data: Path, plan: Plan, option: str = "--resume"):
@@ -84,14 +83,14 @@ def play_samples(tables: Tables, plan: Plan, data: Path, players: int, pops: lis
             pop = by_name[rung]
             on_stage(f"{players}p: replaying {min(n, pop.games):,} {rung} games for the per-age standings")
             table = character.population_standings(tables, rung, pop.settings, list(range(min(n, pop.games))))
-            _write_atomically(path, parquet_bytes(table))
+            write_file_atomically(path, parquet_bytes(table))
     path = here / SKILL
     if not path.exists():
         on_stage(f"{players}p: one {ANCHOR} seat against random and against {DEFAULT_RUNG}, "
                  f"{plan.sizes.skill_games:,} games each")
         table = character.skill(tables, labelled(ANCHOR), labelled(DEFAULT_RUNG), players, plan.sizes.skill_games,
                                 plan.seed, threads=threads)
-        _write_atomically(path, parquet_bytes(table))
+        write_file_atomically(path, parquet_bytes(table))
 
 
 def labelled(rung: str) -> tuple:
@@ -116,14 +115,3 @@ def parquet_bytes(table: pd.DataFrame) -> bytes:
     buf = io.BytesIO()
     pq.write_table(pa.Table.from_pandas(table, preserve_index=False), buf)
     return buf.getvalue()
-
-
-def _write_atomically(path: Path, blob: bytes):
-    """A whole file or none: written durably under the project's temporary name, then renamed."""
-    tmp = path.with_name(temp_name(path.name))
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        write_durably(fd, blob)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)

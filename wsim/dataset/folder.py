@@ -469,6 +469,18 @@ def precheck_output(out: Path, overwrite: bool, what: str):
         raise _not_empty(out, what)
 
 
+def write_file_atomically(path: Path, blob: bytes):
+    """A whole file or none: written durably under the project's temporary name, then renamed
+    into place (a report's own files: the atlas's and `wsim editions`' options and tables)."""
+    tmp = path.with_name(temp_name(path.name))
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        write_durably(fd, blob)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
 def refuse_resumable(out: Path, names: list, mode: str, *, what: str, done: str, error: type):
     """The refusals of a resumable report folder (`wsim atlas`, `wsim editions`): what it played is
     in its `data/` folder, and `done` is the file written last. For mode "new", a folder holding
